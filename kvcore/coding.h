@@ -1,0 +1,46 @@
+/**
+ * @file coding.h
+ * Byte encodings shared by the on-disk formats: fixed-width big- and
+ * little-endian integers, varints, and the block/record checksum.
+ * Pure functions; no allocation.
+ */
+#ifndef KV_CODING_H
+#define KV_CODING_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+void kv_put_be32(uint8_t *p, uint32_t v);
+void kv_put_be64(uint8_t *p, uint64_t v);
+uint32_t kv_get_be32(const uint8_t *p);
+uint64_t kv_get_be64(const uint8_t *p);
+void kv_put_le32(uint8_t *p, uint32_t v);
+void kv_put_le64(uint8_t *p, uint64_t v);
+uint32_t kv_get_le32(const uint8_t *p);
+uint64_t kv_get_le64(const uint8_t *p);
+
+/* Writes a LEB128 varint; returns bytes written (<= 5 / <= 10). */
+size_t kv_put_varint32(uint8_t *p, uint32_t v);
+size_t kv_put_varint64(uint8_t *p, uint64_t v);
+/* Reads a varint from [p, end); returns the byte after it, or NULL if it is
+   truncated or too long. */
+const uint8_t *kv_get_varint32(const uint8_t *p, const uint8_t *end, uint32_t *v);
+const uint8_t *kv_get_varint64(const uint8_t *p, const uint8_t *end, uint64_t *v);
+size_t kv_varint_length(uint64_t v);
+
+/* The checksum of every log record and file block: the low 32 bits of
+   XXH3-64 of the bytes. */
+uint32_t kv_checksum(const void *data, size_t n);
+
+/* A growable byte buffer (used by writers). */
+typedef struct kv_buf { uint8_t *data; size_t len, cap; } kv_buf;
+/* Each returns 0, or -1 when memory runs out (the buffer is unchanged). */
+int kv_buf_reserve(kv_buf *b, size_t extra);
+int kv_buf_append(kv_buf *b, const void *p, size_t n);
+int kv_buf_append_varint32(kv_buf *b, uint32_t v);
+int kv_buf_append_varint64(kv_buf *b, uint64_t v);
+int kv_buf_append_be64(kv_buf *b, uint64_t v);
+int kv_buf_append_be32(kv_buf *b, uint32_t v);
+void kv_buf_free(kv_buf *b);
+
+#endif

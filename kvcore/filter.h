@@ -1,0 +1,34 @@
+/**
+ * @file filter.h
+ * Evaluation of compiled filters (kv_filter, parsed by kv_filter_parse in
+ * filter_parse.c) against the cells of one row. The read path assembles a
+ * row's visible cells (after versions, time range and deletes) and passes
+ * them here; a kv_filter_run holds the per-scan state (PageFilter's row
+ * count, WHILE's "stop" latch, KeyOnlyFilter's scratch).
+ */
+#ifndef KV_FILTER_H
+#define KV_FILTER_H
+
+#include "kvcore.h"
+
+typedef struct kv_filter_run kv_filter_run;
+
+/* Per-scan (or per-get) state for filter f. NULL on out-of-memory. */
+kv_filter_run *kv_filter_run_new(const kv_filter *f);
+void kv_filter_run_free(kv_filter_run *r);
+
+/* Cheap check before a row is read: false if the row key alone excludes the
+   row (PrefixFilter, RowFilter, InclusiveStopFilter...). Sets *stop when no
+   later row (in scan direction, reversed = descending) can pass either. */
+bool kv_filter_run_row_key(kv_filter_run *r, const uint8_t *row, size_t row_len, bool reversed,
+                           bool *stop);
+
+/* Filters one row in place. cells[0..*ncells) are the row's cells in cell
+   order; on return the first *ncells are those that pass, possibly changed
+   (KeyOnlyFilter empties values; their bytes then live in r until the next
+   call). Returns true if the row is returned (then *ncells > 0). Sets *stop
+   when the scan must end after this row (PageFilter reached its count,
+   WHILE failed: then the row itself is not returned). */
+bool kv_filter_run_row(kv_filter_run *r, kv_cell *cells, size_t *ncells, bool *stop);
+
+#endif

@@ -1,0 +1,33 @@
+/**
+ * @file iter.h
+ * The internal iterator over (internal key, value) entries in key order,
+ * implemented by memstores, sorted files and the merging iterator. Keys
+ * compare with memcmp (keys.h). Reversed scans are built from seek_before.
+ */
+#ifndef KV_ITER_H
+#define KV_ITER_H
+
+#include "kvcore.h"
+
+typedef struct kv_iter kv_iter;
+struct kv_iter {
+    /* Positions at the first entry with key >= target (len 0: first entry). */
+    void (*seek)(kv_iter *it, const uint8_t *target, size_t len);
+    /* Positions at the last entry with key < target (target NULL: the last
+       entry). Only valid() / key() / value() may follow before a seek. */
+    void (*seek_before)(kv_iter *it, const uint8_t *target, size_t len);
+    void (*next)(kv_iter *it);
+    bool (*valid)(const kv_iter *it);
+    /* Key and value of the current entry; valid until the iterator moves. */
+    const uint8_t *(*key)(const kv_iter *it, size_t *len);
+    const uint8_t *(*value)(const kv_iter *it, size_t *len);
+    /* KV_OK, or the error that made the iterator invalid (KV_CORRUPT...). */
+    kv_status (*status)(const kv_iter *it);
+    void (*destroy)(kv_iter *it);
+};
+
+/* Merges @p n children (taking ownership) into one iterator in key order.
+   Equal keys: the child with the lower index comes first. */
+kv_iter *kv_merge_iter_new(kv_iter **children, size_t n);
+
+#endif

@@ -1,0 +1,70 @@
+/**
+ * @file testutil.h
+ * The unit tests' checks: each CHECK records a failure with file and line
+ * and goes on; a test's main returns test_finish(), which prints
+ * "N checks, M failed" and exits non-zero if any failed.
+ */
+#ifndef CELLFS_TESTUTIL_H
+#define CELLFS_TESTUTIL_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned long test_checks_run, test_checks_failed;
+
+#define CHECK(cond) do { \
+    test_checks_run++; \
+    if (!(cond)) { test_checks_failed++; \
+        fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); } \
+} while (0)
+
+/* Compares two integers and prints both on failure. */
+#define CHECK_EQ(a, b) do { \
+    long long check_a_ = (long long)(a), check_b_ = (long long)(b); \
+    test_checks_run++; \
+    if (check_a_ != check_b_) { test_checks_failed++; \
+        fprintf(stderr, "%s:%d: CHECK_EQ failed: %s = %lld, %s = %lld\n", __FILE__, __LINE__, \
+                #a, check_a_, #b, check_b_); } \
+} while (0)
+
+/* Compares a byte string with a C string. */
+#define CHECK_BYTES(ptr, len, str) do { \
+    const void *check_p_ = (ptr); size_t check_l_ = (len); const char *check_s_ = (str); \
+    test_checks_run++; \
+    if (check_l_ != strlen(check_s_) || memcmp(check_p_, check_s_, check_l_) != 0) { \
+        test_checks_failed++; \
+        fprintf(stderr, "%s:%d: CHECK_BYTES failed: %s = '%.*s', expected '%s'\n", __FILE__, \
+                __LINE__, #ptr, (int)check_l_, (const char *)check_p_, check_s_); } \
+} while (0)
+
+/* Stops the test at once (for failures that make the rest meaningless). */
+#define REQUIRE(cond) do { \
+    CHECK(cond); \
+    if (!(cond)) { fprintf(stderr, "stopping: required check failed\n"); exit(1); } \
+} while (0)
+
+static inline int test_finish(const char *name) {
+    printf("%s: %lu checks, %lu failed\n", name, test_checks_run, test_checks_failed);
+    return test_checks_failed ? 1 : 0;
+}
+
+/* A fresh empty directory under $TMPDIR for one test; path is malloc'd. */
+static inline char *test_tmpdir(const char *tag) {
+    const char *base = getenv("TMPDIR");
+    char tmpl[512];
+    snprintf(tmpl, sizeof tmpl, "%s/kvtest-%s-XXXXXX", base && *base ? base : "/tmp", tag);
+    char *dir = mkdtemp(tmpl);
+    if (!dir) { perror("mkdtemp"); exit(1); }
+    return strdup(dir);
+}
+
+/* Removes a directory tree made by test_tmpdir. */
+static inline void test_rmtree(const char *dir) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", dir);
+}
+
+#endif
