@@ -171,6 +171,37 @@ typedef struct kv_family_desc {
     { "", 1, 0, KV_FOREVER, KV_KEEP_DELETED_FALSE, KV_COMPRESSION_NONE, KV_BLOOM_ROW, \
       65536, KV_ENCODING_NONE, false, true, false }
 
+/**
+ * Sets one family attribute from its HBase shell name and text value, as
+ * in `{NAME => 'f', VERSIONS => 3, TTL => 'FOREVER', COMPRESSION => 'LZ4'}`:
+ * NAME, VERSIONS, MIN_VERSIONS, TTL (seconds or FOREVER), KEEP_DELETED_CELLS
+ * (TRUE/FALSE/TTL), COMPRESSION (NONE/LZ4/SNAPPY), BLOOMFILTER
+ * (NONE/ROW/ROWCOL), BLOCKSIZE, DATA_BLOCK_ENCODING (NONE/PREFIX/DIFF),
+ * IN_MEMORY, BLOCKCACHE, NEW_VERSION_BEHAVIOR (true/false). Names and
+ * constants are case-insensitive; REPLICATION_SCOPE and METHOD are accepted
+ * and ignored. Errors: KV_INVALID with the reason in @p errmsg.
+ */
+kv_status kv_family_desc_set(kv_family_desc *family, const char *attribute, const char *value,
+                             char *errmsg, size_t errlen);
+/**
+ * Parses one family in HBase's describe syntax, "{NAME => 'f', VERSIONS =>
+ * '3', ...}" (values quoted or bare), starting from KV_FAMILY_DESC_INIT.
+ * Errors: KV_INVALID with the reason in @p errmsg.
+ */
+kv_status kv_family_desc_parse(kv_family_desc *family, const char *text, char *errmsg,
+                               size_t errlen);
+/**
+ * Formats a family as the HBase shell's describe prints it:
+ * {NAME => 'f', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1',
+ *  KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE',
+ *  COMPRESSION => 'NONE', TTL => 'FOREVER', MIN_VERSIONS => '0',
+ *  BLOCKCACHE => 'true', BLOCKSIZE => '65536', REPLICATION_SCOPE => '0'}
+ * (NEW_VERSION_BEHAVIOR is shown only when true). Returns the length it
+ * needs, like snprintf; the output is always NUL-terminated when len > 0.
+ * kv_family_desc_parse reads it back to an equal descriptor.
+ */
+int kv_family_desc_format(char *buf, size_t len, const kv_family_desc *family);
+
 /** Checks a namespace, table qualifier or family name against HBase's rules
  *  ([A-Za-z0-9_][A-Za-z0-9_.-]*, no "..", at most KV_NAME_MAX bytes; a
  *  family name additionally has no '.' start). Returns KV_OK or KV_INVALID. */
