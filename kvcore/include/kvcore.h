@@ -316,8 +316,8 @@ typedef enum kv_durability {
     KV_DURABILITY_DEFAULT = 0,   /* = SYNC_WAL */
     KV_SKIP_WAL = 1,             /* not logged: lost if the process dies
                                     before the next flush */
-    KV_ASYNC_WAL = 2,            /* logged from a buffer by the background
-                                    thread within a few ms */
+    KV_ASYNC_WAL = 2,            /* treated as SYNC_WAL: the log append is
+                                    one write(2) and costs no more */
     KV_SYNC_WAL = 3,             /* written to the OS: survives the death of
                                     the process */
     KV_FSYNC_WAL = 4,            /* fsync'd: survives power loss; concurrent

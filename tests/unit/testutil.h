@@ -41,8 +41,11 @@ static unsigned long test_checks_run, test_checks_failed;
 
 /* Stops the test at once (for failures that make the rest meaningless). */
 #define REQUIRE(cond) do { \
-    CHECK(cond); \
-    if (!(cond)) { fprintf(stderr, "stopping: required check failed\n"); exit(1); } \
+    int require_ok_ = !!(cond); \
+    test_checks_run++; \
+    if (!require_ok_) { test_checks_failed++; \
+        fprintf(stderr, "%s:%d: REQUIRE failed: %s\nstopping\n", __FILE__, __LINE__, #cond); \
+        exit(1); } \
 } while (0)
 
 static inline int test_finish(const char *name) {

@@ -1,0 +1,105 @@
+/*
+ * bloom.c: builds and probes the bloom filter of a sorted file. A key is
+ * hashed once with XXH3-64; the k probe positions come from double hashing
+ * of that hash (h, h + d, h + 2d, ...), so probing costs one hash per key.
+ * Called by sst_write.c (builder) and sst_read.c (probe).
+ */
+#include "bloom.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+/* on-disk format: do not change (the probe sequence and k's range are part
+   of the bloom block layout, doc/sorted_file_format.md). */
+#define BLOOM_MIN_BITS 64
+#define BLOOM_MAX_K 30
+
+static uint64_t bloom_hash(const uint8_t *key, size_t len) {
+    return XXH3_64bits(key, len);
+}
+
+/* The step of the double hashing: the hash rotated by 32 bits. */
+static uint64_t bloom_delta(uint64_t h) {
+    return (h >> 32) | (h << 32);
+}
+
+void kv_bloom_builder_init(kv_bloom_builder *b, uint32_t bits_per_key) {
+    memset(b, 0, sizeof *b);
+    b->bits_per_key = bits_per_key ? bits_per_key : KV_BLOOM_DEFAULT_BITS_PER_KEY;
+}
+
+int kv_bloom_builder_add(kv_bloom_builder *b, const uint8_t *key, size_t len) {
+    if (b->n == b->cap) {
+        size_t ncap = b->cap ? b->cap * 2 : 1024;
+        uint64_t *nh = realloc(b->hashes, ncap * sizeof *nh);
+        if (!nh)
+            return -1;
+        b->hashes = nh;
+        b->cap = ncap;
+    }
+    b->hashes[b->n++] = bloom_hash(key, len);
+    return 0;
+}
+
+size_t kv_bloom_builder_count(const kv_bloom_builder *b) {
+    return b->n;
+}
+
+int kv_bloom_builder_finish(const kv_bloom_builder *b, kv_buf *out) {
+    uint64_t nbits = (uint64_t)b->n * b->bits_per_key;
+    if (nbits < BLOOM_MIN_BITS)
+        nbits = BLOOM_MIN_BITS;
+    uint64_t nbytes = (nbits + 7) / 8;
+    nbits = nbytes * 8;
+    /* k = bits_per_key * ln 2 minimises the false-positive rate. */
+    uint32_t k = (uint32_t)(b->bits_per_key * 0.69);
+    if (k < 1)
+        k = 1;
+    if (k > BLOOM_MAX_K)
+        k = BLOOM_MAX_K;
+    if (nbytes > SIZE_MAX - 1 || kv_buf_reserve(out, (size_t)nbytes + 1) != 0)
+        return -1;
+    uint8_t *bits = out->data + out->len;
+    memset(bits, 0, (size_t)nbytes);
+    for (size_t i = 0; i < b->n; i++) {
+        uint64_t h = b->hashes[i];
+        uint64_t d = bloom_delta(h);
+        for (uint32_t j = 0; j < k; j++) {
+            uint64_t pos = h % nbits;
+            bits[pos >> 3] |= (uint8_t)(1u << (pos & 7));
+            h += d;
+        }
+    }
+    bits[nbytes] = (uint8_t)k;
+    out->len += (size_t)nbytes + 1;
+    return 0;
+}
+
+void kv_bloom_builder_free(kv_bloom_builder *b) {
+    free(b->hashes);
+    memset(b, 0, sizeof *b);
+}
+
+bool kv_bloom_filter_valid(const uint8_t *filter, size_t len) {
+    if (!filter || len < 2)
+        return false;
+    uint8_t k = filter[len - 1];
+    return k >= 1 && k <= BLOOM_MAX_K;
+}
+
+bool kv_bloom_may_contain(const uint8_t *filter, size_t len, const uint8_t *key, size_t klen) {
+    if (!kv_bloom_filter_valid(filter, len))
+        return true;
+    uint32_t k = filter[len - 1];
+    uint64_t nbits = (uint64_t)(len - 1) * 8;
+    uint64_t h = bloom_hash(key, klen);
+    uint64_t d = bloom_delta(h);
+    for (uint32_t j = 0; j < k; j++) {
+        uint64_t pos = h % nbits;
+        if (!(filter[pos >> 3] & (1u << (pos & 7))))
+            return false;
+        h += d;
+    }
+    return true;
+}

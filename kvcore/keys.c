@@ -1,0 +1,164 @@
+/**
+ * @file keys.c
+ * Encoding and decoding of internal keys (layout in keys.h). The encoding is
+ * chosen so that memcmp order is cell order, which lets memstores, sorted
+ * files, bloom filters and the merge iterator all compare with memcmp.
+ */
+#include "keys.h"
+
+#include <string.h>
+
+/* on-disk format: do not change */
+#define ESC_BYTE 0x00
+#define ESC_ZERO 0xFF   /* 0x00 0xFF: a zero byte inside the string */
+#define ESC_END 0x01    /* 0x00 0x01: end of the string */
+#define TS_FLIP 0x8000000000000000ULL
+
+static size_t escaped_len(const uint8_t *p, size_t n) {
+    size_t zeros = 0;
+    for (size_t i = 0; i < n; i++) zeros += p[i] == 0;
+    return n + zeros + 2;
+}
+
+static int append_escaped(kv_buf *b, const uint8_t *p, size_t n) {
+    if (kv_buf_reserve(b, escaped_len(p, n)) != 0) return -1;
+    uint8_t *out = b->data + b->len;
+    for (size_t i = 0; i < n; i++) {
+        *out++ = p[i];
+        if (p[i] == 0) *out++ = ESC_ZERO;
+    }
+    *out++ = ESC_BYTE;
+    *out++ = ESC_END;
+    b->len = (size_t)(out - b->data);
+    return 0;
+}
+
+/* Length of the escaped string at p (including its terminator), or 0. */
+static size_t scan_escaped(const uint8_t *p, size_t n, size_t *raw_len, bool *has_zero) {
+    size_t raw = 0;
+    *has_zero = false;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != ESC_BYTE) { raw++; continue; }
+        if (i + 1 >= n) return 0;
+        if (p[i + 1] == ESC_END) { *raw_len = raw; return i + 2; }
+        if (p[i + 1] != ESC_ZERO) return 0;
+        *has_zero = true;
+        raw++;
+        i++;
+    }
+    return 0;
+}
+
+static void unescape(uint8_t *out, const uint8_t *p, size_t enc_len) {
+    for (size_t i = 0; i + 2 < enc_len; i++) {
+        *out++ = p[i];
+        if (p[i] == ESC_BYTE) i++;
+    }
+}
+
+size_t kv_key_max_len(size_t row_len, size_t qualifier_len) {
+    return 2 * row_len + 2 + 1 + 2 * qualifier_len + 2 + KV_KEY_SUFFIX_LEN;
+}
+
+int kv_key_encode_row(kv_buf *b, const void *row, size_t row_len) {
+    return append_escaped(b, row, row_len);
+}
+
+int kv_key_encode_column(kv_buf *b, const void *row, size_t row_len, uint8_t kind,
+                         const void *qualifier, size_t qualifier_len) {
+    size_t mark = b->len;
+    if (append_escaped(b, row, row_len) != 0 || kv_buf_append(b, &kind, 1) != 0 ||
+        append_escaped(b, qualifier, qualifier_len) != 0) {
+        b->len = mark;
+        return -1;
+    }
+    return 0;
+}
+
+int kv_key_encode(kv_buf *b, const void *row, size_t row_len, uint8_t kind, const void *qualifier,
+                  size_t qualifier_len, int64_t ts, kv_cell_type type, uint64_t seq) {
+    size_t mark = b->len;
+    if (kv_key_encode_column(b, row, row_len, kind, qualifier, qualifier_len) != 0 ||
+        kv_buf_reserve(b, KV_KEY_SUFFIX_LEN) != 0) {
+        b->len = mark;
+        return -1;
+    }
+    uint8_t *p = b->data + b->len;
+    kv_put_be64(p, ~((uint64_t)ts ^ TS_FLIP));
+    p[8] = (uint8_t)(255 - (int)type);
+    kv_put_be64(p + 9, ~seq);
+    b->len += KV_KEY_SUFFIX_LEN;
+    return 0;
+}
+
+size_t kv_key_row_prefix_len(const uint8_t *key, size_t len) {
+    size_t raw;
+    bool z;
+    return scan_escaped(key, len, &raw, &z);
+}
+
+size_t kv_key_column_prefix_len(const uint8_t *key, size_t len) {
+    size_t raw;
+    bool z;
+    size_t r = scan_escaped(key, len, &raw, &z);
+    if (r == 0 || r >= len) return 0;
+    size_t q = scan_escaped(key + r + 1, len - r - 1, &raw, &z);
+    return q ? r + 1 + q : 0;
+}
+
+int64_t kv_key_timestamp(const uint8_t *key, size_t len) {
+    return (int64_t)(~kv_get_be64(key + len - KV_KEY_SUFFIX_LEN) ^ TS_FLIP);
+}
+
+kv_cell_type kv_key_type(const uint8_t *key, size_t len) {
+    return (kv_cell_type)(255 - key[len - KV_KEY_SUFFIX_LEN + 8]);
+}
+
+uint64_t kv_key_sequence(const uint8_t *key, size_t len) {
+    return ~kv_get_be64(key + len - 8);
+}
+
+static bool valid_type(int t) {
+    return t == KV_TYPE_PUT || t == KV_TYPE_DELETE || t == KV_TYPE_DELETE_COLUMN ||
+           t == KV_TYPE_DELETE_FAMILY || t == KV_TYPE_DELETE_FAMILY_VERSION;
+}
+
+kv_status kv_key_decode(kv_key_parts *out, const uint8_t *key, size_t len, kv_buf *scratch) {
+    size_t row_raw, q_raw;
+    bool row_zero, q_zero;
+    size_t r = scan_escaped(key, len, &row_raw, &row_zero);
+    if (r == 0 || r + 1 > len) return KV_CORRUPT;
+    uint8_t kind = key[r];
+    if (kind != KV_KIND_FAMILY_MARKER && kind != KV_KIND_COLUMN) return KV_CORRUPT;
+    size_t q = scan_escaped(key + r + 1, len - r - 1, &q_raw, &q_zero);
+    if (q == 0 || r + 1 + q + KV_KEY_SUFFIX_LEN != len) return KV_CORRUPT;
+    int type = 255 - key[len - KV_KEY_SUFFIX_LEN + 8];
+    if (!valid_type(type)) return KV_CORRUPT;
+    out->kind = kind;
+    out->row_prefix_len = r;
+    out->column_prefix_len = r + 1 + q;
+    out->ts = kv_key_timestamp(key, len);
+    out->type = (kv_cell_type)type;
+    out->seq = kv_key_sequence(key, len);
+    out->row_len = row_raw;
+    out->qualifier_len = q_raw;
+    if (row_zero || q_zero) {
+        scratch->len = 0;
+        if (kv_buf_reserve(scratch, row_raw + q_raw + 1) != 0) return KV_NO_MEMORY;
+        unescape(scratch->data, key, r);
+        unescape(scratch->data + row_raw, key + r + 1, q);
+        out->row = scratch->data;
+        out->qualifier = scratch->data + row_raw;
+    } else {
+        out->row = key;
+        out->qualifier = key + r + 1;
+    }
+    return KV_OK;
+}
+
+int kv_key_compare(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen) {
+    size_t n = alen < blen ? alen : blen;
+    int c = n ? memcmp(a, b, n) : 0;
+    if (c) return c;
+    return alen < blen ? -1 : alen > blen;
+}

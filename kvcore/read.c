@@ -1,0 +1,632 @@
+/**
+ * @file read.c
+ * Gets and scans. A scan takes a snapshot (the published sequence number
+ * and references to every selected family's memstores and file set), keeps
+ * one merged iterator per family, and assembles rows: the smallest (or for
+ * reversed scans the largest) row any family is at, each family's entries
+ * of that row judged by the matcher, then the filter. Gets are scans of one
+ * row that skip files whose bloom filter rules the row or columns out.
+ */
+#include "store_internal.h"
+#include "filter.h"
+#include "keys.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fam_reader {
+    kv_family *fam;
+    kv_family_desc desc;        /* copy: alter may change the live one */
+    kv_iter *it;
+    kv_fileset *files;
+    const kv_column *cols;      /* selected qualifiers of this family */
+    size_t ncols;               /* 0: the whole family */
+    kv_matcher matcher;
+} fam_reader;
+
+typedef struct cell_ref {       /* a cell while its bytes may still move */
+    size_t fam;                 /* index into fams */
+    size_t qoff, qlen, voff, vlen;
+    int64_t ts;
+    kv_cell_type type;
+} cell_ref;
+
+struct kv_scan {
+    kv_store *store;
+    kv_read_options opts;
+    kv_buf bounds;              /* owned copies of start/stop/prefix */
+    uint64_t snapshot;
+    int64_t now;
+    size_t nfams;
+    fam_reader *fams;
+    kv_filter_run *filter;
+    uint64_t rows_returned;
+    bool finished;
+    kv_status error;
+    kv_buf row_key;             /* esc(row) of the current row */
+    kv_buf upper;               /* reversed: next rows are below this key */
+    bool have_upper;
+    kv_buf target;
+    kv_buf scratch;
+    kv_buf bytes;               /* row, qualifiers, values of the result */
+    cell_ref *refs;
+    kv_cell *cells;
+    size_t ncells, cap;
+    kv_result result;
+};
+
+/* ---- setup ---- */
+
+static kv_iter *family_iterator(kv_store *s, kv_family *f, const kv_family_desc *desc,
+                                kv_fileset **files_out, const kv_buf *point_row,
+                                const kv_column *cols, size_t ncols, bool fill_cache) {
+    kv_iter *children[3 + 256];
+    kv_iter **kids = children;
+    size_t n = 0;
+    pthread_mutex_lock(&s->mu);
+    kv_memstore *mem = f->mem, *imm = f->imm;
+    kv_fileset *fs = f->files;
+    if (mem) kv_memstore_ref(mem);
+    if (imm) kv_memstore_ref(imm);
+    if (fs) kv_fileset_ref(fs);
+    pthread_mutex_unlock(&s->mu);
+    size_t nfiles = fs ? fs->n : 0;
+    if (nfiles + 2 > 256 + 1) {
+        kids = malloc((nfiles + 3) * sizeof *kids);
+        if (!kids) goto fail;
+    }
+    if (mem) kids[n++] = kv_memstore_iter(mem);
+    if (imm) kids[n++] = kv_memstore_iter(imm);
+    kv_buf colkey = {0};
+    for (size_t i = 0; i < nfiles; i++) {
+        kv_sstfile *file = fs->files[i];
+        if (point_row) {
+            const uint8_t *row = point_row->data;
+            if (desc->bloom == KV_BLOOM_ROW &&
+                !kv_sst_may_contain_row(file->reader, row, point_row->len))
+                continue;
+            if (desc->bloom == KV_BLOOM_ROWCOL && ncols > 0) {
+                /* decode row back from its escaped form is not needed: the
+                   column key is esc(row)|kind|esc(q) */
+                bool any = false;
+                for (size_t c = 0; c < ncols && !any; c++) {
+                    colkey.len = 0;
+                    if (kv_buf_append(&colkey, row, point_row->len) != 0) { any = true; break; }
+                    uint8_t kind = KV_KIND_COLUMN;
+                    kv_buf_append(&colkey, &kind, 1);
+                    kv_buf tmp = {0};
+                    kv_key_encode_row(&tmp, cols[c].qualifier, cols[c].qualifier_len);
+                    kv_buf_append(&colkey, tmp.data, tmp.len);
+                    kv_buf_free(&tmp);
+                    any = kv_sst_may_contain_column(file->reader, colkey.data, colkey.len);
+                }
+                /* family markers are stored under the empty qualifier */
+                colkey.len = 0;
+                kv_buf_append(&colkey, row, point_row->len);
+                uint8_t kind = KV_KIND_FAMILY_MARKER;
+                kv_buf_append(&colkey, &kind, 1);
+                kv_key_encode_row(&colkey, "", 0);
+                if (!any && !kv_sst_may_contain_column(file->reader, colkey.data, colkey.len))
+                    continue;
+            }
+        }
+        kids[n++] = kv_sst_iter(file->reader, fill_cache && desc->blockcache, desc->in_memory);
+    }
+    kv_buf_free(&colkey);
+    if (mem) kv_memstore_unref(mem);   /* iterators hold their own reference */
+    if (imm) kv_memstore_unref(imm);
+    kv_iter *it = kv_merge_iter_new(kids, n);
+    if (kids != children) free(kids);
+    if (!it) {
+        if (fs) kv_fileset_unref(fs);
+        return NULL;
+    }
+    *files_out = fs;
+    return it;
+fail:
+    if (mem) kv_memstore_unref(mem);
+    if (imm) kv_memstore_unref(imm);
+    if (fs) kv_fileset_unref(fs);
+    return NULL;
+}
+
+static int bounds_copy(kv_buf *b, const void *p, size_t n, const void **out) {
+    if (!p) return 0;
+    size_t off = b->len;
+    if (kv_buf_append(b, p, n) != 0) return -1;
+    *out = (const void *)(uintptr_t)off; /* fixed up once b stops growing */
+    return 0;
+}
+
+static bool selected(const kv_read_options *o, const char *family) {
+    if (!o->columns || o->ncolumns == 0) return true;
+    for (size_t i = 0; i < o->ncolumns; i++)
+        if (strcmp(o->columns[i].family, family) == 0) return true;
+    return false;
+}
+
+void kv_scan_close(kv_scan *sc) {
+    if (!sc) return;
+    for (size_t i = 0; i < sc->nfams; i++) {
+        fam_reader *fr = &sc->fams[i];
+        if (fr->it) fr->it->destroy(fr->it);
+        if (fr->files) kv_fileset_unref(fr->files);
+        kv_matcher_free(&fr->matcher);
+        free((void *)fr->cols);
+    }
+    free(sc->fams);
+    kv_filter_run_free(sc->filter);
+    kv_buf_free(&sc->bounds);
+    kv_buf_free(&sc->row_key);
+    kv_buf_free(&sc->upper);
+    kv_buf_free(&sc->target);
+    kv_buf_free(&sc->scratch);
+    kv_buf_free(&sc->bytes);
+    free(sc->refs);
+    free(sc->cells);
+    free(sc);
+}
+
+/* Opens a scan of table t (catalog_lock held shared by the caller).
+   point_row: esc(row) for gets, enabling bloom filters. */
+static kv_status scan_open(kv_scan **out, kv_store *s, kv_table *t, const kv_read_options *ropts,
+                           const kv_buf *point_row) {
+    kv_read_options defaults = KV_READ_OPTIONS_INIT;
+    const kv_read_options *o = ropts ? ropts : &defaults;
+    *out = NULL;
+    if (o->columns)
+        for (size_t i = 0; i < o->ncolumns; i++) {
+            if (!o->columns[i].family || !kv_table_family(t, o->columns[i].family)) {
+                kv_fail(s, KV_NO_FAMILY, "table %s:%s has no column family '%s'", t->ns, t->name,
+                        o->columns[i].family ? o->columns[i].family : "(null)");
+                return KV_NO_FAMILY;
+            }
+        }
+    if (o->time_min > o->time_max) return kv_fail(s, KV_INVALID, "time range [%lld, %lld) is empty",
+                                                  (long long)o->time_min, (long long)o->time_max);
+    kv_scan *sc = calloc(1, sizeof *sc);
+    if (!sc) return KV_NO_MEMORY;
+    sc->store = s;
+    sc->opts = *o;
+    const void *start = NULL, *stop = NULL, *prefix = NULL;
+    if (bounds_copy(&sc->bounds, o->start_row, o->start_row_len, &start) ||
+        bounds_copy(&sc->bounds, o->stop_row, o->stop_row_len, &stop) ||
+        bounds_copy(&sc->bounds, o->row_prefix, o->row_prefix_len, &prefix))
+        goto nomem;
+    sc->opts.start_row = o->start_row ? sc->bounds.data + (uintptr_t)start : NULL;
+    sc->opts.stop_row = o->stop_row ? sc->bounds.data + (uintptr_t)stop : NULL;
+    sc->opts.row_prefix = o->row_prefix ? sc->bounds.data + (uintptr_t)prefix : NULL;
+    if (o->row_prefix && o->row_prefix_len == 0) sc->opts.row_prefix = NULL;
+    sc->opts.columns = NULL; /* the per-family lists below replace it */
+    if (o->filter && !(sc->filter = kv_filter_run_new(o->filter))) goto nomem;
+    sc->now = kv_clock_now(s);
+    sc->fams = calloc(t->nfamilies, sizeof *sc->fams);
+    if (!sc->fams) goto nomem;
+    pthread_mutex_lock(&s->mu);
+    sc->snapshot = atomic_load(&s->visible_seq);
+    pthread_mutex_unlock(&s->mu);
+    int64_t tmin = o->time_min, tmax = o->time_max;
+    if (o->has_timestamp) {
+        tmin = o->timestamp;
+        tmax = o->timestamp == INT64_MAX ? INT64_MAX : o->timestamp + 1;
+    }
+    for (size_t i = 0; i < t->nfamilies; i++) {
+        kv_family *f = t->families[i];
+        if (!selected(o, f->desc.name)) continue;
+        fam_reader *fr = &sc->fams[sc->nfams];
+        fr->fam = f;
+        fr->desc = f->desc;
+        size_t ncols = 0;
+        bool whole = !o->columns || o->ncolumns == 0;
+        for (size_t c = 0; !whole && c < o->ncolumns; c++)
+            if (strcmp(o->columns[c].family, f->desc.name) == 0) {
+                if (!o->columns[c].qualifier) whole = true;
+                else ncols++;
+            }
+        if (!whole && ncols) {
+            kv_column *cols = malloc(ncols * sizeof *cols);
+            if (!cols) goto nomem;
+            size_t k = 0;
+            for (size_t c = 0; c < o->ncolumns; c++)
+                if (strcmp(o->columns[c].family, f->desc.name) == 0) cols[k++] = o->columns[c];
+            fr->cols = cols;
+            fr->ncols = ncols;
+        }
+        kv_matcher_init(&fr->matcher, KV_MATCH_READ, &fr->desc, sc->snapshot, sc->now);
+        int32_t mv = o->max_versions <= 0 ? 1 : o->max_versions;
+        fr->matcher.max_versions = mv < fr->desc.versions ? mv : fr->desc.versions;
+        fr->matcher.time_min = tmin;
+        fr->matcher.time_max = tmax;
+        fr->matcher.raw = o->raw;
+        sc->nfams++;
+        fr->it = family_iterator(s, f, &fr->desc, &fr->files, point_row, fr->cols, fr->ncols,
+                                 o->fill_cache);
+        if (!fr->it) goto nomem;
+    }
+    /* Position every family. */
+    if (!o->reversed) {
+        kv_buf *tg = &sc->target;
+        tg->len = 0;
+        const uint8_t *lo = sc->opts.start_row;
+        size_t lolen = sc->opts.start_row_len;
+        if (sc->opts.row_prefix &&
+            (!lo || kv_key_compare(sc->opts.row_prefix, sc->opts.row_prefix_len, lo, lolen) > 0)) {
+            lo = sc->opts.row_prefix;
+            lolen = sc->opts.row_prefix_len;
+        }
+        if (lo && kv_key_encode_row(tg, lo, lolen) != 0) goto nomem;
+        if (lo) tg->len -= 2; /* esc(lo) without terminator: before all of lo's keys */
+        for (size_t i = 0; i < sc->nfams; i++) sc->fams[i].it->seek(sc->fams[i].it, tg->data, tg->len);
+    } else {
+        /* The first row is the largest <= start_row (and within prefix). */
+        sc->have_upper = false;
+        if (sc->opts.start_row) {
+            if (kv_key_encode_row(&sc->upper, sc->opts.start_row, sc->opts.start_row_len))
+                goto nomem;
+            sc->upper.data[sc->upper.len - 1] = 0x02; /* just past start_row's keys */
+            sc->have_upper = true;
+        }
+        if (sc->opts.row_prefix) {
+            /* successor of the prefix: first string above every string with it */
+            kv_buf succ = {0};
+            if (kv_buf_append(&succ, sc->opts.row_prefix, sc->opts.row_prefix_len)) goto nomem;
+            while (succ.len > 0 && succ.data[succ.len - 1] == 0xFF) succ.len--;
+            if (succ.len > 0) {
+                succ.data[succ.len - 1]++;
+                kv_buf enc = {0};
+                if (kv_key_encode_row(&enc, succ.data, succ.len)) { kv_buf_free(&succ); goto nomem; }
+                enc.len -= 2;
+                if (!sc->have_upper || kv_key_compare(enc.data, enc.len, sc->upper.data, sc->upper.len) < 0) {
+                    sc->upper.len = 0;
+                    kv_buf_append(&sc->upper, enc.data, enc.len);
+                    sc->have_upper = true;
+                }
+                kv_buf_free(&enc);
+            }
+            kv_buf_free(&succ);
+        }
+    }
+    *out = sc;
+    return KV_OK;
+nomem:
+    kv_scan_close(sc);
+    return KV_NO_MEMORY;
+}
+
+/* ---- row assembly ---- */
+
+static int add_cell(kv_scan *sc, size_t fam, const kv_key_parts *kp, const uint8_t *v, size_t vlen) {
+    if (sc->ncells == sc->cap) {
+        size_t cap = sc->cap ? 2 * sc->cap : 16;
+        cell_ref *r = realloc(sc->refs, cap * sizeof *r);
+        if (!r) return -1;
+        sc->refs = r;
+        kv_cell *c = realloc(sc->cells, cap * sizeof *c);
+        if (!c) return -1;
+        sc->cells = c;
+        sc->cap = cap;
+    }
+    cell_ref *r = &sc->refs[sc->ncells];
+    r->fam = fam;
+    r->ts = kp->ts;
+    r->type = kp->type;
+    r->qoff = sc->bytes.len;
+    r->qlen = kp->qualifier_len;
+    if (kv_buf_append(&sc->bytes, kp->qualifier, kp->qualifier_len)) return -1;
+    r->voff = sc->bytes.len;
+    r->vlen = vlen;
+    if (kv_buf_append(&sc->bytes, v, vlen)) return -1;
+    sc->ncells++;
+    return 0;
+}
+
+static bool column_selected(const fam_reader *fr, const kv_key_parts *kp) {
+    if (fr->ncols == 0 || kp->kind == KV_KIND_FAMILY_MARKER) return true;
+    for (size_t i = 0; i < fr->ncols; i++)
+        if (fr->cols[i].qualifier_len == kp->qualifier_len &&
+            memcmp(fr->cols[i].qualifier, kp->qualifier, kp->qualifier_len) == 0)
+            return true;
+    return false;
+}
+
+/* Reads family fr's entries of the row sc->row_key (the iterator is at the
+   row's first entry or past it), adding kept cells. Leaves the iterator
+   after the row. */
+static kv_status read_family_row(kv_scan *sc, size_t fi) {
+    fam_reader *fr = &sc->fams[fi];
+    kv_iter *it = fr->it;
+    kv_matcher *m = &fr->matcher;
+    kv_matcher_start_row(m);
+    size_t col_prefix_len = 0;
+    kv_buf *colkey = &sc->target;
+    colkey->len = 0;
+    kv_key_parts kp;
+    while (it->valid(it)) {
+        size_t klen, vlen;
+        const uint8_t *key = it->key(it, &klen);
+        if (klen < sc->row_key.len || memcmp(key, sc->row_key.data, sc->row_key.len) != 0) break;
+        if (kv_key_decode(&kp, key, klen, &sc->scratch) != KV_OK) {
+            return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
+        }
+        if (kp.row_prefix_len != sc->row_key.len) break;
+        if (kp.column_prefix_len != col_prefix_len ||
+            memcmp(key, colkey->data, col_prefix_len) != 0) {
+            colkey->len = 0;
+            if (kv_buf_append(colkey, key, kp.column_prefix_len)) return KV_NO_MEMORY;
+            col_prefix_len = kp.column_prefix_len;
+            if (kp.kind == KV_KIND_COLUMN) kv_matcher_start_column(m);
+        }
+        if (column_selected(fr, &kp) &&
+            kv_matcher_match(m, kp.ts, kp.type, kp.seq, kp.kind == KV_KIND_FAMILY_MARKER)) {
+            const uint8_t *v = it->value(it, &vlen);
+            if (add_cell(sc, fi, &kp, v, vlen)) return KV_NO_MEMORY;
+        }
+        it->next(it);
+    }
+    return it->status(it);
+}
+
+/* Skips the rest of row sc->row_key in family fi. */
+static void skip_family_row(kv_scan *sc, size_t fi) {
+    kv_iter *it = sc->fams[fi].it;
+    kv_buf *tg = &sc->target;
+    tg->len = 0;
+    if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len)) return;
+    tg->data[tg->len - 1] = 0x02;
+    it->seek(it, tg->data, tg->len);
+}
+
+static bool row_at(const kv_iter *it, const uint8_t *row_key, size_t len) {
+    if (!it->valid(it)) return false;
+    size_t klen;
+    const uint8_t *key = it->key(it, &klen);
+    return klen > len && memcmp(key, row_key, len) == 0 && kv_key_row_prefix_len(key, klen) == len;
+}
+
+/* Picks the next row into sc->row_key. Returns false at the end. */
+static bool next_row_key(kv_scan *sc) {
+    const uint8_t *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < sc->nfams; i++) {
+        kv_iter *it = sc->fams[i].it;
+        if (sc->opts.reversed) it->seek_before(it, sc->have_upper ? sc->upper.data : NULL,
+                                               sc->have_upper ? sc->upper.len : 0);
+        if (!it->valid(it)) continue;
+        size_t klen;
+        const uint8_t *key = it->key(it, &klen);
+        size_t rl = kv_key_row_prefix_len(key, klen);
+        if (rl == 0) continue;
+        int c = best ? kv_key_compare(key, rl, best, best_len) : 0;
+        if (!best || (sc->opts.reversed ? c > 0 : c < 0)) {
+            best = key;
+            best_len = rl;
+        }
+    }
+    if (!best) return false;
+    sc->row_key.len = 0;
+    if (kv_buf_append(&sc->row_key, best, best_len)) return false;
+    if (sc->opts.reversed) {
+        sc->upper.len = 0;
+        kv_buf_append(&sc->upper, best, best_len);
+        sc->have_upper = true;
+        for (size_t i = 0; i < sc->nfams; i++)
+            sc->fams[i].it->seek(sc->fams[i].it, sc->row_key.data, sc->row_key.len);
+    }
+    return true;
+}
+
+/* Whether the current row is past the scan's bounds (ends the scan). */
+static bool past_bounds(kv_scan *sc, const uint8_t *row, size_t len) {
+    const kv_read_options *o = &sc->opts;
+    if (o->row_prefix) {
+        bool has = len >= o->row_prefix_len && memcmp(row, o->row_prefix, o->row_prefix_len) == 0;
+        if (!has) return true;
+    }
+    if (o->stop_row && o->stop_row_len > 0) {
+        int c = kv_key_compare(row, len, o->stop_row, o->stop_row_len);
+        if (o->reversed ? c <= 0 : c >= 0) return true;
+    }
+    return false;
+}
+
+static void fix_pointers(kv_scan *sc, const uint8_t *row, size_t row_len) {
+    for (size_t i = 0; i < sc->ncells; i++) {
+        const cell_ref *r = &sc->refs[i];
+        kv_cell *c = &sc->cells[i];
+        c->row = row;
+        c->row_len = row_len;
+        c->family = sc->fams[r->fam].desc.name;
+        c->qualifier = sc->bytes.data + r->qoff;
+        c->qualifier_len = r->qlen;
+        c->timestamp = r->ts;
+        c->type = r->type;
+        c->value = sc->bytes.data + r->voff;
+        c->value_len = r->vlen;
+    }
+}
+
+kv_status kv_scan_next(const kv_result **row, kv_scan *sc) {
+    *row = NULL;
+    if (!sc) return KV_INVALID;
+    while (!sc->finished) {
+        if (sc->opts.limit && sc->rows_returned >= sc->opts.limit) break;
+        if (!next_row_key(sc)) {
+            for (size_t i = 0; i < sc->nfams; i++) {
+                kv_status st = sc->fams[i].it->status(sc->fams[i].it);
+                if (st != KV_OK) {
+                    sc->finished = true;
+                    return sc->error = st;
+                }
+            }
+            break;
+        }
+        /* Decode the row bytes; they lead the result's byte buffer. */
+        sc->bytes.len = 0;
+        sc->ncells = 0;
+        for (size_t i = 0; i + 2 < sc->row_key.len; i++) {
+            uint8_t b = sc->row_key.data[i];
+            if (kv_buf_append(&sc->bytes, &b, 1)) return KV_NO_MEMORY;
+            if (b == 0) i++;
+        }
+        size_t row_len = sc->bytes.len;
+        if (past_bounds(sc, sc->bytes.data, row_len)) break;
+        bool stop = false;
+        bool want = !sc->filter ||
+                    kv_filter_run_row_key(sc->filter, sc->bytes.data, row_len, sc->opts.reversed, &stop);
+        if (stop && !want) break;
+        for (size_t i = 0; i < sc->nfams; i++) {
+            if (!row_at(sc->fams[i].it, sc->row_key.data, sc->row_key.len)) continue;
+            if (!want) {
+                skip_family_row(sc, i);
+                continue;
+            }
+            kv_status st = read_family_row(sc, i);
+            if (st != KV_OK) {
+                sc->finished = true;
+                return sc->error = st;
+            }
+        }
+        if (stop) sc->finished = true;
+        if (!want || sc->ncells == 0) continue;
+        fix_pointers(sc, sc->bytes.data, row_len);
+        size_t n = sc->ncells;
+        if (sc->filter) {
+            bool fstop = false;
+            bool keep = kv_filter_run_row(sc->filter, sc->cells, &n, &fstop);
+            if (fstop) sc->finished = true;
+            if (!keep || n == 0) continue;
+        }
+        sc->result.row = sc->bytes.data;
+        sc->result.row_len = row_len;
+        sc->result.cells = sc->cells;
+        sc->result.ncells = n;
+        sc->rows_returned++;
+        *row = &sc->result;
+        return KV_OK;
+    }
+    sc->finished = true;
+    return KV_NOT_FOUND;
+}
+
+/* ---- public entry points ---- */
+
+static kv_status resolve_for_read(kv_store *s, const char *table, kv_table **out) {
+    kv_table *t = kv_catalog_find(s, table);
+    if (!t) return kv_fail(s, KV_NOT_FOUND, "table '%s' does not exist", table ? table : "(null)");
+    if (!t->enabled) return kv_fail(s, KV_DISABLED, "table '%s' is disabled", table);
+    *out = t;
+    return KV_OK;
+}
+
+kv_status kv_scan_open(kv_scan **out, kv_store *s, const char *table, const kv_read_options *ropts) {
+    *out = NULL;
+    if (!s) return KV_INVALID;
+    pthread_rwlock_rdlock(&s->catalog_lock);
+    kv_table *t;
+    kv_status st = resolve_for_read(s, table, &t);
+    if (st == KV_OK) st = scan_open(out, s, t, ropts, NULL);
+    pthread_rwlock_unlock(&s->catalog_lock);
+    return st;
+}
+
+/* Reads one row of t into a fresh kv_result (catalog_lock held). */
+static kv_status get_locked(kv_result **out, kv_store *s, kv_table *t, const void *row,
+                            size_t row_len, const kv_read_options *ropts) {
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    if (ropts) o = *ropts;
+    o.start_row = row;
+    o.start_row_len = row_len;
+    o.stop_row = NULL;
+    o.row_prefix = NULL;
+    o.limit = 1;
+    o.reversed = false;
+    kv_buf point = {0};
+    if (kv_key_encode_row(&point, row, row_len)) return KV_NO_MEMORY;
+    kv_scan *sc;
+    kv_status st = scan_open(&sc, s, t, &o, &point);
+    kv_buf_free(&point);
+    if (st != KV_OK) return st;
+    const kv_result *r;
+    st = kv_scan_next(&r, sc);
+    size_t n = 0, bytes = row_len;
+    if (st == KV_OK && r->row_len == row_len && memcmp(r->row, row, row_len) == 0) {
+        n = r->ncells;
+        for (size_t i = 0; i < n; i++)
+            bytes += r->cells[i].qualifier_len + r->cells[i].value_len + strlen(r->cells[i].family) + 1;
+    } else if (st == KV_OK || st == KV_NOT_FOUND) {
+        st = KV_OK;
+        r = NULL;
+    }
+    if (st != KV_OK) {
+        kv_scan_close(sc);
+        return st;
+    }
+    kv_result *res = malloc(sizeof *res + n * sizeof(kv_cell) + bytes + 1);
+    if (!res) {
+        kv_scan_close(sc);
+        return KV_NO_MEMORY;
+    }
+    kv_cell *cells = (kv_cell *)(res + 1);
+    uint8_t *p = (uint8_t *)(cells + n);
+    memcpy(p, row, row_len);
+    res->row = p;
+    res->row_len = row_len;
+    p += row_len;
+    for (size_t i = 0; i < n; i++) {
+        kv_cell c = r->cells[i];
+        c.row = res->row;
+        size_t fl = strlen(c.family) + 1;
+        memcpy(p, c.family, fl);
+        c.family = (const char *)p;
+        p += fl;
+        if (c.qualifier_len) memcpy(p, c.qualifier, c.qualifier_len);
+        c.qualifier = p;
+        p += c.qualifier_len;
+        if (c.value_len) memcpy(p, c.value, c.value_len);
+        c.value = p;
+        p += c.value_len;
+        cells[i] = c;
+    }
+    res->cells = cells;
+    res->ncells = n;
+    kv_scan_close(sc);
+    *out = res;
+    return KV_OK;
+}
+
+kv_status kv_get(kv_result **out, kv_store *s, const char *table, const void *row, size_t row_len,
+                 const kv_read_options *ropts) {
+    *out = NULL;
+    if (!s || (!row && row_len)) return KV_INVALID;
+    pthread_rwlock_rdlock(&s->catalog_lock);
+    kv_table *t;
+    kv_status st = resolve_for_read(s, table, &t);
+    if (st == KV_OK) st = get_locked(out, s, t, row, row_len, ropts);
+    pthread_rwlock_unlock(&s->catalog_lock);
+    return st;
+}
+
+void kv_result_free(kv_result *r) { free(r); }
+
+kv_status kv_read_newest(kv_store *s, kv_table *t, const void *row, size_t row_len,
+                         const char *family, const void *q, size_t qlen, bool *found, int64_t *ts,
+                         kv_buf *value) {
+    kv_column col = {family, q, qlen};
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    o.columns = &col;
+    o.ncolumns = 1;
+    kv_result *r;
+    *found = false;
+    kv_status st = get_locked(&r, s, t, row, row_len, &o);
+    if (st != KV_OK) return st;
+    if (r->ncells > 0) {
+        *found = true;
+        *ts = r->cells[0].timestamp;
+        if (value) {
+            value->len = 0;
+            if (kv_buf_append(value, r->cells[0].value, r->cells[0].value_len)) st = KV_NO_MEMORY;
+        }
+    }
+    kv_result_free(r);
+    return st;
+}

@@ -1,0 +1,600 @@
+/*
+ * sst_read.c: reads sorted files (contract in sst.h, layout in
+ * doc/sorted_file_format.md). Opening reads and checks the footer, then
+ * the index (decoded once into an array for binary search), the bloom
+ * filter and the meta block. Iterators fetch data blocks through the block
+ * cache, keyed by (file number, block offset), or straight from the file;
+ * each fetch is one read_at of the whole framed block, a checksum check and
+ * a decompression.
+ *
+ * Memory of a fetched block: one buffer whose byte 0 is not part of the
+ * block (it is the on-disk type byte of a raw block, and padding in a
+ * decompressed one), so a raw block is used where it was read, without a
+ * copy. The cache holds such buffers (size = 1 + block length).
+ *
+ * Thread safety: after open a reader is immutable except for its last
+ * error text (guarded by err_mu); any number of iterators may run at once.
+ * Called by the store's read path and compactions; calls env, block.c,
+ * bloom.c, cache.c, lz4 and snappy.
+ */
+#include "sst.h"
+#include "block.h"
+#include "bloom.h"
+
+#include <inttypes.h>
+#include <lz4.h>
+#include <pthread.h>
+#include <snappy-c.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Room for an error message naming a file path and an offset. */
+#define MSG_LEN 600
+
+typedef struct idx_entry {
+    const uint8_t *key;          /* separator, into index_mem */
+    size_t klen;
+    uint64_t off, size;          /* the framed data block */
+} idx_entry;
+
+struct kv_sst_reader {
+    kv_env *env;
+    kv_file *file;
+    char *path;
+    uint64_t file_number;
+    kv_cache *cache;             /* may be NULL */
+    uint64_t file_size;
+    uint8_t *index_mem;
+    idx_entry *idx;
+    size_t nblocks;
+    uint8_t *bloom_mem;
+    const uint8_t *bloom;
+    size_t bloom_len;
+    kv_bloom bloom_kind;
+    uint64_t entries;
+    pthread_mutex_t err_mu;
+    char last_err[MSG_LEN];          /* GUARDED_BY(err_mu) */
+};
+
+/* A reusable growable buffer of an iterator. */
+typedef struct growbuf {
+    uint8_t *p;
+    size_t cap;
+} growbuf;
+
+static bool grow(growbuf *g, size_t n) {
+    if (g->cap >= n)
+        return true;
+    uint8_t *np = realloc(g->p, n);
+    if (!np)
+        return false;
+    g->p = np;
+    g->cap = n;
+    return true;
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) {
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/*
+ * Reads the framed block at (off, size), checks it and decompresses it.
+ * On success blk and blen give the block contents. With detach, *mem receives
+ * a malloc'd buffer holding them at *mem + 1 (*memlen: its allocated
+ * bytes) and the caller owns it; else they live in rb or db.
+ */
+static kv_status fetch(kv_sst_reader *r, uint64_t off, uint64_t size, growbuf *rb, growbuf *db,
+                       bool detach, uint8_t **mem, size_t *memlen, const uint8_t **blk,
+                       size_t *blen, char *err, size_t errlen) {
+    if (size < 1 + KV_BLOCK_CHECKSUM_LEN || off > r->file_size || size > r->file_size - off ||
+        size > SIZE_MAX / 2) {
+        set_err(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad block handle)", r->path, off);
+        return KV_CORRUPT;
+    }
+    if (!grow(rb, (size_t)size)) {
+        set_err(err, errlen, "out of memory reading %s", r->path);
+        return KV_NO_MEMORY;
+    }
+    size_t got = 0;
+    char e[256] = "";
+    kv_status st = r->env->read_at(r->file, off, rb->p, (size_t)size, &got, e, sizeof e);
+    if (st != KV_OK) {
+        set_err(err, errlen, "read error in %s at offset %" PRIu64 ": %s", r->path, off, e);
+        return st;
+    }
+    if (got != size) {
+        set_err(err, errlen, "corrupt block in %s at offset %" PRIu64 " (file truncated)", r->path, off);
+        return KV_CORRUPT;
+    }
+    const uint8_t *raw = rb->p;
+    size_t body = (size_t)size - KV_BLOCK_CHECKSUM_LEN;
+    if (kv_checksum(raw, body) != kv_get_le32(raw + body)) {
+        set_err(err, errlen, "corrupt block in %s at offset %" PRIu64 " (checksum mismatch)", r->path, off);
+        return KV_CORRUPT;
+    }
+    uint8_t type = raw[0];
+    if (type == KV_BLOCK_TYPE_RAW) {
+        *blk = raw + 1;
+        *blen = body - 1;
+        if (detach) {
+            *mem = rb->p;
+            *memlen = rb->cap;
+            rb->p = NULL;
+            rb->cap = 0;
+        }
+        return KV_OK;
+    }
+    if ((type != KV_BLOCK_TYPE_LZ4 && type != KV_BLOCK_TYPE_SNAPPY) || body < 5)
+        goto corrupt;
+    size_t rawlen = kv_get_le32(raw + 1);
+    const char *src = (const char *)raw + 5;
+    size_t srclen = body - 5;
+    uint8_t *dst;
+    if (detach) {
+        dst = malloc(rawlen + 1);
+    } else {
+        dst = grow(db, rawlen + 1) ? db->p : NULL;
+    }
+    if (!dst) {
+        set_err(err, errlen, "out of memory reading %s", r->path);
+        return KV_NO_MEMORY;
+    }
+    bool ok;
+    if (type == KV_BLOCK_TYPE_LZ4) {
+        ok = rawlen <= LZ4_MAX_INPUT_SIZE && srclen <= INT32_MAX &&
+             LZ4_decompress_safe(src, (char *)dst + 1, (int)srclen, (int)rawlen) == (int)rawlen;
+    } else {
+        size_t n = 0;
+        ok = snappy_uncompressed_length(src, srclen, &n) == SNAPPY_OK && n == rawlen &&
+             snappy_uncompress(src, srclen, (char *)dst + 1, &n) == SNAPPY_OK && n == rawlen;
+    }
+    if (!ok) {
+        if (detach)
+            free(dst);
+        goto corrupt;
+    }
+    *blk = dst + 1;
+    *blen = rawlen;
+    if (detach) {
+        *mem = dst;
+        *memlen = rawlen + 1;
+    }
+    return KV_OK;
+corrupt:
+    set_err(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad compressed data)", r->path, off);
+    return KV_CORRUPT;
+}
+
+/* Fetches a metadata block into its own buffer. */
+static kv_status fetch_owned(kv_sst_reader *r, uint64_t off, uint64_t size, uint8_t **mem,
+                             const uint8_t **blk, size_t *blen, char *err, size_t errlen) {
+    growbuf rb = { NULL, 0 }, db = { NULL, 0 };
+    size_t memlen;
+    *mem = NULL;
+    kv_status st = fetch(r, off, size, &rb, &db, true, mem, &memlen, blk, blen, err, errlen);
+    free(rb.p);
+    free(db.p);
+    return st;
+}
+
+static kv_status load_index(kv_sst_reader *r, uint64_t off, uint64_t size, uint64_t data_end,
+                            char *err, size_t errlen) {
+    const uint8_t *blk;
+    size_t blen;
+    kv_status st = fetch_owned(r, off, size, &r->index_mem, &blk, &blen, err, errlen);
+    if (st != KV_OK)
+        return st;
+    kv_block b;
+    /* Index keys are used in place, so the index is always NONE-encoded. */
+    if (kv_block_parse(&b, blk, blen) != KV_OK || b.encoding != KV_ENCODING_NONE)
+        goto corrupt;
+    size_t cap = b.nrestarts;
+    r->idx = calloc(cap ? cap : 1, sizeof *r->idx);
+    if (!r->idx) {
+        set_err(err, errlen, "out of memory reading %s", r->path);
+        return KV_NO_MEMORY;
+    }
+    kv_block_iter it;
+    kv_block_iter_init(&it);
+    kv_block_iter_set(&it, &b);
+    uint64_t prev_end = 0;
+    for (kv_block_iter_seek_first(&it); it.valid; kv_block_iter_next(&it)) {
+        idx_entry *e = &r->idx[r->nblocks];
+        const uint8_t *p = it.val, *end = it.val + it.val_len;
+        if (r->nblocks == cap || !(p = kv_get_varint64(p, end, &e->off)) ||
+            !(p = kv_get_varint64(p, end, &e->size)) || p != end)
+            break;
+        if (e->off < prev_end || e->size > data_end || e->off > data_end - e->size)
+            break;
+        if (r->nblocks > 0 &&
+            kv_bytes_compare(r->idx[r->nblocks - 1].key, r->idx[r->nblocks - 1].klen, it.key, it.key_len) >= 0)
+            break;
+        e->key = it.key;
+        e->klen = it.key_len;
+        prev_end = e->off + e->size;
+        r->nblocks++;
+    }
+    bool bad = it.valid || it.status != KV_OK || r->nblocks != cap;
+    kv_block_iter_free(&it);
+    if (!bad)
+        return KV_OK;
+corrupt:
+    set_err(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad index)", r->path, off);
+    return KV_CORRUPT;
+}
+
+static kv_status load_meta(kv_sst_reader *r, uint64_t off, uint64_t size, char *err, size_t errlen) {
+    uint8_t *mem;
+    const uint8_t *p, *end;
+    size_t blen;
+    kv_status st = fetch_owned(r, off, size, &mem, &p, &blen, err, errlen);
+    if (st != KV_OK)
+        return st;
+    end = p + blen;
+    uint32_t version, slen, llen;
+    uint64_t entries, blocks;
+    bool ok = (p = kv_get_varint32(p, end, &version)) && version == KV_SST_META_VERSION &&
+              (p = kv_get_varint64(p, end, &entries)) && (p = kv_get_varint64(p, end, &blocks)) &&
+              end - p >= 24 && (p += 24) && (p = kv_get_varint32(p, end, &slen)) &&
+              (size_t)(end - p) >= slen && (p += slen) && (p = kv_get_varint32(p, end, &llen)) &&
+              (size_t)(end - p) >= llen && (p += llen) && end - p >= 3;
+    if (ok) {
+        uint8_t bloom = p[2];
+        ok = p[0] <= KV_COMPRESSION_SNAPPY && p[1] <= KV_ENCODING_DIFF && bloom <= KV_BLOOM_ROWCOL &&
+             blocks == r->nblocks;
+        r->bloom_kind = (kv_bloom)bloom;
+        r->entries = entries;
+    }
+    free(mem);
+    if (ok)
+        return KV_OK;
+    set_err(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad meta block)", r->path, off);
+    return KV_CORRUPT;
+}
+
+void kv_sst_close(kv_sst_reader *r) {
+    if (!r)
+        return;
+    if (r->file)
+        r->env->close(r->file, NULL, 0);
+    pthread_mutex_destroy(&r->err_mu);
+    free(r->index_mem);
+    free(r->idx);
+    free(r->bloom_mem);
+    free(r->path);
+    free(r);
+}
+
+kv_status kv_sst_open(kv_sst_reader **out, kv_env *env, const char *path, uint64_t file_number,
+                      kv_cache *cache, char *err, size_t errlen) {
+    *out = NULL;
+    kv_sst_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        set_err(err, errlen, "out of memory opening %s", path);
+        return KV_NO_MEMORY;
+    }
+    if (pthread_mutex_init(&r->err_mu, NULL) != 0) {
+        free(r->path);
+        free(r);
+        set_err(err, errlen, "cannot create mutex opening %s", path);
+        return KV_NO_MEMORY;
+    }
+    r->env = env;
+    r->file_number = file_number;
+    r->cache = cache;
+    kv_status st = env->open_read(env, path, &r->file, err, errlen);
+    if (st == KV_OK)
+        st = env->size(r->file, &r->file_size, err, errlen);
+    if (st != KV_OK) {
+        kv_sst_close(r);
+        return st;
+    }
+    uint8_t f[KV_SST_FOOTER_LEN];
+    uint64_t foff = r->file_size >= KV_SST_FOOTER_LEN ? r->file_size - KV_SST_FOOTER_LEN : 0;
+    size_t got = 0;
+    if (r->file_size < KV_SST_FOOTER_LEN) {
+        set_err(err, errlen, "corrupt sorted file %s: %" PRIu64 " bytes is too short (truncated)",
+                path, r->file_size);
+        st = KV_CORRUPT;
+    } else if ((st = env->read_at(r->file, foff, f, sizeof f, &got, err, errlen)) == KV_OK &&
+               (got != sizeof f || kv_get_le64(f + 56) != KV_SST_MAGIC ||
+                kv_get_le32(f + 52) != kv_checksum(f, 52) ||
+                kv_get_le32(f + 48) != KV_SST_FORMAT_VERSION)) {
+        set_err(err, errlen, "corrupt sorted file %s: bad footer at offset %" PRIu64
+                " (truncated or damaged)", path, foff);
+        st = KV_CORRUPT;
+    }
+    if (st != KV_OK) {
+        kv_sst_close(r);
+        return st;
+    }
+    uint64_t index_off = kv_get_le64(f), index_size = kv_get_le64(f + 8);
+    uint64_t bloom_off = kv_get_le64(f + 16), bloom_size = kv_get_le64(f + 24);
+    uint64_t meta_off = kv_get_le64(f + 32), meta_size = kv_get_le64(f + 40);
+    /* Data blocks lie before the first metadata block. */
+    uint64_t data_end = bloom_size ? bloom_off : index_off;
+    if (data_end > foff) {
+        set_err(err, errlen, "corrupt sorted file %s: bad footer at offset %" PRIu64, path, foff);
+        kv_sst_close(r);
+        return KV_CORRUPT;
+    }
+    st = load_index(r, index_off, index_size, data_end, err, errlen);
+    if (st == KV_OK && bloom_size) {
+        const uint8_t *blk;
+        st = fetch_owned(r, bloom_off, bloom_size, &r->bloom_mem, &blk, &r->bloom_len, err, errlen);
+        r->bloom = blk;
+        if (st == KV_OK && !kv_bloom_filter_valid(r->bloom, r->bloom_len)) {
+            set_err(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad bloom filter)",
+                    path, bloom_off);
+            st = KV_CORRUPT;
+        }
+    }
+    if (st == KV_OK)
+        st = load_meta(r, meta_off, meta_size, err, errlen);
+    if (st != KV_OK) {
+        kv_sst_close(r);
+        return st;
+    }
+    if (!r->bloom)
+        r->bloom_kind = KV_BLOOM_NONE;
+    *out = r;
+    return KV_OK;
+}
+
+bool kv_sst_may_contain_row(const kv_sst_reader *r, const uint8_t *row_key, size_t len) {
+    if (r->bloom_kind != KV_BLOOM_ROW)
+        return true;
+    return kv_bloom_may_contain(r->bloom, r->bloom_len, row_key, len);
+}
+
+bool kv_sst_may_contain_column(const kv_sst_reader *r, const uint8_t *column_key, size_t len) {
+    if (r->bloom_kind != KV_BLOOM_ROWCOL)
+        return true;
+    return kv_bloom_may_contain(r->bloom, r->bloom_len, column_key, len);
+}
+
+void kv_sst_last_error(const kv_sst_reader *r, char *buf, size_t len) {
+    kv_sst_reader *mr = (kv_sst_reader *)r;   /* locking does not change it */
+    if (!buf || !len)
+        return;
+    pthread_mutex_lock(&mr->err_mu);
+    snprintf(buf, len, "%s", mr->last_err);
+    pthread_mutex_unlock(&mr->err_mu);
+}
+
+uint64_t kv_sst_file_size(const kv_sst_reader *r) {
+    return r->file_size;
+}
+
+static void record_error(kv_sst_reader *r, const char *msg) {
+    pthread_mutex_lock(&r->err_mu);
+    snprintf(r->last_err, sizeof r->last_err, "%s", msg);
+    pthread_mutex_unlock(&r->err_mu);
+}
+
+/* ---------------------------------------------------------------- iterator */
+
+typedef struct sst_iter {
+    kv_iter base;
+    kv_sst_reader *r;
+    bool fill, high;
+    size_t bi;                   /* block in bit; r->nblocks = none */
+    kv_cache_handle *h;          /* pins the current block when cached */
+    growbuf rb, db;              /* reused when blocks are not cached */
+    kv_block_iter bit;
+    kv_status status;            /* sticky: set by the first error */
+} sst_iter;
+
+static void iter_error(sst_iter *it, kv_status st, const char *msg) {
+    it->status = st;
+    it->bit.valid = false;
+    record_error(it->r, msg);
+}
+
+static void drop_block(sst_iter *it) {
+    if (it->h) {
+        kv_cache_release(it->r->cache, it->h);
+        it->h = NULL;
+    }
+    it->bi = it->r->nblocks;
+    it->bit.valid = false;
+}
+
+static bool load_block(sst_iter *it, size_t i) {
+    kv_sst_reader *r = it->r;
+    drop_block(it);
+    if (it->status != KV_OK)
+        return false;
+    const idx_entry *e = &r->idx[i];
+    const uint8_t *blk = NULL;
+    size_t blen = 0;
+    if (r->cache)
+        it->h = kv_cache_lookup(r->cache, r->file_number, e->off);
+    if (!it->h) {
+        char msg[MSG_LEN];
+        bool detach = r->cache && it->fill;
+        uint8_t *mem = NULL;
+        size_t memlen = 0;
+        kv_status st = fetch(r, e->off, e->size, &it->rb, &it->db, detach, &mem, &memlen, &blk, &blen,
+                             msg, sizeof msg);
+        if (st != KV_OK) {
+            iter_error(it, st, msg);
+            return false;
+        }
+        if (detach) {
+            it->h = kv_cache_insert(r->cache, r->file_number, e->off, mem, blen + 1, memlen, it->high);
+            if (!it->h) {
+                iter_error(it, KV_NO_MEMORY, "out of memory caching a block");
+                return false;
+            }
+        }
+    }
+    if (it->h) {
+        size_t size;
+        blk = (const uint8_t *)kv_cache_data(it->h, &size) + 1;
+        blen = size - 1;
+    }
+    kv_block b;
+    if (kv_block_parse(&b, blk, blen) != KV_OK) {
+        char msg[MSG_LEN];
+        snprintf(msg, sizeof msg, "corrupt block in %s at offset %" PRIu64 " (bad block trailer)",
+                 r->path, e->off);
+        iter_error(it, KV_CORRUPT, msg);
+        return false;
+    }
+    kv_block_iter_set(&it->bit, &b);
+    it->bi = i;
+    return true;
+}
+
+/* After a block-iterator move: reports decoding errors. */
+static bool block_ok(sst_iter *it) {
+    if (it->bit.status == KV_OK)
+        return true;
+    char msg[MSG_LEN];
+    if (it->bit.status == KV_CORRUPT)
+        snprintf(msg, sizeof msg, "corrupt block in %s at offset %" PRIu64 " (bad entry)",
+                 it->r->path, it->r->idx[it->bi].off);
+    else
+        snprintf(msg, sizeof msg, "out of memory reading %s", it->r->path);
+    iter_error(it, it->bit.status, msg);
+    return false;
+}
+
+/* Moves past the ends of blocks to the next entry, if any. */
+static void skip_forward(sst_iter *it) {
+    while (!it->bit.valid && block_ok(it) && it->bi + 1 < it->r->nblocks) {
+        if (!load_block(it, it->bi + 1))
+            return;
+        kv_block_iter_seek_first(&it->bit);
+    }
+    block_ok(it);
+}
+
+/* The first block whose separator is >= target (nblocks if none). */
+static size_t find_block(const kv_sst_reader *r, const uint8_t *target, size_t len) {
+    size_t lo = 0, hi = r->nblocks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (kv_bytes_compare(r->idx[mid].key, r->idx[mid].klen, target, len) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void it_seek(kv_iter *base, const uint8_t *target, size_t len) {
+    sst_iter *it = (sst_iter *)base;
+    size_t i = len == 0 ? 0 : find_block(it->r, target, len);
+    if (i >= it->r->nblocks) {
+        drop_block(it);
+        return;
+    }
+    if (!load_block(it, i))
+        return;
+    if (len == 0)
+        kv_block_iter_seek_first(&it->bit);
+    else
+        kv_block_iter_seek(&it->bit, target, len);
+    skip_forward(it);
+}
+
+static void seek_last_of(sst_iter *it, size_t i) {
+    if (load_block(it, i)) {
+        kv_block_iter_seek_last(&it->bit);
+        block_ok(it);
+    }
+}
+
+static void it_seek_before(kv_iter *base, const uint8_t *target, size_t len) {
+    sst_iter *it = (sst_iter *)base;
+    size_t n = it->r->nblocks;
+    if (n == 0) {
+        drop_block(it);
+        return;
+    }
+    if (!target) {
+        seek_last_of(it, n - 1);
+        return;
+    }
+    size_t i = find_block(it->r, target, len);
+    if (i >= n) {
+        /* Every separator, hence every key, is < target. */
+        seek_last_of(it, n - 1);
+        return;
+    }
+    if (!load_block(it, i))
+        return;
+    kv_block_iter_seek_before(&it->bit, target, len);
+    if (!block_ok(it) || it->bit.valid)
+        return;
+    if (i == 0) {
+        drop_block(it);
+        return;
+    }
+    /* Block i-1 ends at or before its separator, which is < target. */
+    seek_last_of(it, i - 1);
+}
+
+static void it_next(kv_iter *base) {
+    sst_iter *it = (sst_iter *)base;
+    if (!it->bit.valid || it->status != KV_OK)
+        return;
+    kv_block_iter_next(&it->bit);
+    skip_forward(it);
+}
+
+static bool it_valid(const kv_iter *base) {
+    const sst_iter *it = (const sst_iter *)base;
+    return it->status == KV_OK && it->bi < it->r->nblocks && it->bit.valid;
+}
+
+static const uint8_t *it_key(const kv_iter *base, size_t *len) {
+    const sst_iter *it = (const sst_iter *)base;
+    *len = it->bit.key_len;
+    return it->bit.key;
+}
+
+static const uint8_t *it_value(const kv_iter *base, size_t *len) {
+    const sst_iter *it = (const sst_iter *)base;
+    *len = it->bit.val_len;
+    return it->bit.val;
+}
+
+static kv_status it_status(const kv_iter *base) {
+    return ((const sst_iter *)base)->status;
+}
+
+static void it_destroy(kv_iter *base) {
+    sst_iter *it = (sst_iter *)base;
+    if (!it)
+        return;
+    drop_block(it);
+    kv_block_iter_free(&it->bit);
+    free(it->rb.p);
+    free(it->db.p);
+    free(it);
+}
+
+kv_iter *kv_sst_iter(kv_sst_reader *r, bool fill_cache, bool high_priority) {
+    sst_iter *it = calloc(1, sizeof *it);
+    if (!it)
+        return NULL;
+    it->base = (kv_iter){ it_seek, it_seek_before, it_next, it_valid, it_key, it_value, it_status,
+                          it_destroy };
+    it->r = r;
+    it->fill = fill_cache;
+    it->high = high_priority;
+    it->bi = r->nblocks;
+    kv_block_iter_init(&it->bit);
+    return &it->base;
+}

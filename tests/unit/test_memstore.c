@@ -1,0 +1,455 @@
+/**
+ * @file test_memstore.c
+ * Unit tests of memstore.c (random inserts against a sorted reference,
+ * seek / seek_before / next, duplicates, big entries, references, a reader
+ * thread iterating while the writer inserts) and merge_iter.c (merging
+ * memstores, ties by child index, backward positioning, child errors).
+ */
+#include "memstore.h"
+#include "testutil.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+typedef struct ref_key {
+    uint8_t k[24];
+    size_t len;
+} ref_key;
+
+static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
+    size_t n = al < bl ? al : bl;
+    int c = n ? memcmp(a, b, n) : 0;
+    if (c)
+        return c;
+    return al < bl ? -1 : al > bl ? 1 : 0;
+}
+
+static int cmp_ref(const void *a, const void *b) {
+    const ref_key *x = a, *y = b;
+    return cmp_bytes(x->k, x->len, y->k, y->len);
+}
+
+static uint64_t rnd(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Short keys over a small alphabet, so that prefixes and the empty key
+   occur. */
+static void random_key(uint64_t *s, ref_key *k) {
+    k->len = (size_t)(rnd(s) % 7);
+    for (size_t i = 0; i < k->len; i++)
+        k->k[i] = (uint8_t)("ab\0\xff"[rnd(s) % 4]);
+}
+
+/* The value stored for a key: its bytes reversed plus its length. */
+static size_t value_of(const uint8_t *k, size_t len, uint8_t *out) {
+    for (size_t i = 0; i < len; i++)
+        out[i] = k[len - 1 - i];
+    out[len] = (uint8_t)len;
+    return len + 1;
+}
+
+static bool entry_ok(kv_iter *it) {
+    size_t kl, vl;
+    const uint8_t *k = it->key(it, &kl);
+    const uint8_t *v = it->value(it, &vl);
+    uint8_t want[32];
+    size_t wl = value_of(k, kl, want);
+    return vl == wl && memcmp(v, want, wl) == 0;
+}
+
+static bool at_key(kv_iter *it, const ref_key *r) {
+    if (!it->valid(it))
+        return false;
+    size_t kl;
+    const uint8_t *k = it->key(it, &kl);
+    return cmp_bytes(k, kl, r->k, r->len) == 0;
+}
+
+static void test_random(void) {
+    kv_memstore *m = kv_memstore_new();
+    REQUIRE(m != NULL);
+    enum { N = 6000 };
+    ref_key *ref = malloc(N * sizeof *ref);
+    REQUIRE(ref != NULL);
+    size_t nref = 0;
+    uint64_t s = 88172645463325252ull;
+    int dup_ok = 0, dup_bad = 0;
+    for (int i = 0; i < N; i++) {
+        ref_key k;
+        random_key(&s, &k);
+        uint8_t v[32];
+        size_t vl = value_of(k.k, k.len, v);
+        bool present = false;
+        for (size_t j = 0; j < nref && !present; j++)
+            present = cmp_ref(&ref[j], &k) == 0;
+        kv_status st = kv_memstore_add(m, k.k, k.len, v, vl);
+        if (present) {
+            if (st == KV_EXISTS)
+                dup_ok++;
+            else
+                dup_bad++;
+        } else {
+            CHECK_EQ(st, KV_OK);
+            ref[nref++] = k;
+        }
+    }
+    CHECK(dup_ok > 0);
+    CHECK_EQ(dup_bad, 0);
+    CHECK_EQ(kv_memstore_entries(m), nref);
+    CHECK(kv_memstore_bytes(m) > 0);
+    qsort(ref, nref, sizeof *ref, cmp_ref);
+
+    kv_iter *it = kv_memstore_iter(m);
+    REQUIRE(it != NULL);
+    /* Full forward walk equals the reference. */
+    size_t i = 0;
+    int wrong = 0;
+    for (it->seek(it, NULL, 0); it->valid(it); it->next(it), i++)
+        if (i >= nref || !at_key(it, &ref[i]) || !entry_ok(it))
+            wrong++;
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(i, nref);
+    CHECK_EQ(it->status(it), KV_OK);
+
+    /* seek and seek_before against lower bounds of random targets. */
+    wrong = 0;
+    for (int t = 0; t < 3000; t++) {
+        ref_key k;
+        random_key(&s, &k);
+        size_t lb = 0;
+        while (lb < nref && cmp_ref(&ref[lb], &k) < 0)
+            lb++;
+        it->seek(it, k.k, k.len);
+        if (k.len == 0) {
+            if (!at_key(it, &ref[0]))   /* len 0: the first entry */
+                wrong++;
+        } else if (lb == nref ? it->valid(it) : !at_key(it, &ref[lb])) {
+            wrong++;
+        } else if (lb + 1 < nref) {
+            it->next(it);
+            if (!at_key(it, &ref[lb + 1]))
+                wrong++;
+        }
+        it->seek_before(it, k.k, k.len);
+        if (lb == 0 ? it->valid(it) : !at_key(it, &ref[lb - 1]) || !entry_ok(it))
+            wrong++;
+    }
+    CHECK_EQ(wrong, 0);
+    it->seek_before(it, NULL, 0);
+    CHECK(at_key(it, &ref[nref - 1]));
+    it->next(it);
+    CHECK(!it->valid(it));
+    size_t kl = 99;
+    CHECK(it->key(it, &kl) == NULL);
+    CHECK_EQ(kl, 0);
+
+    /* The iterator keeps the memstore alive after its owner lets go. */
+    kv_memstore_unref(m);
+    it->seek(it, NULL, 0);
+    CHECK(at_key(it, &ref[0]));
+    it->destroy(it);
+    free(ref);
+}
+
+static void test_edges(void) {
+    kv_memstore *m = kv_memstore_new();
+    REQUIRE(m != NULL);
+    kv_iter *it = kv_memstore_iter(m);
+    REQUIRE(it != NULL);
+    it->seek(it, NULL, 0);
+    CHECK(!it->valid(it));
+    it->seek_before(it, NULL, 0);
+    CHECK(!it->valid(it));
+    it->seek(it, (const uint8_t *)"a", 1);
+    CHECK(!it->valid(it));
+
+    /* Shorter prefix first. */
+    CHECK_EQ(kv_memstore_add(m, (const uint8_t *)"ab", 2, (const uint8_t *)"2", 1), KV_OK);
+    CHECK_EQ(kv_memstore_add(m, (const uint8_t *)"a", 1, (const uint8_t *)"1", 1), KV_OK);
+    CHECK_EQ(kv_memstore_add(m, (const uint8_t *)"b", 1, NULL, 0), KV_OK);
+    CHECK_EQ(kv_memstore_add(m, (const uint8_t *)"a", 1, (const uint8_t *)"x", 1), KV_EXISTS);
+    CHECK_EQ(kv_memstore_add(m, NULL, 3, NULL, 0), KV_INVALID);
+    size_t kl, vl;
+    it->seek(it, NULL, 0);
+    CHECK_BYTES(it->key(it, &kl), kl, "a");
+    CHECK_BYTES(it->value(it, &vl), vl, "1");
+    it->next(it);
+    CHECK_BYTES(it->key(it, &kl), kl, "ab");
+    it->next(it);
+    CHECK_BYTES(it->key(it, &kl), kl, "b");
+    it->value(it, &vl);
+    CHECK_EQ(vl, 0);
+    it->seek_before(it, (const uint8_t *)"ab", 2);
+    CHECK_BYTES(it->key(it, &kl), kl, "a");
+    it->seek_before(it, (const uint8_t *)"a", 1);
+    CHECK(!it->valid(it));
+    it->seek_before(it, (const uint8_t *)"zz", 2);
+    CHECK_BYTES(it->key(it, &kl), kl, "b");
+
+    /* Entries bigger than an arena chunk. */
+    size_t big = 3u << 20;
+    uint8_t *v = malloc(big);
+    REQUIRE(v != NULL);
+    for (size_t i = 0; i < big; i++)
+        v[i] = (uint8_t)(i * 13);
+    size_t before = kv_memstore_bytes(m);
+    CHECK_EQ(kv_memstore_add(m, (const uint8_t *)"big", 3, v, big), KV_OK);
+    CHECK(kv_memstore_bytes(m) >= before + big);
+    CHECK_EQ(kv_memstore_add(m, (const uint8_t *)"c", 1, (const uint8_t *)"3", 1), KV_OK);
+    it->seek(it, (const uint8_t *)"big", 3);
+    const uint8_t *got = it->value(it, &vl);
+    CHECK_EQ(vl, big);
+    CHECK(vl == big && memcmp(got, v, big) == 0);
+    it->next(it);
+    CHECK_BYTES(it->key(it, &kl), kl, "c");
+    free(v);
+    CHECK_EQ(kv_memstore_entries(m), 5);
+    it->destroy(it);
+    kv_memstore_unref(m);
+    kv_memstore_unref(NULL);
+}
+
+/* ---- concurrent reader ---- */
+
+typedef struct shared {
+    kv_memstore *m;
+    atomic_bool done;
+    long passes, partial, bad, max_seen;
+} shared;
+
+static void make_entry(uint64_t x, uint8_t key[8], uint8_t val[16]) {
+    for (int i = 0; i < 8; i++)
+        key[i] = (uint8_t)(x >> (56 - 8 * i));
+    for (int i = 0; i < 16; i++)
+        val[i] = (uint8_t)(key[i % 8] ^ (i * 29));
+}
+
+static void *reader(void *arg) {
+    shared *sh = arg;
+    kv_iter *it = kv_memstore_iter(sh->m);
+    if (!it) {
+        sh->bad++;
+        return NULL;
+    }
+    bool last = false;
+    while (!last) {
+        last = atomic_load(&sh->done);   /* one more full pass after the end */
+        uint8_t prev[8];
+        bool have_prev = false;
+        long n = 0;
+        for (it->seek(it, NULL, 0); it->valid(it); it->next(it)) {
+            size_t kl, vl;
+            const uint8_t *k = it->key(it, &kl);
+            const uint8_t *v = it->value(it, &vl);
+            uint8_t wk[8], wv[16];
+            uint64_t x = 0;
+            for (size_t i = 0; i < kl && i < 8; i++)
+                x = x << 8 | k[i];
+            make_entry(x, wk, wv);
+            if (kl != 8 || vl != 16 || memcmp(v, wv, 16) != 0)
+                sh->bad++;
+            if (have_prev && memcmp(prev, k, 8) >= 0)
+                sh->bad++;
+            memcpy(prev, k, 8);
+            have_prev = true;
+            n++;
+        }
+        if (n > sh->max_seen)
+            sh->max_seen = n;
+        if (!last)
+            sh->partial++;
+        sh->passes++;
+    }
+    it->destroy(it);
+    return NULL;
+}
+
+static void test_concurrent(void) {
+    shared sh = {.m = kv_memstore_new()};
+    REQUIRE(sh.m != NULL);
+    atomic_init(&sh.done, false);
+    pthread_t th;
+    int rc = pthread_create(&th, NULL, reader, &sh);
+    REQUIRE(rc == 0);
+    enum { N = 40000 };
+    uint64_t s = 0x1234567887654321ull;
+    int failed = 0;
+    for (int i = 0; i < N; i++) {
+        uint8_t k[8], v[16];
+        /* Distinct keys: a bijection of i, spread over the key space. */
+        make_entry((uint64_t)i * 0x9e3779b97f4a7c15ull ^ 0x5555, k, v);
+        if (kv_memstore_add(sh.m, k, 8, v, 16) != KV_OK)
+            failed++;
+        if (rnd(&s) % 1000 == 0)
+            sched_yield();
+    }
+    atomic_store(&sh.done, true);
+    pthread_join(th, NULL);
+    CHECK_EQ(failed, 0);
+    CHECK_EQ(sh.bad, 0);
+    CHECK(sh.passes >= 1);
+    /* Most runs overlap; report it so that a silent non-overlap shows. */
+    printf("concurrent: %ld reader passes, %ld during inserts\n", sh.passes, sh.partial);
+    CHECK_EQ(sh.max_seen, N);   /* the last pass ran after every insert */
+    CHECK_EQ(kv_memstore_entries(sh.m), N);
+    kv_memstore_unref(sh.m);
+}
+
+/* ---- merge iterator ---- */
+
+/* A child iterator that yields nothing and reports a fixed status. */
+typedef struct fail_iter {
+    kv_iter it;
+    kv_status st;
+} fail_iter;
+static void fi_seek(kv_iter *it, const uint8_t *t, size_t l) { (void)it; (void)t; (void)l; }
+static void fi_next(kv_iter *it) { (void)it; }
+static bool fi_valid(const kv_iter *it) { (void)it; return false; }
+static const uint8_t *fi_kv(const kv_iter *it, size_t *l) { (void)it; *l = 0; return NULL; }
+static kv_status fi_status(const kv_iter *it) { return ((const fail_iter *)(const void *)it)->st; }
+static void fi_destroy(kv_iter *it) { free(it); }
+static kv_iter *fail_iter_new(kv_status st) {
+    fail_iter *f = malloc(sizeof *f);
+    REQUIRE(f != NULL);
+    f->it = (kv_iter){fi_seek, fi_seek, fi_next, fi_valid, fi_kv, fi_kv, fi_status, fi_destroy};
+    f->st = st;
+    return &f->it;
+}
+
+enum { KIDS = 4, PER = 500 };
+
+/* Child c holds keys 3*j + c % 3 for j < PER, value = c: children 0 and 3
+   share all their keys, so ties appear. */
+static void merge_key(int n, uint8_t k[4]) {
+    k[0] = (uint8_t)(n >> 24);
+    k[1] = (uint8_t)(n >> 16);
+    k[2] = (uint8_t)(n >> 8);
+    k[3] = (uint8_t)n;
+}
+
+static int key_int(const kv_iter *it) {
+    size_t kl;
+    const uint8_t *k = it->key(it, &kl);
+    if (kl != 4)
+        return -1;
+    return (int)((uint32_t)k[0] << 24 | (uint32_t)k[1] << 16 | (uint32_t)k[2] << 8 | k[3]);
+}
+
+static int val_int(const kv_iter *it) {
+    size_t vl;
+    const uint8_t *v = it->value(it, &vl);
+    return vl == 1 ? v[0] : -1;
+}
+
+static void test_merge(void) {
+    kv_iter *kids[KIDS + 1];
+    for (int c = 0; c < KIDS; c++) {
+        kv_memstore *m = kv_memstore_new();
+        REQUIRE(m != NULL);
+        /* Insert in reverse to exercise the skip list, not the order. */
+        for (int j = PER - 1; j >= 0; j--) {
+            uint8_t k[4], v = (uint8_t)c;
+            merge_key(3 * j + c % 3, k);
+            kv_status st = kv_memstore_add(m, k, 4, &v, 1);
+            REQUIRE(st == KV_OK);
+        }
+        kids[c] = kv_memstore_iter(m);
+        REQUIRE(kids[c] != NULL);
+        kv_memstore_unref(m);   /* the iterator holds it */
+    }
+    kv_memstore *empty = kv_memstore_new();
+    REQUIRE(empty != NULL);
+    kids[KIDS] = kv_memstore_iter(empty);
+    kv_memstore_unref(empty);
+    kv_iter *it = kv_merge_iter_new(kids, KIDS + 1);
+    REQUIRE(it != NULL);
+
+    /* Forward: every key once per child, ties by lower child index. */
+    int count = 0, wrong = 0, prev_key = -1, prev_val = -1;
+    for (it->seek(it, NULL, 0); it->valid(it); it->next(it), count++) {
+        int k = key_int(it), v = val_int(it);
+        if (k < prev_key || (k == prev_key && v <= prev_val) || v < 0 || k % 3 != v % 3)
+            wrong++;
+        prev_key = k;
+        prev_val = v;
+    }
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(count, KIDS * PER);
+    CHECK_EQ(it->status(it), KV_OK);
+
+    /* seek to a key held by children 0 and 3: 0 first, then 3. */
+    uint8_t t[4];
+    merge_key(30, t);
+    it->seek(it, t, 4);
+    CHECK_EQ(key_int(it), 30);
+    CHECK_EQ(val_int(it), 0);
+    it->next(it);
+    CHECK_EQ(key_int(it), 30);
+    CHECK_EQ(val_int(it), 3);
+    it->next(it);
+    CHECK_EQ(key_int(it), 31);
+    CHECK_EQ(val_int(it), 1);
+    it->next(it);
+    CHECK_EQ(key_int(it), 32);
+    CHECK_EQ(val_int(it), 2);
+
+    /* seek_before: the largest key below; ties by lower index. */
+    merge_key(31, t);
+    it->seek_before(it, t, 4);
+    CHECK_EQ(key_int(it), 30);
+    CHECK_EQ(val_int(it), 0);
+    merge_key(33, t);
+    it->seek_before(it, t, 4);
+    CHECK_EQ(key_int(it), 32);
+    CHECK_EQ(val_int(it), 2);
+    it->seek_before(it, NULL, 0);
+    CHECK_EQ(key_int(it), 3 * (PER - 1) + 2);
+    CHECK_EQ(val_int(it), 2);
+    merge_key(0, t);
+    it->seek_before(it, t, 4);
+    CHECK(!it->valid(it));
+    /* A seek after seek_before goes forward again. */
+    merge_key(1000000, t);
+    it->seek(it, t, 4);
+    CHECK(!it->valid(it));
+    merge_key(2, t);
+    it->seek(it, t, 4);
+    CHECK_EQ(key_int(it), 2);
+    it->destroy(it);
+
+    /* No children. */
+    it = kv_merge_iter_new(NULL, 0);
+    REQUIRE(it != NULL);
+    it->seek(it, NULL, 0);
+    CHECK(!it->valid(it));
+    it->seek_before(it, NULL, 0);
+    CHECK(!it->valid(it));
+    CHECK_EQ(it->status(it), KV_OK);
+    it->destroy(it);
+
+    /* A failing child stops the merge and gives its status. */
+    kv_memstore *m = kv_memstore_new();
+    REQUIRE(m != NULL);
+    uint8_t v = 9;
+    CHECK_EQ(kv_memstore_add(m, (const uint8_t *)"k", 1, &v, 1), KV_OK);
+    kv_iter *two[3] = {kv_memstore_iter(m), fail_iter_new(KV_OK), fail_iter_new(KV_CORRUPT)};
+    kv_memstore_unref(m);
+    it = kv_merge_iter_new(two, 3);
+    REQUIRE(it != NULL);
+    it->seek(it, NULL, 0);
+    CHECK(!it->valid(it));
+    CHECK_EQ(it->status(it), KV_CORRUPT);
+    it->destroy(it);
+}
+
+int main(void) {
+    test_random();
+    test_edges();
+    test_concurrent();
+    test_merge();
+    return test_finish("test_memstore");
+}
