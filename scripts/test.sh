@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Sets everything up, then runs every test suite: the C unit tests, the same
+# unit tests under AddressSanitizer and UndefinedBehaviorSanitizer, and the
+# bats tests of the shell and the mounted filesystem. Ends with one line
+# "N passed, M failed, K skipped" summing all suites; exits non-zero if any
+# test failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+passed=0 failed=0 skipped=0
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+# Every test file must be registered with a suite.
+for f in tests/unit/test_*.c; do
+  name=$(basename "$f" .c)
+  if ! grep -q "'$name'" tests/unit/meson.build; then
+    echo "UNREGISTERED: $f is not listed in tests/unit/meson.build"
+    failed=$((failed + 1))
+  fi
+done
+
+count_meson() {   # $1 = build dir, $2 = label
+  local out="$log/$2.txt"
+  meson test -C "$1" --print-errorlogs >"$out" 2>&1
+  local ok fail skip
+  ok=$(awk '/^Ok:/ {print $2}' "$out"); fail=$(awk '/^Fail:/ {print $2}' "$out")
+  skip=$(awk '/^Skipped:/ {print $2}' "$out")
+  local timeout; timeout=$(awk '/^Timeout:/ {print $2}' "$out")
+  fail=$(( ${fail:-0} + ${timeout:-0} ))
+  if [ -z "$ok" ]; then fail=$((fail + 1)); ok=0; fi
+  grep -E '^ *[0-9]+/[0-9]+ ' "$out"
+  [ "$fail" -gt 0 ] && sed -n '/^--- command ---/,$p' "$out" | tail -80
+  echo "$2: ${ok} passed, ${fail} failed, ${skip:-0} skipped"
+  passed=$((passed + ok)); failed=$((failed + fail)); skipped=$((skipped + ${skip:-0}))
+}
+
+echo "== unit tests"
+count_meson build unit
+
+echo "== unit tests under ASan+UBSan"
+if [ ! -d build-asan ]; then
+  meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dfuse=false -Dtools=false >/dev/null
+fi
+if ninja -C build-asan >"$log/asan-build.txt" 2>&1; then
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 count_meson build-asan unit-asan
+else
+  tail -30 "$log/asan-build.txt"; failed=$((failed + 1))
+fi
+
+echo "== bats tests"
+if ls tests/bats/*.bats >/dev/null 2>&1; then
+  CELLFS_BUILD="$(pwd)/build" bats --tap tests/bats >"$log/bats.txt" 2>&1
+  cat "$log/bats.txt"
+  ok=$(grep -cE '^ok [0-9]+' "$log/bats.txt" | tr -d ' ')
+  skip=$(grep -cE '^ok [0-9]+ .*# skip' "$log/bats.txt" | tr -d ' ')
+  notok=$(grep -cE '^not ok [0-9]+' "$log/bats.txt" | tr -d ' ')
+  ok=$((ok - skip))
+  echo "bats: ${ok} passed, ${notok} failed, ${skip} skipped"
+  passed=$((passed + ok)); failed=$((failed + notok)); skipped=$((skipped + skip))
+fi
+
+echo "${passed} passed, ${failed} failed, ${skipped} skipped"
+[ "$failed" -eq 0 ]

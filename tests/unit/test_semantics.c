@@ -1,0 +1,676 @@
+/*
+ * HBase data-model semantics through the public header: the examples of the
+ * reference documents (webtable, the nested map), versions, the four delete
+ * markers and their masking rules, TTL with MIN_VERSIONS, KEEP_DELETED_CELLS,
+ * NEW_VERSION_BEHAVIOR, counters, append, check-and-mutate, implicit
+ * timestamps, and the scan options. Each case runs with its data still in
+ * memory and again after a flush to sorted files, where the result must be
+ * the same.
+ */
+#include "kvcore.h"
+#include "testutil.h"
+
+#include <stdbool.h>
+
+typedef struct fixture {
+    char *dir;
+    kv_store *s;
+    int64_t clock;          /* the store's clock while frozen (>0) */
+} fixture;
+
+static int64_t fixed_clock(void *ctx) { return ((fixture *)ctx)->clock; }
+
+static void fx_open(fixture *fx, bool frozen_clock) {
+    kv_store_options o = KV_STORE_OPTIONS_INIT;
+    o.create_if_missing = true;
+    if (frozen_clock) {
+        o.clock_ms = fixed_clock;
+        o.clock_ctx = fx;
+    }
+    char err[512];
+    kv_status st = kv_store_open(&fx->s, fx->dir, &o, err, sizeof err);
+    if (st != KV_OK) fprintf(stderr, "open: %s\n", err);
+    REQUIRE(st == KV_OK);
+}
+
+static void fx_start(fixture *fx, const char *tag, bool frozen_clock) {
+    fx->dir = test_tmpdir(tag);
+    fx->clock = 1700000000000;
+    fx_open(fx, frozen_clock);
+}
+
+static void fx_end(fixture *fx) {
+    CHECK_EQ(kv_store_close(fx->s), KV_OK);
+    test_rmtree(fx->dir);
+    free(fx->dir);
+}
+
+static kv_family_desc family(const char *name, int versions) {
+    kv_family_desc f = KV_FAMILY_DESC_INIT;
+    snprintf(f.name, sizeof f.name, "%s", name);
+    f.versions = versions;
+    return f;
+}
+
+static void put(fixture *fx, const char *t, const char *row, const char *fam, const char *q,
+                int64_t ts, const char *v) {
+    kv_status st = kv_put(fx->s, t, row, strlen(row), fam, q, strlen(q), ts, v, strlen(v), NULL);
+    if (st != KV_OK) fprintf(stderr, "put failed: %s\n", kv_store_errmsg(fx->s));
+    CHECK_EQ(st, KV_OK);
+}
+
+/* Formats a result as "fam:q@ts=value;..." for compact comparisons. */
+static char *render(const kv_result *r) {
+    static char buf[8192];
+    size_t n = 0;
+    buf[0] = 0;
+    for (size_t i = 0; r && i < r->ncells; i++) {
+        const kv_cell *c = &r->cells[i];
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s:%.*s@%lld", c->family, (int)c->qualifier_len,
+                              (const char *)c->qualifier, (long long)c->timestamp);
+        if (c->type != KV_TYPE_PUT) n += (size_t)snprintf(buf + n, sizeof buf - n, "#%d", c->type);
+        else n += (size_t)snprintf(buf + n, sizeof buf - n, "=%.*s", (int)c->value_len, (const char *)c->value);
+        n += (size_t)snprintf(buf + n, sizeof buf - n, ";");
+    }
+    return buf;
+}
+
+static const char *get_str(fixture *fx, const char *t, const char *row, const kv_read_options *o) {
+    kv_result *r = NULL;
+    kv_status st = kv_get(&r, fx->s, t, row, strlen(row), o);
+    CHECK_EQ(st, KV_OK);
+    const char *s = render(r);
+    kv_result_free(r);
+    return s;
+}
+
+#define CHECK_STR(actual, expected) do { \
+    const char *a_ = (actual), *e_ = (expected); \
+    test_checks_run++; \
+    if (strcmp(a_, e_) != 0) { test_checks_failed++; \
+        fprintf(stderr, "%s:%d: got '%s'\n%*sexpected '%s'\n", __FILE__, __LINE__, a_, \
+                (int)strlen(__FILE__) + 8, "", e_); } \
+} while (0)
+
+static kv_read_options at_time(int64_t ts) {
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    o.has_timestamp = true;
+    o.timestamp = ts;
+    return o;
+}
+
+static void flush(fixture *fx) { CHECK_EQ(kv_flush(fx->s, NULL), KV_OK); }
+
+/* ---- the webtable example (reference 000, "conceptual view") ---- */
+
+static void test_webtable(bool flushed) {
+    fixture fx;
+    fx_start(&fx, "webtable", false);
+    kv_family_desc fams[3] = {family("contents", 3), family("anchor", 3), family("people", 3)};
+    REQUIRE(kv_table_create(fx.s, "webtable", fams, 3) == KV_OK);
+    put(&fx, "webtable", "com.cnn.www", "anchor", "cnnsi.com", 9, "CNN");
+    put(&fx, "webtable", "com.cnn.www", "anchor", "my.look.ca", 8, "CNN.com");
+    put(&fx, "webtable", "com.cnn.www", "contents", "html", 6, "<html>6");
+    put(&fx, "webtable", "com.cnn.www", "contents", "html", 5, "<html>5");
+    put(&fx, "webtable", "com.cnn.www", "contents", "html", 3, "<html>3");
+    put(&fx, "webtable", "com.example.www", "contents", "html", 5, "<html>e");
+    put(&fx, "webtable", "com.example.www", "people", "author", 5, "John Doe");
+    if (flushed) flush(&fx);
+
+    /* contents:html at t8: empty. */
+    kv_column html = {"contents", "html", 4};
+    kv_read_options o = at_time(8);
+    o.columns = &html;
+    o.ncolumns = 1;
+    CHECK_STR(get_str(&fx, "webtable", "com.cnn.www", &o), "");
+    /* anchor:my.look.ca at t9: empty. */
+    kv_column look = {"anchor", "my.look.ca", 10};
+    o = at_time(9);
+    o.columns = &look;
+    o.ncolumns = 1;
+    CHECK_STR(get_str(&fx, "webtable", "com.cnn.www", &o), "");
+    /* No timestamp: the newest of each column, exactly three cells. */
+    CHECK_STR(get_str(&fx, "webtable", "com.cnn.www", NULL),
+              "anchor:cnnsi.com@9=CNN;anchor:my.look.ca@8=CNN.com;contents:html@6=<html>6;");
+    /* All versions. */
+    kv_read_options all = KV_READ_OPTIONS_INIT;
+    all.max_versions = INT32_MAX;
+    all.columns = &html;
+    all.ncolumns = 1;
+    CHECK_STR(get_str(&fx, "webtable", "com.cnn.www", &all),
+              "contents:html@6=<html>6;contents:html@5=<html>5;contents:html@3=<html>3;");
+    /* An exact version that exists. */
+    o = at_time(5);
+    CHECK_STR(get_str(&fx, "webtable", "com.cnn.www", &o), "contents:html@5=<html>5;");
+    CHECK_STR(get_str(&fx, "webtable", "com.example.www", NULL),
+              "contents:html@5=<html>e;people:author@5=John Doe;");
+    fx_end(&fx);
+}
+
+/* ---- the nested map (reference 002): reads bounded by a timestamp ---- */
+
+static void test_nested_map(bool flushed) {
+    fixture fx;
+    fx_start(&fx, "nested", false);
+    kv_family_desc fams[2] = {family("A", 3), family("B", 3)};
+    REQUIRE(kv_table_create(fx.s, "t", fams, 2) == KV_OK);
+    put(&fx, "t", "aaaaa", "A", "foo", 15, "y");
+    put(&fx, "t", "aaaaa", "A", "foo", 4, "m");
+    put(&fx, "t", "aaaaa", "A", "bar", 15, "d");
+    put(&fx, "t", "aaaaa", "B", "", 6, "w");
+    put(&fx, "t", "aaaaa", "B", "", 3, "o");
+    put(&fx, "t", "aaaaa", "B", "", 1, "w");
+    if (flushed) flush(&fx);
+    kv_column foo = {"A", "foo", 3};
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    o.columns = &foo;
+    o.ncolumns = 1;
+    CHECK_STR(get_str(&fx, "t", "aaaaa", &o), "A:foo@15=y;");
+    o.time_min = 0;
+    o.time_max = 11;     /* "a read at time 10": versions <= 10 */
+    CHECK_STR(get_str(&fx, "t", "aaaaa", &o), "A:foo@4=m;");
+    o.time_max = 4;      /* "at time 3": nothing */
+    CHECK_STR(get_str(&fx, "t", "aaaaa", &o), "");
+    kv_column b = {"B", "", 0};
+    o = (kv_read_options)KV_READ_OPTIONS_INIT;
+    o.columns = &b;
+    o.ncolumns = 1;
+    CHECK_STR(get_str(&fx, "t", "aaaaa", &o), "B:@6=w;");
+    fx_end(&fx);
+}
+
+/* ---- deletes mask puts until a major compaction ---- */
+
+static void delete_column(fixture *fx, const char *t, const char *row, const char *fam, const char *q,
+                          int64_t ts) {
+    kv_mutation *m;
+    REQUIRE(kv_mutation_new(&m, row, strlen(row)) == KV_OK);
+    CHECK_EQ(kv_mutation_delete_column(m, fam, q, strlen(q), ts), KV_OK);
+    CHECK_EQ(kv_mutate(fx->s, t, m, NULL), KV_OK);
+    kv_mutation_free(m);
+}
+
+static void delete_version(fixture *fx, const char *t, const char *row, const char *fam, const char *q,
+                           int64_t ts) {
+    kv_mutation *m;
+    REQUIRE(kv_mutation_new(&m, row, strlen(row)) == KV_OK);
+    CHECK_EQ(kv_mutation_delete_version(m, fam, q, strlen(q), ts), KV_OK);
+    CHECK_EQ(kv_mutate(fx->s, t, m, NULL), KV_OK);
+    kv_mutation_free(m);
+}
+
+static void test_deletes_mask_puts(bool flushed) {
+    fixture fx;
+    fx_start(&fx, "mask", false);
+    kv_family_desc f = family("cf", 3);
+    REQUIRE(kv_table_create(fx.s, "t", &f, 1) == KV_OK);
+    put(&fx, "t", "r", "cf", "q", 100, "old");
+    delete_column(&fx, "t", "r", "cf", "q", 200);
+    put(&fx, "t", "r", "cf", "q", 150, "later-but-older");
+    if (flushed) flush(&fx);
+    CHECK_STR(get_str(&fx, "t", "r", NULL), "");
+    put(&fx, "t", "r", "cf", "q", 250, "newer");
+    CHECK_STR(get_str(&fx, "t", "r", NULL), "cf:q@250=newer;");
+    /* Major compaction drops the marker and what it masked... */
+    CHECK_EQ(kv_compact(fx.s, "t", true), KV_OK);
+    kv_read_options raw = KV_READ_OPTIONS_INIT;
+    raw.raw = true;
+    raw.max_versions = INT32_MAX;
+    CHECK_STR(get_str(&fx, "t", "r", &raw), "cf:q@250=newer;");
+    /* ...so a put at an old timestamp is visible again. */
+    put(&fx, "t", "r", "cf", "q", 150, "again");
+    kv_read_options all = KV_READ_OPTIONS_INIT;
+    all.max_versions = 3;
+    CHECK_STR(get_str(&fx, "t", "r", &all), "cf:q@250=newer;cf:q@150=again;");
+    fx_end(&fx);
+}
+
+/* ---- versions reappear when newer ones are deleted ---- */
+
+static void test_versions_reappear(void) {
+    fixture fx;
+    fx_start(&fx, "reappear", false);
+    kv_family_desc f = family("cf", 2);
+    REQUIRE(kv_table_create(fx.s, "t", &f, 1) == KV_OK);
+    put(&fx, "t", "r", "cf", "q", 1, "v1");
+    put(&fx, "t", "r", "cf", "q", 2, "v2");
+    put(&fx, "t", "r", "cf", "q", 3, "v3");
+    kv_read_options all = KV_READ_OPTIONS_INIT;
+    all.max_versions = 10;
+    CHECK_STR(get_str(&fx, "t", "r", &all), "cf:q@3=v3;cf:q@2=v2;");
+    delete_version(&fx, "t", "r", "cf", "q", 3);
+    CHECK_STR(get_str(&fx, "t", "r", &all), "cf:q@2=v2;cf:q@1=v1;");
+    /* Deleting the newest version without a timestamp deletes v2. */
+    delete_version(&fx, "t", "r", "cf", "q", KV_LATEST_TIMESTAMP);
+    CHECK_STR(get_str(&fx, "t", "r", &all), "cf:q@1=v1;");
+    /* After a major compaction the surplus version is gone for good. */
+    put(&fx, "t", "r", "cf", "p", 1, "p1");
+    put(&fx, "t", "r", "cf", "p", 2, "p2");
+    put(&fx, "t", "r", "cf", "p", 3, "p3");
+    CHECK_EQ(kv_compact(fx.s, "t", true), KV_OK);
+    delete_version(&fx, "t", "r", "cf", "p", 3);
+    CHECK_STR(get_str(&fx, "t", "r", &all), "cf:p@2=p2;cf:q@1=v1;");
+    fx_end(&fx);
+}
+
+/* ---- TTL and MIN_VERSIONS ---- */
+
+static void test_ttl(bool flushed) {
+    fixture fx;
+    fx_start(&fx, "ttl", true);
+    kv_family_desc fams[2] = {family("keep1", 3), family("keep0", 3)};
+    fams[0].ttl_seconds = 10;
+    fams[0].min_versions = 1;
+    fams[1].ttl_seconds = 10;
+    REQUIRE(kv_table_create(fx.s, "t", fams, 2) == KV_OK);
+    int64_t now = fx.clock;
+    put(&fx, "t", "r", "keep1", "q", now - 20000, "expired-older");
+    put(&fx, "t", "r", "keep1", "q", now - 15000, "expired-newer");
+    put(&fx, "t", "r", "keep0", "q", now - 15000, "expired");
+    put(&fx, "t", "r", "keep0", "fresh", now - 5000, "fresh");
+    if (flushed) flush(&fx);
+    kv_read_options all = KV_READ_OPTIONS_INIT;
+    all.max_versions = 3;
+    const char *want = NULL;
+    char buf[256];
+    snprintf(buf, sizeof buf, "keep0:fresh@%lld=fresh;keep1:q@%lld=expired-newer;",
+             (long long)(now - 5000), (long long)(now - 15000));
+    want = buf;
+    CHECK_STR(get_str(&fx, "t", "r", &all), want);
+    /* Time moves on: the fresh cell expires too. */
+    fx.clock += 6000;
+    snprintf(buf, sizeof buf, "keep1:q@%lld=expired-newer;", (long long)(now - 15000));
+    CHECK_STR(get_str(&fx, "t", "r", &all), buf);
+    CHECK_EQ(kv_compact(fx.s, "t", true), KV_OK);
+    CHECK_STR(get_str(&fx, "t", "r", &all), buf);
+    kv_read_options raw = KV_READ_OPTIONS_INIT;
+    raw.raw = true;
+    raw.max_versions = INT32_MAX;
+    CHECK_STR(get_str(&fx, "t", "r", &raw), buf);
+    fx_end(&fx);
+}
+
+/* ---- KEEP_DELETED_CELLS ---- */
+
+static void test_keep_deleted(bool flushed) {
+    fixture fx;
+    fx_start(&fx, "kdc", false);
+    kv_family_desc fams[2] = {family("keep", 5), family("drop", 5)};
+    fams[0].keep_deleted = KV_KEEP_DELETED_TRUE;
+    REQUIRE(kv_table_create(fx.s, "t", fams, 2) == KV_OK);
+    put(&fx, "t", "r", "keep", "q", 100, "v");
+    put(&fx, "t", "r", "drop", "q", 100, "v");
+    delete_column(&fx, "t", "r", "keep", "q", 200);
+    delete_column(&fx, "t", "r", "drop", "q", 200);
+    if (flushed) flush(&fx);
+    CHECK_STR(get_str(&fx, "t", "r", NULL), "");
+    /* A time range before the delete still sees the kept cell. */
+    kv_read_options before = KV_READ_OPTIONS_INIT;
+    before.time_min = 0;
+    before.time_max = 150;
+    CHECK_STR(get_str(&fx, "t", "r", &before), "keep:q@100=v;");
+    kv_read_options raw = KV_READ_OPTIONS_INIT;
+    raw.raw = true;
+    raw.max_versions = INT32_MAX;
+    /* A flush, like HBase's, drops cells masked by markers (unless kept). */
+    CHECK_STR(get_str(&fx, "t", "r", &raw), flushed ? "drop:q@200#12;keep:q@200#12;keep:q@100=v;"
+                                                    : "drop:q@200#12;drop:q@100=v;keep:q@200#12;keep:q@100=v;");
+    CHECK_EQ(kv_compact(fx.s, "t", true), KV_OK);
+    CHECK_STR(get_str(&fx, "t", "r", &raw), "keep:q@200#12;keep:q@100=v;");
+    CHECK_STR(get_str(&fx, "t", "r", &before), "keep:q@100=v;");
+    CHECK_STR(get_str(&fx, "t", "r", NULL), "");
+    fx_end(&fx);
+}
+
+/* ---- NEW_VERSION_BEHAVIOR: a marker masks only earlier writes ---- */
+
+static void test_new_version_behavior(void) {
+    fixture fx;
+    fx_start(&fx, "nvb", false);
+    kv_family_desc fams[2] = {family("new", 3), family("old", 3)};
+    fams[0].new_version_behavior = true;
+    REQUIRE(kv_table_create(fx.s, "t", fams, 2) == KV_OK);
+    put(&fx, "t", "r", "new", "q", 100, "before");
+    put(&fx, "t", "r", "old", "q", 100, "before");
+    delete_column(&fx, "t", "r", "new", "q", 200);
+    delete_column(&fx, "t", "r", "old", "q", 200);
+    put(&fx, "t", "r", "new", "q", 150, "after");
+    put(&fx, "t", "r", "old", "q", 150, "after");
+    CHECK_STR(get_str(&fx, "t", "r", NULL), "new:q@150=after;");
+    flush(&fx);
+    CHECK_STR(get_str(&fx, "t", "r", NULL), "new:q@150=after;");
+    fx_end(&fx);
+}
+
+/* ---- family and row deletes ---- */
+
+static void test_family_and_row_deletes(bool flushed) {
+    fixture fx;
+    fx_start(&fx, "famdel", false);
+    kv_family_desc fams[2] = {family("a", 5), family("b", 5)};
+    REQUIRE(kv_table_create(fx.s, "t", fams, 2) == KV_OK);
+    put(&fx, "t", "r", "a", "x", 10, "ax10");
+    put(&fx, "t", "r", "a", "y", 20, "ay20");
+    put(&fx, "t", "r", "a", "", 30, "a-empty30");
+    put(&fx, "t", "r", "b", "x", 10, "bx10");
+    put(&fx, "t", "r", "b", "y", 20, "by20");
+    kv_mutation *m;
+    REQUIRE(kv_mutation_new(&m, "r", 1) == KV_OK);
+    CHECK_EQ(kv_mutation_delete_family(m, "a", 20), KV_OK);
+    CHECK_EQ(kv_mutation_delete_family_version(m, "b", 10), KV_OK);
+    CHECK_EQ(kv_mutate(fx.s, "t", m, NULL), KV_OK);
+    kv_mutation_free(m);
+    if (flushed) flush(&fx);
+    CHECK_STR(get_str(&fx, "t", "r", NULL), "a:@30=a-empty30;b:y@20=by20;");
+    REQUIRE(kv_mutation_new(&m, "r", 1) == KV_OK);
+    CHECK_EQ(kv_mutation_delete_row(m, KV_LATEST_TIMESTAMP), KV_OK);
+    CHECK_EQ(kv_mutate(fx.s, "t", m, NULL), KV_OK);
+    kv_mutation_free(m);
+    CHECK_STR(get_str(&fx, "t", "r", NULL), "");
+    /* A put right after, with an implicit timestamp, is not masked. */
+    put(&fx, "t", "r", "a", "x", KV_LATEST_TIMESTAMP, "back");
+    kv_result *r;
+    REQUIRE(kv_get(&r, fx.s, "t", "r", 1, NULL) == KV_OK);
+    CHECK_EQ(r->ncells, 1);
+    kv_result_free(r);
+    fx_end(&fx);
+}
+
+/* ---- implicit timestamps within one millisecond ---- */
+
+static void test_implicit_timestamps(void) {
+    fixture fx;
+    fx_start(&fx, "implicit", true);   /* the clock never moves */
+    kv_family_desc f = family("cf", 1);
+    REQUIRE(kv_table_create(fx.s, "t", &f, 1) == KV_OK);
+    put(&fx, "t", "r", "cf", "q", KV_LATEST_TIMESTAMP, "one");
+    delete_column(&fx, "t", "r", "cf", "q", KV_LATEST_TIMESTAMP);
+    CHECK_STR(get_str(&fx, "t", "r", NULL), "");
+    put(&fx, "t", "r", "cf", "q", KV_LATEST_TIMESTAMP, "two");
+    kv_result *r;
+    REQUIRE(kv_get(&r, fx.s, "t", "r", 1, NULL) == KV_OK);
+    REQUIRE(r->ncells == 1);
+    CHECK_BYTES(r->cells[0].value, r->cells[0].value_len, "two");
+    CHECK(r->cells[0].timestamp > fx.clock);   /* moved past the delete */
+    int64_t ts = r->cells[0].timestamp;
+    kv_result_free(r);
+    /* Same cell, same millisecond: the later put replaces the value. */
+    put(&fx, "t", "r", "cf", "q", KV_LATEST_TIMESTAMP, "three");
+    REQUIRE(kv_get(&r, fx.s, "t", "r", 1, NULL) == KV_OK);
+    REQUIRE(r->ncells == 1);
+    CHECK_BYTES(r->cells[0].value, r->cells[0].value_len, "three");
+    CHECK(r->cells[0].timestamp >= ts);
+    kv_result_free(r);
+    /* Never backwards, across a reopen too. */
+    CHECK(kv_store_now(fx.s) >= ts);
+    CHECK_EQ(kv_store_close(fx.s), KV_OK);
+    fx.clock -= 100000;   /* the wall clock jumps back */
+    fx_open(&fx, true);
+    CHECK(kv_store_now(fx.s) >= ts);
+    put(&fx, "t", "r", "cf", "q", KV_LATEST_TIMESTAMP, "four");
+    REQUIRE(kv_get(&r, fx.s, "t", "r", 1, NULL) == KV_OK);
+    REQUIRE(r->ncells == 1);
+    CHECK_BYTES(r->cells[0].value, r->cells[0].value_len, "four");
+    kv_result_free(r);
+    fx_end(&fx);
+}
+
+/* ---- counters, append, check-and-mutate ---- */
+
+static void test_counters(void) {
+    fixture fx;
+    fx_start(&fx, "counters", false);
+    kv_family_desc f = family("cf", 1);
+    REQUIRE(kv_table_create(fx.s, "t", &f, 1) == KV_OK);
+    int64_t v = 0;
+    CHECK_EQ(kv_increment(&v, fx.s, "t", "r", 1, "cf", "c", 1, 1, NULL), KV_OK);
+    CHECK_EQ(v, 1);
+    CHECK_EQ(kv_increment(&v, fx.s, "t", "r", 1, "cf", "c", 1, 41, NULL), KV_OK);
+    CHECK_EQ(v, 42);
+    CHECK_EQ(kv_increment(&v, fx.s, "t", "r", 1, "cf", "c", 1, -50, NULL), KV_OK);
+    CHECK_EQ(v, -8);
+    kv_result *r;
+    REQUIRE(kv_get(&r, fx.s, "t", "r", 1, NULL) == KV_OK);
+    REQUIRE(r->ncells == 1);
+    CHECK_EQ(r->cells[0].value_len, 8);
+    CHECK(memcmp(r->cells[0].value, "\xff\xff\xff\xff\xff\xff\xff\xf8", 8) == 0);
+    kv_result_free(r);
+    put(&fx, "t", "r", "cf", "text", KV_LATEST_TIMESTAMP, "abc");
+    CHECK_EQ(kv_increment(&v, fx.s, "t", "r", 1, "cf", "text", 4, 1, NULL), KV_NOT_COUNTER);
+    CHECK(strstr(kv_store_errmsg(fx.s), "3 bytes") != NULL);
+    kv_column text = {"cf", "text", 4};
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    o.columns = &text;
+    o.ncolumns = 1;
+    REQUIRE(kv_get(&r, fx.s, "t", "r", 1, &o) == KV_OK);
+    REQUIRE(r->ncells == 1);
+    CHECK_BYTES(r->cells[0].value, r->cells[0].value_len, "abc");
+    kv_result_free(r);
+    CHECK_EQ(kv_increment(&v, fx.s, "t", "r", 1, "nofam", "c", 1, 1, NULL), KV_NO_FAMILY);
+
+    CHECK_EQ(kv_append(fx.s, "t", "r", 1, "cf", "text", 4, "def", 3, NULL), KV_OK);
+    CHECK_EQ(kv_append(fx.s, "t", "r", 1, "cf", "new", 3, "xyz", 3, NULL), KV_OK);
+    kv_column cols[2] = {{"cf", "text", 4}, {"cf", "new", 3}};
+    o.columns = cols;
+    o.ncolumns = 2;
+    REQUIRE(kv_get(&r, fx.s, "t", "r", 1, &o) == KV_OK);
+    REQUIRE(r->ncells == 2);
+    CHECK_BYTES(r->cells[0].value, r->cells[0].value_len, "xyz");
+    CHECK_BYTES(r->cells[1].value, r->cells[1].value_len, "abcdef");
+    kv_result_free(r);
+
+    kv_mutation *m;
+    bool applied = true;
+    REQUIRE(kv_mutation_new(&m, "r", 1) == KV_OK);
+    CHECK_EQ(kv_mutation_put(m, "cf", "flag", 4, KV_LATEST_TIMESTAMP, "set", 3), KV_OK);
+    CHECK_EQ(kv_check_and_mutate(&applied, fx.s, "t", "r", 1, "cf", "text", 4, KV_CMP_EQUAL, "nope", 4, m, NULL), KV_OK);
+    CHECK(!applied);
+    CHECK_EQ(kv_check_and_mutate(&applied, fx.s, "t", "r", 1, "cf", "text", 4, KV_CMP_EQUAL, "abcdef", 6, m, NULL), KV_OK);
+    CHECK(applied);
+    CHECK_EQ(kv_check_and_mutate(&applied, fx.s, "t", "r", 1, "cf", "absent", 6, KV_CMP_EQUAL, NULL, 0, m, NULL), KV_OK);
+    CHECK(applied);
+    CHECK_EQ(kv_check_and_mutate(&applied, fx.s, "t", "r", 1, "cf", "text", 4, KV_CMP_EQUAL, NULL, 0, m, NULL), KV_OK);
+    CHECK(!applied);
+    CHECK_EQ(kv_check_and_mutate(&applied, fx.s, "t", "other", 5, "cf", "text", 4, KV_CMP_EQUAL, NULL, 0, m, NULL), KV_INVALID);
+    kv_mutation_free(m);
+    fx_end(&fx);
+}
+
+/* ---- scans ---- */
+
+static char *scan_rows(fixture *fx, const char *t, const kv_read_options *o) {
+    static char buf[4096];
+    size_t n = 0;
+    buf[0] = 0;
+    kv_scan *sc;
+    kv_status st = kv_scan_open(&sc, fx->s, t, o);
+    CHECK_EQ(st, KV_OK);
+    if (st != KV_OK) return buf;
+    const kv_result *r;
+    while ((st = kv_scan_next(&r, sc)) == KV_OK)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%.*s(%zu) ", (int)r->row_len, (const char *)r->row, r->ncells);
+    CHECK_EQ(st, KV_NOT_FOUND);
+    kv_scan_close(sc);
+    return buf;
+}
+
+static void test_scans(bool flushed) {
+    fixture fx;
+    fx_start(&fx, "scan", false);
+    kv_family_desc fams[2] = {family("a", 3), family("b", 3)};
+    REQUIRE(kv_table_create(fx.s, "t", fams, 2) == KV_OK);
+    const char *rows[] = {"abc1", "abc2", "abc3", "row1", "row2", "row3", "zz"};
+    for (int i = 0; i < 7; i++) {
+        put(&fx, "t", rows[i], "a", "q", 10, rows[i]);
+        if (i % 2) put(&fx, "t", rows[i], "b", "p", 10, "odd");
+    }
+    /* a row that exists only as deleted cells is not returned */
+    put(&fx, "t", "gone", "a", "q", 10, "x");
+    delete_column(&fx, "t", "gone", "a", "q", 10);
+    if (flushed) flush(&fx);
+    CHECK_STR(scan_rows(&fx, "t", NULL), "abc1(1) abc2(2) abc3(1) row1(2) row2(1) row3(2) zz(1) ");
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    o.start_row = "abc3";
+    o.start_row_len = 4;
+    o.stop_row = "row3";
+    o.stop_row_len = 4;
+    CHECK_STR(scan_rows(&fx, "t", &o), "abc3(1) row1(2) row2(1) ");
+    o.limit = 2;
+    CHECK_STR(scan_rows(&fx, "t", &o), "abc3(1) row1(2) ");
+    o = (kv_read_options)KV_READ_OPTIONS_INIT;
+    o.row_prefix = "row";
+    o.row_prefix_len = 3;
+    CHECK_STR(scan_rows(&fx, "t", &o), "row1(2) row2(1) row3(2) ");
+    o.reversed = true;
+    CHECK_STR(scan_rows(&fx, "t", &o), "row3(2) row2(1) row1(2) ");
+    o = (kv_read_options)KV_READ_OPTIONS_INIT;
+    o.reversed = true;
+    CHECK_STR(scan_rows(&fx, "t", &o), "zz(1) row3(2) row2(1) row1(2) abc3(1) abc2(2) abc1(1) ");
+    o.start_row = "row2";
+    o.start_row_len = 4;
+    o.stop_row = "abc2";
+    o.stop_row_len = 4;
+    CHECK_STR(scan_rows(&fx, "t", &o), "row2(1) row1(2) abc3(1) ");
+    o = (kv_read_options)KV_READ_OPTIONS_INIT;
+    kv_column b = {"b", NULL, 0};
+    o.columns = &b;
+    o.ncolumns = 1;
+    CHECK_STR(scan_rows(&fx, "t", &o), "abc2(1) row1(1) row3(1) ");
+    o = (kv_read_options)KV_READ_OPTIONS_INIT;
+    o.raw = true;
+    CHECK_STR(scan_rows(&fx, "t", &o), flushed
+              ? "abc1(1) abc2(2) abc3(1) gone(1) row1(2) row2(1) row3(2) zz(1) "
+              : "abc1(1) abc2(2) abc3(1) gone(2) row1(2) row2(1) row3(2) zz(1) ");
+    /* filters */
+    kv_filter *f;
+    char err[256];
+    REQUIRE(kv_filter_parse(&f, "PrefixFilter('row') AND ValueFilter(=, 'binary:row2')", err, sizeof err) == KV_OK);
+    o = (kv_read_options)KV_READ_OPTIONS_INIT;
+    o.filter = f;
+    CHECK_STR(scan_rows(&fx, "t", &o), "row2(1) ");
+    kv_filter_free(f);
+    REQUIRE(kv_filter_parse(&f, "PageFilter(2)", err, sizeof err) == KV_OK);
+    o.filter = f;
+    CHECK_STR(scan_rows(&fx, "t", &o), "abc1(1) abc2(2) ");
+    kv_filter_free(f);
+    /* binary row keys, including zero bytes, sort as unsigned bytes */
+    kv_status st = kv_put(fx.s, "t", "a\0b", 3, "a", "q", 1, 1, "z", 1, NULL);
+    CHECK_EQ(st, KV_OK);
+    st = kv_put(fx.s, "t", "a", 1, "a", "q", 1, 1, "z", 1, NULL);
+    CHECK_EQ(st, KV_OK);
+    st = kv_put(fx.s, "t", "\xff", 1, "a", "q", 1, 1, "z", 1, NULL);
+    CHECK_EQ(st, KV_OK);
+    kv_scan *sc;
+    REQUIRE(kv_scan_open(&sc, fx.s, "t", NULL) == KV_OK);
+    const kv_result *r;
+    REQUIRE(kv_scan_next(&r, sc) == KV_OK);
+    CHECK(r->row_len == 1 && r->row[0] == 'a');
+    REQUIRE(kv_scan_next(&r, sc) == KV_OK);
+    CHECK(r->row_len == 3 && memcmp(r->row, "a\0b", 3) == 0);
+    const kv_result *last = NULL;
+    while (kv_scan_next(&r, sc) == KV_OK) last = r;
+    CHECK(last && last->row_len == 1 && last->row[0] == 0xff);
+    kv_scan_close(sc);
+    fx_end(&fx);
+}
+
+/* ---- catalog rules ---- */
+
+static void test_catalog(void) {
+    fixture fx;
+    fx_start(&fx, "catalog", false);
+    char **names;
+    REQUIRE(kv_namespace_list(&names, fx.s) == KV_OK);
+    CHECK(names[0] && strcmp(names[0], "default") == 0);
+    CHECK(names[1] && strcmp(names[1], "hbase") == 0);
+    CHECK(names[2] == NULL);
+    kv_free_names(names);
+    CHECK_EQ(kv_namespace_drop(fx.s, "default"), KV_INVALID);
+    CHECK_EQ(kv_namespace_create(fx.s, "ns1"), KV_OK);
+    CHECK_EQ(kv_namespace_create(fx.s, "ns1"), KV_EXISTS);
+    CHECK_EQ(kv_namespace_create(fx.s, "../evil"), KV_INVALID);
+    CHECK_EQ(kv_namespace_create(fx.s, "a/b"), KV_INVALID);
+    CHECK_EQ(kv_namespace_set_property(fx.s, "ns1", "owner", "me"), KV_OK);
+    kv_property *props;
+    size_t np;
+    REQUIRE(kv_namespace_describe(&props, &np, fx.s, "ns1") == KV_OK);
+    CHECK_EQ(np, 1);
+    CHECK(np == 1 && strcmp(props[0].key, "owner") == 0 && strcmp(props[0].value, "me") == 0);
+    kv_free_properties(props, np);
+    kv_family_desc f = family("cf", 1);
+    CHECK_EQ(kv_table_create(fx.s, "ns1:t", &f, 1), KV_OK);
+    CHECK_EQ(kv_table_create(fx.s, "ns1:t", &f, 1), KV_EXISTS);
+    CHECK_EQ(kv_table_create(fx.s, "nons:t", &f, 1), KV_NOT_FOUND);
+    CHECK_EQ(kv_table_create(fx.s, "..", &f, 1), KV_INVALID);
+    CHECK_EQ(kv_table_create(fx.s, "x/y", &f, 1), KV_INVALID);
+    CHECK_EQ(kv_table_create(fx.s, "plain", &f, 1), KV_OK);
+    CHECK_EQ(kv_table_create(fx.s, "nofam", &f, 0), KV_INVALID);
+    kv_family_desc dup[2] = {f, f};
+    CHECK_EQ(kv_table_create(fx.s, "dup", dup, 2), KV_INVALID);
+    REQUIRE(kv_table_list(&names, fx.s, NULL) == KV_OK);
+    CHECK(names[0] && strcmp(names[0], "ns1:t") == 0);
+    CHECK(names[1] && strcmp(names[1], "plain") == 0);
+    kv_free_names(names);
+    CHECK_EQ(kv_namespace_drop(fx.s, "ns1"), KV_NOT_EMPTY);
+    put(&fx, "ns1:t", "r", "cf", "q", 5, "v");
+    CHECK_EQ(kv_table_drop(fx.s, "ns1:t"), KV_ENABLED);
+    CHECK_EQ(kv_table_disable(fx.s, "ns1:t"), KV_OK);
+    CHECK_EQ(kv_table_disable(fx.s, "ns1:t"), KV_DISABLED);
+    bool en = true;
+    CHECK_EQ(kv_table_is_enabled(&en, fx.s, "ns1:t"), KV_OK);
+    CHECK(!en);
+    kv_result *r = NULL;
+    CHECK_EQ(kv_get(&r, fx.s, "ns1:t", "r", 1, NULL), KV_DISABLED);
+    CHECK_EQ(kv_put(fx.s, "ns1:t", "r", 1, "cf", "q", 1, 5, "v", 1, NULL), KV_DISABLED);
+    CHECK_EQ(kv_table_enable(fx.s, "ns1:t"), KV_OK);
+    CHECK_STR(get_str(&fx, "ns1:t", "r", NULL), "cf:q@5=v;");
+    /* truncate keeps the families and drops the cells, also after reopen */
+    CHECK_EQ(kv_table_truncate(fx.s, "ns1:t", false), KV_OK);
+    CHECK_STR(get_str(&fx, "ns1:t", "r", NULL), "");
+    /* alter: add a family, change one, delete one */
+    kv_family_desc g = family("g", 4);
+    g.compression = KV_COMPRESSION_LZ4;
+    CHECK_EQ(kv_table_alter_family(fx.s, "ns1:t", &g), KV_OK);
+    put(&fx, "ns1:t", "r", "g", "q", 7, "gv");
+    kv_table_desc *d;
+    REQUIRE(kv_table_describe(&d, fx.s, "ns1:t") == KV_OK);
+    CHECK_EQ(d->nfamilies, 2);
+    CHECK(strcmp(d->families[1].name, "g") == 0 && d->families[1].versions == 4 &&
+          d->families[1].compression == KV_COMPRESSION_LZ4);
+    CHECK(d->families[0].bloom == KV_BLOOM_ROW && d->families[0].blocksize == 65536 &&
+          d->families[0].ttl_seconds == KV_FOREVER && d->families[0].blockcache);
+    kv_table_desc_free(d);
+    CHECK_EQ(kv_table_delete_family(fx.s, "ns1:t", "cf"), KV_OK);
+    CHECK_EQ(kv_table_delete_family(fx.s, "ns1:t", "g"), KV_INVALID);
+    CHECK_EQ(kv_put(fx.s, "ns1:t", "r", 1, "cf", "q", 1, 5, "v", 1, NULL), KV_NO_FAMILY);
+    /* everything survives a reopen */
+    CHECK_EQ(kv_store_close(fx.s), KV_OK);
+    fx_open(&fx, false);
+    CHECK_STR(get_str(&fx, "ns1:t", "r", NULL), "g:q@7=gv;");
+    REQUIRE(kv_namespace_describe(&props, &np, fx.s, "ns1") == KV_OK);
+    CHECK_EQ(np, 1);
+    kv_free_properties(props, np);
+    CHECK_EQ(kv_table_disable(fx.s, "ns1:t"), KV_OK);
+    CHECK_EQ(kv_table_drop(fx.s, "ns1:t"), KV_OK);
+    CHECK_EQ(kv_table_exists(fx.s, "ns1:t"), KV_NOT_FOUND);
+    CHECK_EQ(kv_namespace_drop(fx.s, "ns1"), KV_OK);
+    fx_end(&fx);
+}
+
+int main(void) {
+    for (int flushed = 0; flushed < 2; flushed++) {
+        test_webtable(flushed);
+        test_nested_map(flushed);
+        test_deletes_mask_puts(flushed);
+        test_ttl(flushed);
+        test_keep_deleted(flushed);
+        test_family_and_row_deletes(flushed);
+        test_scans(flushed);
+    }
+    test_versions_reappear();
+    test_new_version_behavior();
+    test_implicit_timestamps();
+    test_counters();
+    test_catalog();
+    return test_finish("test_semantics");
+}
