@@ -22,6 +22,7 @@
 #define DIFF_TYPE_STORED 0x04   /* bit 2: type' byte present (else same) */
 #define DIFF_SEQ_SHIFT 3        /* bits 3-4: seq' mode */
 #define DIFF_NO_SUFFIX 0x80     /* bit 7: key shorter than 17 bytes, no split */
+#define DIFF_UNUSED_BITS 0x60   /* bits 5-6: zero */
 #define DIFF_FULL 0             /* mode: 8 raw bytes */
 #define DIFF_SAME 1             /* mode: equal to the previous */
 #define DIFF_DELTA 2            /* mode: zigzag varint of (this - previous) */
@@ -33,6 +34,20 @@ static size_t common_prefix(const uint8_t *a, size_t alen, const uint8_t *b, siz
     while (i < n && a[i] == b[i])
         i++;
     return i;
+}
+
+/* Inlined forms of the coding.c readers for the entry-decoding loop: most
+   varints in a block are one byte. */
+static inline const uint8_t *get_varint32(const uint8_t *p, const uint8_t *end, uint32_t *v) {
+    if (p < end && *p < 0x80) {
+        *v = *p;
+        return p + 1;
+    }
+    return kv_get_varint32(p, end, v);
+}
+
+static inline uint32_t get_le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 static uint64_t zigzag(uint64_t d) {
@@ -243,7 +258,7 @@ static void iter_corrupt(kv_block_iter *it) {
 }
 
 static uint32_t restart_offset(const kv_block *b, uint32_t i) {
-    return kv_get_le32(b->restarts + 4 * (size_t)i);
+    return get_le32(b->restarts + 4 * (size_t)i);
 }
 
 /* Reads one 8-byte suffix field coded in mode against prev into out. */
@@ -276,7 +291,7 @@ static bool decode_at(kv_block_iter *it, uint32_t off, bool reset) {
     const uint8_t *end = base + it->b.entries_end;
     uint32_t shared = 0, nonshared, vlen;
     if (it->b.encoding == KV_ENCODING_NONE) {
-        if (!(p = kv_get_varint32(p, end, &nonshared)) || !(p = kv_get_varint32(p, end, &vlen)))
+        if (!(p = get_varint32(p, end, &nonshared)) || !(p = get_varint32(p, end, &vlen)))
             goto bad;
         if ((size_t)(end - p) < (uint64_t)nonshared + vlen)
             goto bad;
@@ -288,8 +303,8 @@ static bool decode_at(kv_block_iter *it, uint32_t off, bool reset) {
             it->kbuf.len = 0;
             memset(it->suffix, 0, sizeof it->suffix);
         }
-        if (!(p = kv_get_varint32(p, end, &shared)) || !(p = kv_get_varint32(p, end, &nonshared)) ||
-            !(p = kv_get_varint32(p, end, &vlen)))
+        if (!(p = get_varint32(p, end, &shared)) || !(p = get_varint32(p, end, &nonshared)) ||
+            !(p = get_varint32(p, end, &vlen)))
             goto bad;
         uint8_t flags = 0;
         if (it->b.encoding == KV_ENCODING_DIFF) {
@@ -309,6 +324,8 @@ static bool decode_at(kv_block_iter *it, uint32_t off, bool reset) {
         it->kbuf.len += nonshared;
         p += nonshared;
         if (it->b.encoding == KV_ENCODING_DIFF && !(flags & DIFF_NO_SUFFIX)) {
+            if (flags & DIFF_UNUSED_BITS)
+                goto bad;
             uint8_t *s = it->suffix;
             uint8_t nsfx[SUFFIX_LEN];
             if (!(p = diff_decode_field(p, end, flags & DIFF_TS_MASK, s, nsfx)))

@@ -49,6 +49,8 @@ kv_status kv_switch_memstores(kv_store *s) {
         }
     s->pending_log_number = number;
     s->flush_pending = true;
+    /* A new flush starts (none is pending): an earlier failure is stale. */
+    s->bg_error = KV_OK;
     (void)any;
     pthread_cond_broadcast(&s->work_cv);
     return KV_OK;
@@ -238,6 +240,8 @@ static kv_status flush_imm_locked(kv_store *s) {
             s->flushes++;
         }
     }
+    /* Set here, before waiters wake, so kv_flush reports this flush. */
+    s->bg_error = st;
     pthread_cond_broadcast(&s->bg_cv);
     uint64_t log_number = s->log_number;
     pthread_mutex_unlock(&s->mu);
@@ -418,7 +422,6 @@ static void *bg_main(void *arg) {
             kv_status st = kv_flush_imm(s);
             if (st == KV_OK) auto_compact(s);
             pthread_mutex_lock(&s->mu);
-            s->bg_error = st;
             pthread_cond_broadcast(&s->bg_cv);
             if (st != KV_OK && !s->shutting_down) {
                 kv_log(s, KV_LOG_ERROR, "background flush failed (will retry): %s", s->errmsg);

@@ -121,7 +121,18 @@ static kv_status fetch(kv_sst_reader *r, uint64_t off, uint64_t size, growbuf *r
     }
     uint8_t type = raw[0];
     if (type == KV_BLOCK_TYPE_RAW) {
-        *blk = raw + 1;
+        if (detach) {
+            /* A buffer grown by an earlier, larger block would be charged
+               (and held) in full: trim it to this block. */
+            if (rb->cap > size + size / 4) {
+                uint8_t *t = realloc(rb->p, (size_t)size);
+                if (t) {
+                    rb->p = t;
+                    rb->cap = (size_t)size;
+                }
+            }
+        }
+        *blk = rb->p + 1;
         *blen = body - 1;
         if (detach) {
             *mem = rb->p;

@@ -213,6 +213,9 @@ kv_status kv_write_replay(kv_store *s, const uint8_t *rec, size_t len) {
     size_t bytes = 0;
     kv_status st = insert_record(s, rec, len, &last, &max_ts, &bytes);
     if (st != KV_OK) return st;
+    /* Counted like live writes, so that the flush at open (and kv_flush)
+       sees the replayed cells and switches them out. */
+    s->mem_bytes += bytes;
     if (last > s->last_seq) s->last_seq = last;
     if (max_ts != INT64_MAX && max_ts >= s->clock_floor) s->clock_floor = max_ts;
     atomic_store(&s->visible_seq, s->last_seq);
@@ -348,7 +351,9 @@ static kv_status enqueue(kv_store *s, kv_writer *w) {
     else pthread_cond_signal(&s->queue_head->cv);
     if (w->force_flush && st == KV_OK) {
         while (s->flush_pending && s->bg_error == KV_OK) pthread_cond_wait(&s->bg_cv, &s->mu);
-        if (s->flush_pending) st = w->status = s->bg_error;
+        /* bg_error also reports a flush whose files were written but whose
+           manifest was not (flush_pending is then already false). */
+        if (s->bg_error != KV_OK) st = w->status = s->bg_error;
     }
     pthread_mutex_unlock(&s->mu);
     pthread_cond_destroy(&w->cv);

@@ -1,0 +1,733 @@
+/* Unit tests of sorted files (kvcore/sst_write.c, sst_read.c, block.c,
+   bloom.c): every compression x encoding x bloom combination with real
+   internal keys, ordered reads, seeks and seek_before, bloom false
+   positives, a huge value, the block cache, concurrent readers, and
+   corruption and truncation reported as KV_CORRUPT. */
+#include "sst.h"
+#include "keys.h"
+#include "testutil.h"
+
+#include <pthread.h>
+
+static kv_env *env;
+static char *dir;
+
+/* ------------------------------------------------------------- data sets */
+
+typedef struct dataset {
+    kv_buf keys;                 /* all keys, concatenated */
+    size_t *off, *len;
+    size_t n, cap;
+    uint32_t nrows;              /* rows 0..nrows-1 exist (as row_name(2*i)) */
+    int64_t min_ts, max_ts;
+    uint64_t max_seq;
+} dataset;
+
+static uint64_t rnd(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Binary row names with zero bytes, so that escaping is exercised. */
+static void row_name(uint8_t out[5], uint32_t id) {
+    out[0] = 'r';
+    kv_put_be32(out + 1, id);
+}
+
+static const uint8_t *key_at(const dataset *d, size_t i, size_t *len) {
+    *len = d->len[i];
+    return d->keys.data + d->off[i];
+}
+
+static void push_key(dataset *d, size_t start) {
+    if (d->n == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 1024;
+        d->off = realloc(d->off, d->cap * sizeof *d->off);
+        d->len = realloc(d->len, d->cap * sizeof *d->len);
+        REQUIRE(d->off && d->len);
+    }
+    d->off[d->n] = start;
+    d->len[d->n] = d->keys.len - start;
+    d->n++;
+}
+
+/* About n entries: rows with 1-3 columns of 1-3 versions, some rows with a
+   family delete marker first. */
+static void make_dataset(dataset *d, size_t n, uint64_t seed) {
+    memset(d, 0, sizeof *d);
+    uint64_t s = seed;
+    d->min_ts = INT64_MAX;
+    d->max_ts = INT64_MIN;
+    for (uint32_t r = 0; d->n < n; r++) {
+        uint8_t row[5];
+        row_name(row, 2 * r);
+        d->nrows = r + 1;
+        int64_t base = 1700000000000LL + (int64_t)(rnd(&s) % 100000);
+        if (rnd(&s) % 8 == 0) {
+            size_t st = d->keys.len;
+            uint64_t seq = rnd(&s) % 1000000;
+            REQUIRE(kv_key_encode(&d->keys, row, 5, KV_KIND_FAMILY_MARKER, "", 0, base + 5000,
+                                  KV_TYPE_DELETE_FAMILY, seq) == 0);
+            push_key(d, st);
+            if (base + 5000 > d->max_ts) d->max_ts = base + 5000;
+            if (base + 5000 < d->min_ts) d->min_ts = base + 5000;
+            if (seq > d->max_seq) d->max_seq = seq;
+        }
+        int ncols = 1 + (int)(rnd(&s) % 3);
+        for (int c = 0; c < ncols; c++) {
+            char q[16];
+            snprintf(q, sizeof q, "q%d", c);
+            int nver = 1 + (int)(rnd(&s) % 3);
+            for (int v = 0; v < nver; v++) {
+                int64_t ts = base - v * 1000;
+                uint64_t seq = rnd(&s) % 1000000;
+                size_t st = d->keys.len;
+                REQUIRE(kv_key_encode(&d->keys, row, 5, KV_KIND_COLUMN, q, strlen(q), ts,
+                                      v == 1 && c == 1 ? KV_TYPE_DELETE : KV_TYPE_PUT, seq) == 0);
+                push_key(d, st);
+                if (ts > d->max_ts) d->max_ts = ts;
+                if (ts < d->min_ts) d->min_ts = ts;
+                if (seq > d->max_seq) d->max_seq = seq;
+            }
+        }
+    }
+    for (size_t i = 1; i < d->n; i++) {
+        size_t al, bl;
+        const uint8_t *a = key_at(d, i - 1, &al), *b = key_at(d, i, &bl);
+        size_t m = al < bl ? al : bl;
+        int c = memcmp(a, b, m);
+        REQUIRE(c < 0 || (c == 0 && al < bl));
+    }
+}
+
+/* Short keys that are not internal keys (the DIFF no-suffix path). */
+static void make_raw_dataset(dataset *d, size_t n) {
+    memset(d, 0, sizeof *d);
+    for (size_t i = 0; i < n; i++) {
+        char k[32];
+        int len = snprintf(k, sizeof k, "k%06zu%s", i, i % 3 ? "" : "-long-enough-suffix!");
+        size_t st = d->keys.len;
+        REQUIRE(kv_buf_append(&d->keys, k, (size_t)len) == 0);
+        push_key(d, st);
+    }
+}
+
+static void free_dataset(dataset *d) {
+    kv_buf_free(&d->keys);
+    free(d->off);
+    free(d->len);
+}
+
+/* Deterministic, partly compressible values; every 97th is empty. */
+static size_t value_of(size_t i, uint8_t *buf) {
+    size_t len = i % 97 == 0 ? 0 : 8 + (i * 7919) % 150;
+    uint64_t s = i;
+    for (size_t j = 0; j < len; j++)
+        buf[j] = j % 16 < 10 ? (uint8_t)('a' + (i + j / 16) % 26) : (uint8_t)rnd(&s);
+    return len;
+}
+
+/* -------------------------------------------------------------- helpers */
+
+static kv_status write_dataset(const char *path, const dataset *d, const kv_sst_options *o,
+                               kv_sst_meta *meta) {
+    kv_sst_writer *w;
+    char err[256];
+    kv_status st = kv_sst_writer_open(&w, env, path, o, err, sizeof err);
+    if (st != KV_OK)
+        return st;
+    uint8_t val[256];
+    for (size_t i = 0; i < d->n; i++) {
+        size_t kl, vl = value_of(i, val);
+        const uint8_t *k = key_at(d, i, &kl);
+        st = kv_sst_add(w, k, kl, val, vl);
+        if (st != KV_OK) {
+            kv_sst_abandon(w);
+            return st;
+        }
+    }
+    CHECK(kv_sst_writer_size(w) > 0);
+    st = kv_sst_finish(w, meta, err, sizeof err);
+    if (st != KV_OK)
+        fprintf(stderr, "finish: %s\n", err);
+    return st;
+}
+
+static bool key_is(kv_iter *it, const dataset *d, size_t i) {
+    if (!it->valid(it))
+        return false;
+    size_t kl, el;
+    const uint8_t *k = it->key(it, &kl), *e = key_at(d, i, &el);
+    return kl == el && memcmp(k, e, kl) == 0;
+}
+
+static bool value_is(kv_iter *it, size_t i) {
+    uint8_t val[256];
+    size_t vl = value_of(i, val), gl;
+    const uint8_t *g = it->value(it, &gl);
+    return gl == vl && (vl == 0 || memcmp(g, val, vl) == 0);
+}
+
+/* Full scan, random seeks and seek_before against the data set. */
+static void verify_reads(kv_iter *it, const dataset *d, uint64_t seed) {
+    size_t i = 0, bad = 0;
+    for (it->seek(it, NULL, 0); it->valid(it); it->next(it), i++) {
+        if (i >= d->n || !key_is(it, d, i) || !value_is(it, i))
+            bad++;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(i, d->n);
+    CHECK_EQ(it->status(it), KV_OK);
+
+    uint64_t s = seed;
+    kv_buf t = { 0 };
+    size_t seek_bad = 0, before_bad = 0;
+    for (int k = 0; k < 1500; k++) {
+        size_t j = rnd(&s) % d->n, kl;
+        const uint8_t *key = key_at(d, j, &kl);
+        it->seek(it, key, kl);
+        if (!key_is(it, d, j) || !value_is(it, j))
+            seek_bad++;
+        /* A few steps forward from there. */
+        for (size_t step = 1; step <= 3 && j + step < d->n; step++) {
+            it->next(it);
+            if (!key_is(it, d, j + step))
+                seek_bad++;
+        }
+        /* Just after key j: lands on j+1. */
+        t.len = 0;
+        kv_buf_append(&t, key, kl);
+        kv_buf_append(&t, "", 1);
+        it->seek(it, t.data, t.len);
+        if (j + 1 < d->n ? !key_is(it, d, j + 1) : it->valid(it))
+            seek_bad++;
+        it->seek_before(it, t.data, t.len);
+        if (!key_is(it, d, j) || !value_is(it, j))
+            before_bad++;
+        it->seek_before(it, key, kl);
+        if (j > 0 ? !key_is(it, d, j - 1) || !value_is(it, j - 1) : it->valid(it))
+            before_bad++;
+    }
+    CHECK_EQ(seek_bad, 0);
+    CHECK_EQ(before_bad, 0);
+    /* Past the end and before the start. */
+    uint8_t ff[8];
+    memset(ff, 0xff, sizeof ff);
+    it->seek(it, ff, sizeof ff);
+    CHECK(!it->valid(it));
+    it->seek_before(it, ff, sizeof ff);
+    CHECK(key_is(it, d, d->n - 1));
+    it->seek_before(it, NULL, 0);
+    CHECK(key_is(it, d, d->n - 1));
+    CHECK(value_is(it, d->n - 1));
+    size_t l0;
+    const uint8_t *k0 = key_at(d, 0, &l0);
+    it->seek_before(it, k0, l0);
+    CHECK(!it->valid(it));
+    it->seek(it, (const uint8_t *)"", 1);   /* "\0" sorts before every key here */
+    CHECK(key_is(it, d, 0));
+    CHECK_EQ(it->status(it), KV_OK);
+    kv_buf_free(&t);
+}
+
+static void verify_bloom(kv_sst_reader *r, const dataset *d, kv_bloom kind) {
+    kv_buf b = { 0 };
+    size_t false_neg = 0, fp = 0, probes = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        size_t kl;
+        const uint8_t *k = key_at(d, i, &kl);
+        size_t rl = kv_key_row_prefix_len(k, kl), cl = kv_key_column_prefix_len(k, kl);
+        if (!kv_sst_may_contain_row(r, k, rl) || !kv_sst_may_contain_column(r, k, cl))
+            false_neg++;
+    }
+    CHECK_EQ(false_neg, 0);
+    for (uint32_t i = 0; i < 20000; i++) {
+        uint8_t row[5];
+        bool hit;
+        b.len = 0;
+        if (kind == KV_BLOOM_ROWCOL) {
+            row_name(row, 2 * (i % d->nrows));
+            kv_key_encode_column(&b, row, 5, KV_KIND_COLUMN, "absent", 6);
+            hit = kv_sst_may_contain_column(r, b.data, b.len);
+            CHECK(kv_sst_may_contain_row(r, row, 5));   /* no row filter: true */
+        } else {
+            row_name(row, 2 * i + 1);
+            kv_key_encode_row(&b, row, 5);
+            hit = kv_sst_may_contain_row(r, b.data, b.len);
+        }
+        probes++;
+        fp += hit;
+    }
+    double rate = (double)fp / (double)probes;
+    if (kind == KV_BLOOM_NONE) {
+        CHECK_EQ(fp, probes);
+    } else {
+        if (rate > 0.02 || rate < 0.002)
+            fprintf(stderr, "bloom kind %d: false-positive rate %.4f\n", kind, rate);
+        CHECK(rate < 0.02);
+        CHECK(rate > 0.002);
+    }
+    kv_buf_free(&b);
+}
+
+static char *path_of(const char *name) {
+    char *p = malloc(strlen(dir) + strlen(name) + 2);
+    sprintf(p, "%s/%s", dir, name);
+    return p;
+}
+
+/* ---------------------------------------------------------------- tests */
+
+static void test_all_combinations(void) {
+    dataset d;
+    make_dataset(&d, 12000, 42);
+    kv_cache *cache = kv_cache_new((size_t)64 << 20);
+    REQUIRE(cache);
+    uint64_t fileno = 100;
+    uint64_t sizes[3][3] = { { 0 } };
+    for (int c = 0; c <= KV_COMPRESSION_SNAPPY; c++) {
+        for (int e = 0; e <= KV_ENCODING_DIFF; e++) {
+            for (int b = 0; b <= KV_BLOOM_ROWCOL; b++) {
+                kv_sst_options o = { 4096, (kv_compression)c, (kv_encoding)e, (kv_bloom)b, 10 };
+                char name[64];
+                snprintf(name, sizeof name, "%06" PRIu64 ".sst", fileno);
+                char *path = path_of(name);
+                kv_sst_meta meta;
+                REQUIRE(write_dataset(path, &d, &o, &meta) == KV_OK);
+                CHECK_EQ(meta.entries, d.n);
+                CHECK_EQ(meta.min_ts, d.min_ts);
+                CHECK_EQ(meta.max_ts, d.max_ts);
+                CHECK_EQ(meta.max_seq, d.max_seq);
+                size_t l0, ln;
+                const uint8_t *k0 = key_at(&d, 0, &l0), *kn = key_at(&d, d.n - 1, &ln);
+                CHECK(meta.smallest_len == l0 && memcmp(meta.smallest, k0, l0) == 0);
+                CHECK(meta.largest_len == ln && memcmp(meta.largest, kn, ln) == 0);
+                sizes[c][e] = meta.file_size;
+
+                kv_sst_reader *r;
+                char err[256];
+                REQUIRE(kv_sst_open(&r, env, path, fileno, cache, err, sizeof err) == KV_OK);
+                CHECK_EQ(kv_sst_file_size(r), meta.file_size);
+                /* Alternate cached and uncached reads. */
+                kv_iter *it = kv_sst_iter(r, (c + e + b) % 2 == 0, b == 1);
+                REQUIRE(it);
+                verify_reads(it, &d, (uint64_t)fileno);
+                it->destroy(it);
+                verify_bloom(r, &d, (kv_bloom)b);
+                kv_sst_close(r);
+                kv_cache_erase_file(cache, fileno);
+                kv_sst_meta_clear(&meta);
+                free(path);
+                fileno++;
+            }
+        }
+    }
+    /* Prefix and diff encoding shrink the file; so does compression. */
+    for (int c = 0; c < 3; c++) {
+        CHECK(sizes[c][KV_ENCODING_PREFIX] < sizes[c][KV_ENCODING_NONE]);
+        CHECK(sizes[c][KV_ENCODING_DIFF] < sizes[c][KV_ENCODING_PREFIX]);
+    }
+    CHECK(sizes[KV_COMPRESSION_LZ4][0] < sizes[0][0]);
+    CHECK(sizes[KV_COMPRESSION_SNAPPY][0] < sizes[0][0]);
+    printf("file bytes (none/prefix/diff): raw %" PRIu64 "/%" PRIu64 "/%" PRIu64
+           ", lz4 %" PRIu64 "/%" PRIu64 "/%" PRIu64 ", snappy %" PRIu64 "/%" PRIu64 "/%" PRIu64 "\n",
+           sizes[0][0], sizes[0][1], sizes[0][2], sizes[1][0], sizes[1][1], sizes[1][2],
+           sizes[2][0], sizes[2][1], sizes[2][2]);
+    kv_cache_free(cache);
+    free_dataset(&d);
+}
+
+static void test_large_file(void) {
+    dataset d;
+    make_dataset(&d, 200000, 7);
+    char *path = path_of("big.sst");
+    kv_sst_options o = { 65536, KV_COMPRESSION_LZ4, KV_ENCODING_DIFF, KV_BLOOM_ROW, 10 };
+    kv_sst_meta meta;
+    REQUIRE(write_dataset(path, &d, &o, &meta) == KV_OK);
+    CHECK_EQ(meta.entries, d.n);
+    kv_sst_reader *r;
+    char err[256];
+    REQUIRE(kv_sst_open(&r, env, path, 1, NULL, err, sizeof err) == KV_OK);
+    kv_iter *it = kv_sst_iter(r, true, false);
+    verify_reads(it, &d, 99);
+    it->destroy(it);
+    verify_bloom(r, &d, KV_BLOOM_ROW);
+    kv_sst_close(r);
+    kv_sst_meta_clear(&meta);
+    free(path);
+    free_dataset(&d);
+}
+
+static void test_raw_keys(void) {
+    dataset d;
+    make_raw_dataset(&d, 5000);
+    for (int e = 0; e <= KV_ENCODING_DIFF; e++) {
+        char *path = path_of("raw.sst");
+        kv_sst_options o = { 1024, KV_COMPRESSION_NONE, (kv_encoding)e, KV_BLOOM_NONE, 10 };
+        REQUIRE(write_dataset(path, &d, &o, NULL) == KV_OK);
+        kv_sst_reader *r;
+        char err[256];
+        REQUIRE(kv_sst_open(&r, env, path, 2, NULL, err, sizeof err) == KV_OK);
+        kv_iter *it = kv_sst_iter(r, false, false);
+        verify_reads(it, &d, 5);
+        it->destroy(it);
+        kv_sst_close(r);
+        free(path);
+    }
+    free_dataset(&d);
+}
+
+static void test_order_and_empty(void) {
+    char *path = path_of("order.sst");
+    kv_sst_writer *w;
+    char err[256];
+    REQUIRE(kv_sst_writer_open(&w, env, path, NULL, err, sizeof err) == KV_OK);
+    CHECK_EQ(kv_sst_add(w, (const uint8_t *)"b", 1, NULL, 0), KV_OK);
+    CHECK_EQ(kv_sst_add(w, (const uint8_t *)"b", 1, NULL, 0), KV_INVALID);
+    CHECK_EQ(kv_sst_add(w, (const uint8_t *)"a", 1, NULL, 0), KV_INVALID);
+    CHECK_EQ(kv_sst_add(w, (const uint8_t *)"c", 1, (const uint8_t *)"v", 1), KV_OK);
+    kv_sst_meta meta;
+    REQUIRE(kv_sst_finish(w, &meta, err, sizeof err) == KV_OK);
+    CHECK_EQ(meta.entries, 2);
+    kv_sst_meta_clear(&meta);
+
+    kv_sst_options bad = { 4096, (kv_compression)9, KV_ENCODING_NONE, KV_BLOOM_NONE, 10 };
+    CHECK_EQ(kv_sst_writer_open(&w, env, path, &bad, err, sizeof err), KV_INVALID);
+
+    /* A file without entries. */
+    REQUIRE(kv_sst_writer_open(&w, env, path, NULL, err, sizeof err) == KV_OK);
+    REQUIRE(kv_sst_finish(w, &meta, err, sizeof err) == KV_OK);
+    CHECK_EQ(meta.entries, 0);
+    kv_sst_meta_clear(&meta);
+    kv_sst_reader *r;
+    REQUIRE(kv_sst_open(&r, env, path, 3, NULL, err, sizeof err) == KV_OK);
+    kv_iter *it = kv_sst_iter(r, true, false);
+    it->seek(it, NULL, 0);
+    CHECK(!it->valid(it));
+    it->seek_before(it, NULL, 0);
+    CHECK(!it->valid(it));
+    CHECK_EQ(it->status(it), KV_OK);
+    it->destroy(it);
+    kv_sst_close(r);
+
+    /* Abandon leaves the file for the caller to remove. */
+    REQUIRE(kv_sst_writer_open(&w, env, path, NULL, err, sizeof err) == KV_OK);
+    CHECK_EQ(kv_sst_add(w, (const uint8_t *)"x", 1, NULL, 0), KV_OK);
+    kv_sst_abandon(w);
+    free(path);
+}
+
+static void test_huge_value(void) {
+    size_t big = (size_t)5 << 20;
+    uint8_t *v = malloc(big);
+    REQUIRE(v);
+    uint64_t s = 3;
+    for (size_t i = 0; i < big; i++)
+        v[i] = (i / 4096) % 2 ? (uint8_t)rnd(&s) : (uint8_t)(i % 251);
+    kv_cache *cache = kv_cache_new((size_t)64 << 20);
+    for (int c = 0; c <= KV_COMPRESSION_SNAPPY; c++) {
+        char *path = path_of("huge.sst");
+        kv_sst_options o = { 4096, (kv_compression)c, KV_ENCODING_DIFF, KV_BLOOM_ROW, 10 };
+        kv_sst_writer *w;
+        char err[256];
+        REQUIRE(kv_sst_writer_open(&w, env, path, &o, err, sizeof err) == KV_OK);
+        kv_buf k[3] = { { 0 } };
+        for (int i = 0; i < 3; i++)
+            kv_key_encode(&k[i], "row", 3, KV_KIND_COLUMN, i == 0 ? "a" : i == 1 ? "b" : "c", 1, 5, KV_TYPE_PUT, 1);
+        CHECK_EQ(kv_sst_add(w, k[0].data, k[0].len, (const uint8_t *)"small", 5), KV_OK);
+        CHECK_EQ(kv_sst_add(w, k[1].data, k[1].len, v, big), KV_OK);
+        CHECK_EQ(kv_sst_add(w, k[2].data, k[2].len, (const uint8_t *)"after", 5), KV_OK);
+        kv_sst_meta meta;
+        REQUIRE(kv_sst_finish(w, &meta, err, sizeof err) == KV_OK);
+        if (c != KV_COMPRESSION_NONE)
+            CHECK(meta.file_size < big);   /* half the value compresses well */
+        kv_sst_meta_clear(&meta);
+        kv_sst_reader *r;
+        REQUIRE(kv_sst_open(&r, env, path, 50 + (uint64_t)c, cache, err, sizeof err) == KV_OK);
+        for (int pass = 0; pass < 2; pass++) {
+            kv_iter *it = kv_sst_iter(r, pass == 0, false);
+            it->seek(it, k[1].data, k[1].len);
+            REQUIRE(it->valid(it));
+            size_t vl;
+            const uint8_t *got = it->value(it, &vl);
+            CHECK(vl == big && memcmp(got, v, big) == 0);
+            it->next(it);
+            CHECK(it->valid(it));
+            CHECK_BYTES(it->value(it, &vl), vl, "after");
+            it->seek_before(it, k[2].data, k[2].len);
+            CHECK(it->valid(it) && (it->value(it, &vl), vl == big));
+            it->seek_before(it, k[1].data, k[1].len);
+            CHECK(it->valid(it));
+            CHECK_BYTES(it->value(it, &vl), vl, "small");
+            it->destroy(it);
+        }
+        kv_sst_close(r);
+        for (int i = 0; i < 3; i++)
+            kv_buf_free(&k[i]);
+        free(path);
+    }
+    kv_cache_free(cache);
+    free(v);
+}
+
+static void test_cache_use(void) {
+    dataset d;
+    make_dataset(&d, 10000, 11);
+    char *path = path_of("000012.sst");
+    kv_sst_options o = { 4096, KV_COMPRESSION_SNAPPY, KV_ENCODING_PREFIX, KV_BLOOM_ROW, 10 };
+    REQUIRE(write_dataset(path, &d, &o, NULL) == KV_OK);
+    kv_cache *cache = kv_cache_new((size_t)64 << 20);
+    kv_sst_reader *r;
+    char err[256];
+    REQUIRE(kv_sst_open(&r, env, path, 12, cache, err, sizeof err) == KV_OK);
+    kv_iter *it = kv_sst_iter(r, false, false);
+    size_t n = 0;
+    for (it->seek(it, NULL, 0); it->valid(it); it->next(it))
+        n++;
+    CHECK_EQ(n, d.n);
+    CHECK_EQ(kv_cache_usage(cache), 0);
+    it->destroy(it);
+    it = kv_sst_iter(r, true, false);
+    n = 0;
+    for (it->seek(it, NULL, 0); it->valid(it); it->next(it))
+        n++;
+    CHECK_EQ(n, d.n);
+    size_t used = kv_cache_usage(cache);
+    CHECK(used > 40000);   /* roughly the uncompressed data */
+    /* Blocks now come from the cache: a second scan adds nothing. */
+    verify_reads(it, &d, 12);
+    CHECK_EQ(kv_cache_usage(cache), used);
+    it->destroy(it);
+    kv_cache_erase_file(cache, 12);
+    CHECK_EQ(kv_cache_usage(cache), 0);
+    kv_sst_close(r);
+
+    /* A disabled cache still serves reads. */
+    kv_cache *off = kv_cache_new(0);
+    REQUIRE(kv_sst_open(&r, env, path, 12, off, err, sizeof err) == KV_OK);
+    it = kv_sst_iter(r, true, true);
+    verify_reads(it, &d, 13);
+    it->destroy(it);
+    kv_sst_close(r);
+    kv_cache_free(off);
+    kv_cache_free(cache);
+    free(path);
+    free_dataset(&d);
+}
+
+typedef struct reader_job { kv_sst_reader *r; const dataset *d; int id; size_t bad; } reader_job;
+
+static void *reader_thread(void *arg) {
+    reader_job *j = arg;
+    kv_iter *it = kv_sst_iter(j->r, j->id % 2 == 0, false);
+    uint64_t s = (uint64_t)j->id;
+    for (int k = 0; k < 3000; k++) {
+        size_t i = rnd(&s) % j->d->n, kl;
+        const uint8_t *key = key_at(j->d, i, &kl);
+        it->seek(it, key, kl);
+        if (!key_is(it, j->d, i) || !value_is(it, i))
+            j->bad++;
+    }
+    it->destroy(it);
+    return NULL;
+}
+
+static void test_threads(void) {
+    dataset d;
+    make_dataset(&d, 30000, 5);
+    char *path = path_of("mt.sst");
+    kv_sst_options o = { 4096, KV_COMPRESSION_LZ4, KV_ENCODING_DIFF, KV_BLOOM_ROWCOL, 10 };
+    REQUIRE(write_dataset(path, &d, &o, NULL) == KV_OK);
+    kv_cache *cache = kv_cache_new((size_t)256 << 10);   /* small: lots of eviction */
+    kv_sst_reader *r;
+    char err[256];
+    REQUIRE(kv_sst_open(&r, env, path, 77, cache, err, sizeof err) == KV_OK);
+    enum { N = 6 };
+    pthread_t t[N];
+    reader_job j[N];
+    for (int i = 0; i < N; i++) {
+        j[i] = (reader_job){ r, &d, i, 0 };
+        REQUIRE(pthread_create(&t[i], NULL, reader_thread, &j[i]) == 0);
+    }
+    for (int i = 0; i < N; i++) {
+        pthread_join(t[i], NULL);
+        CHECK_EQ(j[i].bad, 0);
+    }
+    CHECK(kv_cache_usage(cache) <= (size_t)256 << 10);
+    kv_sst_close(r);
+    kv_cache_free(cache);
+    free(path);
+    free_dataset(&d);
+}
+
+/* ------------------------------------------------------------ corruption */
+
+static uint8_t *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    REQUIRE(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc((size_t)n + 1);
+    REQUIRE(p && fread(p, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return p;
+}
+
+static void spit(const char *path, const uint8_t *p, size_t len) {
+    FILE *f = fopen(path, "wb");
+    REQUIRE(f);
+    REQUIRE(fwrite(p, 1, len, f) == len);
+    fclose(f);
+}
+
+static kv_status try_open(const char *path, char *err, size_t errlen) {
+    kv_sst_reader *r = NULL;
+    kv_status st = kv_sst_open(&r, env, path, 9, NULL, err, errlen);
+    kv_sst_close(r);
+    return st;
+}
+
+static void test_corruption(void) {
+    dataset d;
+    make_dataset(&d, 10000, 21);
+    char *good = path_of("good.sst");
+    char *bad = path_of("000012.sst");
+    kv_cache *cache = kv_cache_new((size_t)8 << 20);
+    for (int c = 0; c <= KV_COMPRESSION_SNAPPY; c++) {
+        kv_sst_options o = { 4096, (kv_compression)c, KV_ENCODING_DIFF, KV_BLOOM_ROW, 10 };
+        REQUIRE(write_dataset(good, &d, &o, NULL) == KV_OK);
+        size_t len;
+        uint8_t *img = slurp(good, &len);
+        /* One flipped byte in a data block a third of the way in. */
+        size_t pos = len / 3;
+        img[pos] ^= 0x40;
+        spit(bad, img, len);
+        img[pos] ^= 0x40;
+        kv_sst_reader *r;
+        char err[256];
+        REQUIRE(kv_sst_open(&r, env, bad, 12, cache, err, sizeof err) == KV_OK);
+        for (int fill = 0; fill < 2; fill++) {
+            kv_iter *it = kv_sst_iter(r, fill, false);
+            size_t n = 0, wrong = 0;
+            for (it->seek(it, NULL, 0); it->valid(it); it->next(it), n++) {
+                if (n >= d.n || !key_is(it, &d, n) || !value_is(it, n))
+                    wrong++;
+            }
+            CHECK_EQ(wrong, 0);
+            CHECK(n > 0 && n < d.n);
+            CHECK_EQ(it->status(it), KV_CORRUPT);
+            char msg[512];
+            kv_sst_last_error(r, msg, sizeof msg);
+            CHECK(strstr(msg, "corrupt block in ") != NULL);
+            CHECK(strstr(msg, bad) != NULL);
+            CHECK(strstr(msg, " at offset ") != NULL);
+            /* Seeking into the bad block fails the same way. */
+            kv_iter *it2 = kv_sst_iter(r, fill, false);
+            it2->seek_before(it2, NULL, 0);
+            CHECK(it2->valid(it2));
+            size_t kl;
+            const uint8_t *k = key_at(&d, n + 1 < d.n ? n + 1 : n, &kl);
+            it2->seek(it2, k, kl);
+            CHECK(!it2->valid(it2));
+            CHECK_EQ(it2->status(it2), KV_CORRUPT);
+            it2->destroy(it2);
+            it->destroy(it);
+        }
+        kv_sst_close(r);
+        kv_cache_erase_file(cache, 12);
+
+        /* Footer, index and truncation: open fails with KV_CORRUPT. */
+        for (size_t back = 1; back <= 64; back += 9) {
+            img[len - back] ^= 0x01;
+            spit(bad, img, len);
+            img[len - back] ^= 0x01;
+            err[0] = 0;
+            CHECK_EQ(try_open(bad, err, sizeof err), KV_CORRUPT);
+            CHECK(strstr(err, bad) != NULL);
+        }
+        uint64_t index_off = kv_get_le64(img + len - 64);
+        img[index_off + 3] ^= 0x10;
+        spit(bad, img, len);
+        img[index_off + 3] ^= 0x10;
+        CHECK_EQ(try_open(bad, err, sizeof err), KV_CORRUPT);
+        CHECK(strstr(err, "offset") != NULL);
+        size_t cuts[] = { len - 1, len - 64, len / 2, 10, 0 };
+        for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+            spit(bad, img, cuts[i]);
+            CHECK_EQ(try_open(bad, err, sizeof err), KV_CORRUPT);
+        }
+        /* The untouched image still opens. */
+        spit(bad, img, len);
+        CHECK_EQ(try_open(bad, err, sizeof err), KV_OK);
+        free(img);
+    }
+    kv_cache_free(cache);
+    free(good);
+    free(bad);
+    free_dataset(&d);
+}
+
+/* I/O failures from the env surface as errors, never as bad data. */
+static void test_io_errors(void) {
+    dataset d;
+    make_dataset(&d, 5000, 8);
+    kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
+    REQUIRE(fe);
+    kv_env *saved = env;
+    env = kv_fault_env_env(fe);
+    char *path = path_of("io.sst");
+    kv_sst_options o = { 4096, KV_COMPRESSION_LZ4, KV_ENCODING_PREFIX, KV_BLOOM_ROW, 10 };
+    kv_fault_env_fail_nth(fe, "sync", 1);
+    CHECK_EQ(write_dataset(path, &d, &o, NULL), KV_IO);
+    kv_fault_env_set_space(fe, 10000);
+    CHECK_EQ(write_dataset(path, &d, &o, NULL), KV_NO_SPACE);
+    kv_fault_env_set_space(fe, -1);
+    uint64_t syncs = kv_fault_env_calls(fe, "sync");
+    REQUIRE(write_dataset(path, &d, &o, NULL) == KV_OK);
+    CHECK(kv_fault_env_calls(fe, "sync") > syncs);
+
+    kv_sst_reader *r;
+    char err[256];
+    kv_fault_env_fail_nth(fe, "read_at", 2);
+    CHECK_EQ(kv_sst_open(&r, env, path, 4, NULL, err, sizeof err), KV_IO);
+    REQUIRE(kv_sst_open(&r, env, path, 4, NULL, err, sizeof err) == KV_OK);
+    kv_iter *it = kv_sst_iter(r, false, false);
+    kv_fault_env_fail_nth(fe, "read_at", 3);
+    size_t n = 0;
+    for (it->seek(it, NULL, 0); it->valid(it); it->next(it)) {
+        CHECK(key_is(it, &d, n) && value_is(it, n));
+        n++;
+    }
+    CHECK(n > 0 && n < d.n);
+    CHECK_EQ(it->status(it), KV_IO);
+    char msg[512];
+    kv_sst_last_error(r, msg, sizeof msg);
+    CHECK(strstr(msg, path) != NULL);
+    it->destroy(it);
+    kv_sst_close(r);
+    env = saved;
+    kv_fault_env_free(fe);
+    free(path);
+    free_dataset(&d);
+}
+
+int main(void) {
+    env = kv_env_posix();
+    dir = test_tmpdir("sst");
+    test_order_and_empty();
+    test_raw_keys();
+    test_all_combinations();
+    test_large_file();
+    test_huge_value();
+    test_cache_use();
+    test_threads();
+    test_corruption();
+    test_io_errors();
+    test_rmtree(dir);
+    free(dir);
+    return test_finish("test_sst");
+}
