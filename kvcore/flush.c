@@ -306,7 +306,8 @@ static bool pick_minor(const kv_fileset *fs, size_t *lo, size_t *hi) {
 }
 
 /* Compacts one family (catalog_lock held shared, mu not held). */
-static kv_status compact_family(kv_store *s, kv_family *fam, bool major) {
+static kv_status compact_family(kv_store *s, kv_family *fam, bool major, bool *did) {
+    *did = false;
     pthread_mutex_lock(&s->mu);
     while (fam->compacting) pthread_cond_wait(&s->bg_cv, &s->mu);
     kv_fileset *fs = fam->files;
@@ -370,6 +371,7 @@ static kv_status compact_family(kv_store *s, kv_family *fam, bool major) {
                 kv_fileset_unref(cur);
                 out = NULL;
                 s->compactions++;
+                *did = true;
             }
         }
     }
@@ -386,44 +388,55 @@ static kv_status compact_family(kv_store *s, kv_family *fam, bool major) {
 
 kv_status kv_compact_now(kv_store *s, kv_table *t, bool major) {
     kv_status st = KV_OK;
+    bool did;
     if (major) st = kv_write_flush(s);
     for (size_t i = 0; st == KV_OK && i < s->ntables; i++) {
         kv_table *tab = s->tables[i];
         if (t && tab != t) continue;
         for (size_t f = 0; st == KV_OK && f < tab->nfamilies; f++)
-            st = compact_family(s, tab->families[f], major);
+            st = compact_family(s, tab->families[f], major, &did);
     }
     return st;
 }
 
 /* ---- background thread ---- */
 
-static void auto_compact(kv_store *s) {
+/* One pass of minor compactions over every family. Returns whether any
+   family was compacted (then another pass may find more to do). */
+static bool compaction_pass(kv_store *s) {
+    bool any = false;
     pthread_rwlock_rdlock(&s->catalog_lock);
     for (size_t i = 0; i < s->ntables; i++)
         for (size_t f = 0; f < s->tables[i]->nfamilies; f++) {
             pthread_mutex_lock(&s->mu);
-            bool stop = s->shutting_down || s->flush_pending;
+            bool stop = s->shutting_down;
             pthread_mutex_unlock(&s->mu);
             if (stop) goto out;
-            kv_status st = compact_family(s, s->tables[i]->families[f], false);
+            bool did = false;
+            kv_status st = compact_family(s, s->tables[i]->families[f], false, &did);
             if (st != KV_OK) kv_log(s, KV_LOG_ERROR, "background compaction failed: %s", kv_store_errmsg(s));
+            any |= did;
         }
 out:
     pthread_rwlock_unlock(&s->catalog_lock);
+    return any;
 }
 
-static void *bg_main(void *arg) {
+/* The flush thread: writes set-aside memstores as soon as they exist, so
+   writers never wait behind a compaction. */
+static void *flush_main(void *arg) {
     kv_store *s = arg;
     pthread_mutex_lock(&s->mu);
     while (!s->shutting_down) {
         if (s->flush_pending) {
             pthread_mutex_unlock(&s->mu);
             kv_status st = kv_flush_imm(s);
-            if (st == KV_OK) auto_compact(s);
             pthread_mutex_lock(&s->mu);
             pthread_cond_broadcast(&s->bg_cv);
-            if (st != KV_OK && !s->shutting_down) {
+            if (st == KV_OK) {
+                s->compaction_wanted = true;
+                pthread_cond_broadcast(&s->compact_cv);
+            } else if (!s->shutting_down) {
                 kv_log(s, KV_LOG_ERROR, "background flush failed (will retry): %s", s->errmsg);
                 struct timespec until;
                 clock_gettime(CLOCK_REALTIME, &until);
@@ -438,10 +451,35 @@ static void *bg_main(void *arg) {
     return NULL;
 }
 
+/* The compaction thread: after each flush, passes over the families until
+   none needs a minor compaction. */
+static void *compact_main(void *arg) {
+    kv_store *s = arg;
+    pthread_mutex_lock(&s->mu);
+    while (!s->shutting_down) {
+        if (s->compaction_wanted) {
+            s->compaction_wanted = false;
+            pthread_mutex_unlock(&s->mu);
+            while (compaction_pass(s)) {}
+            pthread_mutex_lock(&s->mu);
+            continue;
+        }
+        pthread_cond_wait(&s->compact_cv, &s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
 kv_status kv_bg_start(kv_store *s) {
-    int rc = pthread_create(&s->bg_thread, NULL, bg_main, s);
-    if (rc != 0) return kv_fail(s, KV_NO_MEMORY, "cannot start the background thread: %s", strerror(rc));
+    int rc = pthread_create(&s->bg_thread, NULL, flush_main, s);
+    if (rc != 0) return kv_fail(s, KV_NO_MEMORY, "cannot start the flush thread: %s", strerror(rc));
+    rc = pthread_create(&s->compact_thread, NULL, compact_main, s);
+    if (rc != 0) {
+        kv_bg_stop(s);
+        return kv_fail(s, KV_NO_MEMORY, "cannot start the compaction thread: %s", strerror(rc));
+    }
     s->bg_started = true;
+    s->compact_started = true;
     return KV_OK;
 }
 
@@ -449,7 +487,9 @@ void kv_bg_stop(kv_store *s) {
     pthread_mutex_lock(&s->mu);
     s->shutting_down = true;
     pthread_cond_broadcast(&s->work_cv);
+    pthread_cond_broadcast(&s->compact_cv);
     pthread_mutex_unlock(&s->mu);
     pthread_join(s->bg_thread, NULL);
-    s->bg_started = false;
+    if (s->compact_started) pthread_join(s->compact_thread, NULL);
+    s->bg_started = s->compact_started = false;
 }

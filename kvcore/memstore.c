@@ -21,8 +21,10 @@
 
 #define MAX_HEIGHT 12
 #define BRANCHING 4                       /* a node reaches level i+1 with p = 1/4 */
-#define CHUNK_SIZE ((size_t)1 << 20)      /* arena chunk */
-#define BIG_ENTRY (CHUNK_SIZE / 4)        /* larger nodes get a chunk of their own */
+#define CHUNK_SIZE ((size_t)1 << 20)      /* largest arena chunk */
+/* Chunks start small and double up to CHUNK_SIZE, so that a store with many
+   families and a small write buffer is not charged 1 MiB per memstore. */
+#define FIRST_CHUNK ((size_t)4 << 10)
 
 typedef struct node {
     size_t klen, vlen;
@@ -44,6 +46,7 @@ struct kv_memstore {
     chunk *chunks;              /* all chunks, newest first */
     unsigned char *alloc_ptr;   /* free space in the current chunk */
     size_t alloc_left;
+    size_t next_chunk;          /* size of the next regular chunk */
     uint64_t rng;               /* xorshift state for node heights */
     /* Read by anyone. */
     atomic_size_t bytes;
@@ -83,14 +86,18 @@ static unsigned char *new_chunk(kv_memstore *m, size_t size) {
 static void *arena_alloc(kv_memstore *m, size_t size) {
     size_t align = alignof(max_align_t);
     size = (size + align - 1) & ~(align - 1);
-    if (size > BIG_ENTRY)
-        return new_chunk(m, size);   /* keeps the current chunk's free space */
+    /* Nodes above a quarter chunk get a chunk of their own, which keeps
+       the current chunk's free space. */
+    if (size > m->next_chunk / 4)
+        return new_chunk(m, size);
     if (size > m->alloc_left) {
-        unsigned char *p = new_chunk(m, CHUNK_SIZE);
+        unsigned char *p = new_chunk(m, m->next_chunk);
         if (!p)
             return NULL;
         m->alloc_ptr = p;
-        m->alloc_left = CHUNK_SIZE;
+        m->alloc_left = m->next_chunk;
+        if (m->next_chunk < CHUNK_SIZE)
+            m->next_chunk *= 2;
     }
     void *p = m->alloc_ptr;
     m->alloc_ptr += size;
@@ -134,6 +141,7 @@ kv_memstore *kv_memstore_new(void) {
     atomic_init(&m->height, 1);
     atomic_init(&m->bytes, 0);
     atomic_init(&m->entries, 0);
+    m->next_chunk = FIRST_CHUNK;
     /* Seeded from the address: heights need not be reproducible. */
     m->rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)m;
     if (!m->rng)

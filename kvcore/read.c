@@ -57,77 +57,74 @@ struct kv_scan {
 
 /* ---- setup ---- */
 
-static kv_iter *family_iterator(kv_store *s, kv_family *f, const kv_family_desc *desc,
-                                kv_fileset **files_out, const kv_buf *point_row,
-                                const kv_column *cols, size_t ncols, bool fill_cache) {
-    kv_iter *children[3 + 256];
-    kv_iter **kids = children;
-    size_t n = 0;
-    pthread_mutex_lock(&s->mu);
-    kv_memstore *mem = f->mem, *imm = f->imm;
-    kv_fileset *fs = f->files;
-    if (mem) kv_memstore_ref(mem);
-    if (imm) kv_memstore_ref(imm);
-    if (fs) kv_fileset_ref(fs);
-    pthread_mutex_unlock(&s->mu);
-    size_t nfiles = fs ? fs->n : 0;
-    if (nfiles + 2 > 256 + 1) {
-        kids = malloc((nfiles + 3) * sizeof *kids);
-        if (!kids) goto fail;
+/* References to a family's memstores and files, taken together with the
+   snapshot under mu. */
+typedef struct fam_sources {
+    kv_memstore *mem, *imm;
+    kv_fileset *files;
+} fam_sources;
+
+static void grab_sources(kv_family *f, fam_sources *src) {
+    src->mem = f->mem;
+    src->imm = f->imm;
+    src->files = f->files;
+    if (src->mem) kv_memstore_ref(src->mem);
+    if (src->imm) kv_memstore_ref(src->imm);
+    if (src->files) kv_fileset_ref(src->files);
+}
+
+/* Whether a file's bloom filter allows the point row (and, for ROWCOL
+   filters with selected columns, one of those columns or a family marker). */
+static bool file_may_hold(const kv_sstfile *file, const kv_family_desc *desc, const kv_buf *point_row,
+                          const kv_column *cols, size_t ncols, kv_buf *colkey) {
+    const uint8_t *row = point_row->data;
+    if (desc->bloom == KV_BLOOM_ROW) return kv_sst_may_contain_row(file->reader, row, point_row->len);
+    if (desc->bloom != KV_BLOOM_ROWCOL || ncols == 0) return true;
+    for (size_t c = 0; c <= ncols; c++) {
+        /* c == ncols: family markers, stored under the empty qualifier */
+        uint8_t kind = c < ncols ? KV_KIND_COLUMN : KV_KIND_FAMILY_MARKER;
+        colkey->len = 0;
+        if (kv_buf_append(colkey, row, point_row->len) || kv_buf_append(colkey, &kind, 1) ||
+            kv_key_encode_row(colkey, c < ncols ? cols[c].qualifier : "", c < ncols ? cols[c].qualifier_len : 0))
+            return true;
+        if (kv_sst_may_contain_column(file->reader, colkey->data, colkey->len)) return true;
     }
-    if (mem) kids[n++] = kv_memstore_iter(mem);
-    if (imm) kids[n++] = kv_memstore_iter(imm);
+    return false;
+}
+
+/* Builds the merged iterator over a family's sources. Takes over the
+   references in src (the file set's goes to *files_out). */
+static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv_fileset **files_out,
+                                const kv_buf *point_row, const kv_column *cols, size_t ncols,
+                                bool fill_cache) {
+    size_t nfiles = src->files ? src->files->n : 0, n = 0;
+    kv_iter **kids = malloc((nfiles + 2) * sizeof *kids);
+    kv_iter *it = NULL;
     kv_buf colkey = {0};
-    for (size_t i = 0; i < nfiles; i++) {
-        kv_sstfile *file = fs->files[i];
-        if (point_row) {
-            const uint8_t *row = point_row->data;
-            if (desc->bloom == KV_BLOOM_ROW &&
-                !kv_sst_may_contain_row(file->reader, row, point_row->len))
-                continue;
-            if (desc->bloom == KV_BLOOM_ROWCOL && ncols > 0) {
-                /* decode row back from its escaped form is not needed: the
-                   column key is esc(row)|kind|esc(q) */
-                bool any = false;
-                for (size_t c = 0; c < ncols && !any; c++) {
-                    colkey.len = 0;
-                    if (kv_buf_append(&colkey, row, point_row->len) != 0) { any = true; break; }
-                    uint8_t kind = KV_KIND_COLUMN;
-                    kv_buf_append(&colkey, &kind, 1);
-                    kv_buf tmp = {0};
-                    kv_key_encode_row(&tmp, cols[c].qualifier, cols[c].qualifier_len);
-                    kv_buf_append(&colkey, tmp.data, tmp.len);
-                    kv_buf_free(&tmp);
-                    any = kv_sst_may_contain_column(file->reader, colkey.data, colkey.len);
-                }
-                /* family markers are stored under the empty qualifier */
-                colkey.len = 0;
-                kv_buf_append(&colkey, row, point_row->len);
-                uint8_t kind = KV_KIND_FAMILY_MARKER;
-                kv_buf_append(&colkey, &kind, 1);
-                kv_key_encode_row(&colkey, "", 0);
-                if (!any && !kv_sst_may_contain_column(file->reader, colkey.data, colkey.len))
-                    continue;
-            }
+    if (kids) {
+        if (src->mem) kids[n++] = kv_memstore_iter(src->mem);
+        if (src->imm) kids[n++] = kv_memstore_iter(src->imm);
+        for (size_t i = 0; i < nfiles; i++) {
+            kv_sstfile *file = src->files->files[i];
+            if (point_row && !file_may_hold(file, desc, point_row, cols, ncols, &colkey)) continue;
+            kids[n++] = kv_sst_iter(file->reader, fill_cache && desc->blockcache, desc->in_memory);
         }
-        kids[n++] = kv_sst_iter(file->reader, fill_cache && desc->blockcache, desc->in_memory);
+        it = kv_merge_iter_new(kids, n);
+        free(kids);
     }
     kv_buf_free(&colkey);
-    if (mem) kv_memstore_unref(mem);   /* iterators hold their own reference */
-    if (imm) kv_memstore_unref(imm);
-    kv_iter *it = kv_merge_iter_new(kids, n);
-    if (kids != children) free(kids);
+    /* the memstore iterators hold their own references */
+    kv_memstore_unref(src->mem);
+    kv_memstore_unref(src->imm);
+    src->mem = src->imm = NULL;
     if (!it) {
-        if (fs) kv_fileset_unref(fs);
+        kv_fileset_unref(src->files);
+        src->files = NULL;
         return NULL;
     }
-    *files_out = fs;
+    *files_out = src->files;
+    src->files = NULL;
     return it;
-fail:
-    if (mem) kv_memstore_unref(mem);
-    if (imm) kv_memstore_unref(imm);
-    if (fs) kv_fileset_unref(fs);
-    return NULL;
 }
 
 static int bounds_copy(kv_buf *b, const void *p, size_t n, const void **out) {
@@ -202,9 +199,6 @@ static kv_status scan_open(kv_scan **out, kv_store *s, kv_table *t, const kv_rea
     sc->now = kv_clock_now(s);
     sc->fams = calloc(t->nfamilies, sizeof *sc->fams);
     if (!sc->fams) goto nomem;
-    pthread_mutex_lock(&s->mu);
-    sc->snapshot = atomic_load(&s->visible_seq);
-    pthread_mutex_unlock(&s->mu);
     int64_t tmin = o->time_min, tmax = o->time_max;
     if (o->has_timestamp) {
         tmin = o->timestamp;
@@ -232,17 +226,41 @@ static kv_status scan_open(kv_scan **out, kv_store *s, kv_table *t, const kv_rea
             fr->cols = cols;
             fr->ncols = ncols;
         }
-        kv_matcher_init(&fr->matcher, KV_MATCH_READ, &fr->desc, sc->snapshot, sc->now);
+        kv_matcher_init(&fr->matcher, KV_MATCH_READ, &fr->desc, 0, sc->now);
         int32_t mv = o->max_versions <= 0 ? 1 : o->max_versions;
         fr->matcher.max_versions = mv < fr->desc.versions ? mv : fr->desc.versions;
         fr->matcher.time_min = tmin;
         fr->matcher.time_max = tmax;
         fr->matcher.raw = o->raw;
         sc->nfams++;
-        fr->it = family_iterator(s, f, &fr->desc, &fr->files, point_row, fr->cols, fr->ncols,
-                                 o->fill_cache);
-        if (!fr->it) goto nomem;
     }
+    /* The snapshot and every family's memstores and files are taken under
+       one hold of mu: a flush or compaction between them could otherwise
+       drop versions the snapshot still needs from one family only, and a
+       row mutation would be seen half-applied. The iterators are built
+       afterwards, outside the lock. */
+    fam_sources *srcs = calloc(sc->nfams ? sc->nfams : 1, sizeof *srcs);
+    if (!srcs) goto nomem;
+    pthread_mutex_lock(&s->mu);
+    sc->snapshot = atomic_load(&s->visible_seq);
+    for (size_t i = 0; i < sc->nfams; i++) grab_sources(sc->fams[i].fam, &srcs[i]);
+    pthread_mutex_unlock(&s->mu);
+    bool built = true;
+    for (size_t i = 0; i < sc->nfams; i++) {
+        fam_reader *fr = &sc->fams[i];
+        fr->matcher.snapshot = sc->snapshot;
+        if (built) {
+            fr->it = family_iterator(&srcs[i], &fr->desc, &fr->files, point_row, fr->cols, fr->ncols,
+                                     o->fill_cache);
+            built = fr->it != NULL;
+        } else {
+            kv_memstore_unref(srcs[i].mem);
+            kv_memstore_unref(srcs[i].imm);
+            kv_fileset_unref(srcs[i].files);
+        }
+    }
+    free(srcs);
+    if (!built) goto nomem;
     /* Position every family. */
     if (!o->reversed) {
         kv_buf *tg = &sc->target;
@@ -329,6 +347,18 @@ static bool column_selected(const fam_reader *fr, const kv_key_parts *kp) {
     return false;
 }
 
+/* Records a failed iterator of family fi on the store, naming the sorted
+   file that failed when one reports an error, and returns st. */
+static kv_status iter_failed(kv_scan *sc, size_t fi, kv_status st) {
+    if (st == KV_OK || st == KV_NO_MEMORY) return st;
+    const kv_fileset *fs = sc->fams[fi].files;
+    char msg[400] = "";
+    for (size_t i = 0; fs && i < fs->n && !msg[0]; i++)
+        kv_sst_last_error(fs->files[i]->reader, msg, sizeof msg);
+    if (msg[0]) return kv_fail(sc->store, st, "%s", msg);
+    return kv_fail(sc->store, st, "reading family %s: %s", sc->fams[fi].desc.name, kv_strerror(st));
+}
+
 /* Reads family fr's entries of the row sc->row_key (the iterator is at the
    row's first entry or past it), adding kept cells. Leaves the iterator
    after the row. */
@@ -363,7 +393,7 @@ static kv_status read_family_row(kv_scan *sc, size_t fi) {
         }
         it->next(it);
     }
-    return it->status(it);
+    return iter_failed(sc, fi, it->status(it));
 }
 
 /* Skips the rest of row sc->row_key in family fi. */
@@ -455,7 +485,7 @@ kv_status kv_scan_next(const kv_result **row, kv_scan *sc) {
                 kv_status st = sc->fams[i].it->status(sc->fams[i].it);
                 if (st != KV_OK) {
                     sc->finished = true;
-                    return sc->error = st;
+                    return sc->error = iter_failed(sc, i, st);
                 }
             }
             break;

@@ -132,6 +132,7 @@ static void free_store(kv_store *s) {
     pthread_mutex_destroy(&s->errmsg_mu);
     pthread_cond_destroy(&s->bg_cv);
     pthread_cond_destroy(&s->work_cv);
+    pthread_cond_destroy(&s->compact_cv);
     free(s->dir);
     free(s);
 }
@@ -220,6 +221,7 @@ kv_status kv_store_open(kv_store **out, const char *path, const kv_store_options
     pthread_mutex_init(&s->errmsg_mu, NULL);
     pthread_cond_init(&s->bg_cv, NULL);
     pthread_cond_init(&s->work_cv, NULL);
+    pthread_cond_init(&s->compact_cv, NULL);
     atomic_init(&s->visible_seq, 0);
     s->next_file = 1;
     s->next_id = 1;

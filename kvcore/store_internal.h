@@ -92,7 +92,8 @@ struct kv_store {
     pthread_mutex_t rmw_mu;
     pthread_mutex_t mu;
     pthread_cond_t bg_cv;       /* background work finished a step */
-    pthread_cond_t work_cv;     /* background thread has work */
+    pthread_cond_t work_cv;     /* the flush thread has work */
+    pthread_cond_t compact_cv;  /* the compaction thread has work */
 
     /* catalog (catalog_lock) */
     size_t nnamespaces;
@@ -124,7 +125,9 @@ struct kv_store {
     bool flush_pending;         /* imm memstores wait to be written */
     uint64_t pending_log_number;/* first log not covered by the imms */
     kv_status bg_error;         /* a failed background step; writes refuse */
-    int manual_compactions;     /* kv_compact calls waiting */
+    pthread_t compact_thread;
+    bool compact_started;
+    bool compaction_wanted;     /* a flush added files since the last pass */
     uint64_t flushes, compactions;
 
     bool read_only;
