@@ -26,8 +26,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if [ ! -d build ]; then
-  meson setup build >/dev/null
+if [ ! -f build/build.ninja ]; then
+  rm -rf build
+  meson setup build >build-setup.log 2>&1 || { cat build-setup.log >&2; exit 1; }
+  rm -f build-setup.log
 fi
-ninja -C build >/dev/null
+ninja -C build >/dev/null || { ninja -C build >&2; exit 1; }
 echo "setup: built into $(pwd)/build"

@@ -1,0 +1,171 @@
+#!/usr/bin/env bats
+# cellsh: malformed commands give ERROR: lines and a non-zero exit status
+# and leave the stored data as it was; --continue; the store lock.
+
+load helpers/cellsh
+
+setup() {
+    cellsh_setup
+    cellsh_e "create 't', {NAME => 'f', VERSIONS => 2}" "put 't', 'r', 'f:q', 'v', 5"
+    expect_status 0
+}
+teardown() { cellsh_teardown; }
+
+# The stored data, as a raw scan shows it.
+snapshot() {
+    "$CELLSH" "$STORE" -e "scan 't', {RAW => true, VERSIONS => 10}" -e "describe 't'" -e "list"
+}
+
+@test "each malformed command: ERROR line, exit 1, data untouched" {
+    local before
+    before="$(snapshot)"
+    local cmds=(
+        "put 't', 'r'"
+        "put 't', 'r', 'f:q'"
+        "put 't', 'r', 'nofamily:q', 'v'"
+        "put 't', 'r', 'noqualifier', 'v'"
+        "put 'nope', 'r', 'f:q', 'v'"
+        "put 't', 'r', 'f:q', 'v', 'notanumber'"
+        "put 't', 'r', 'f:q', 'v', -1"
+        "put 't' 'r', 'f:q', 'v'"
+        "put 't', 'r', 'f:q', 'unterminated"
+        "put t, 'r', 'f:q', 'v'"
+        "scan 't', {FILTER => \"NoSuchFilter('x')\"}"
+        "scan 't', {FILTER => \"PrefixFilter('x'\"}"
+        "scan 't', {LIMT => 3}"
+        "scan 't', {VERSIONS => 0}"
+        "scan 't', {TIMERANGE => [5]}"
+        "get 't', 'r', {TIMERANGE => [9, 2]}"
+        "get 't', 'r', {COLUMN => 'nofamily'}"
+        "create 't', 'f'"
+        "create 'u'"
+        "create 'u', {NAME => 'f', VERSIONS => 'many'}"
+        "create 'u', {NAME => 'f', COMPRESSION => 'ZIP'}"
+        "create 'u', {NAME => 'f', BOGUS => 1}"
+        "create 'u', {NAME => 'f', VERSIONS => 1, MIN_VERSIONS => 2}"
+        "create 'bad name', 'f'"
+        "create 'nons:u', 'f'"
+        "alter 't', {NAME => 'f', VERSIONS => 0}"
+        "alter 't', 'delete' => 'nofamily'"
+        "alter 't', {NAME => 'f', METHOD => 'frobnicate'}"
+        "drop 't'"
+        "drop 'nope'"
+        "drop_namespace 'default'"
+        "drop_namespace 'nope'"
+        "describe 'nope'"
+        "incr 't', 'r', 'f:q'"
+        "incr 't', 'r', 'f:q', 'one'"
+        "delete 't', 'r', 'f'"
+        "deleteall 't', {NOPE => 1}"
+        "truncate 'nope'"
+        "import 't', '$TEST_DIR/none.tsv', {COLUMNS => 'HBASE_ROW_KEY,f:a'}"
+        "export 't', '$TEST_DIR/no/such/dir/x.json'"
+        "nosuchcommand 't'"
+        "list '('"
+        "1234"
+    )
+    local c
+    for c in "${cmds[@]}"; do
+        run "$CELLSH" "$STORE" -e "$c"
+        if [ "$status" -ne 1 ] || ! printf '%s\n' "$output" | grep -q '^ERROR: '; then
+            echo "command: $c" >&2
+            echo "status $status, output: $output" >&2
+            return 1
+        fi
+    done
+    [ "$(snapshot)" = "$before" ]
+}
+
+@test "the filter parser's message appears in the ERROR line" {
+    cellsh_e "scan 't', {FILTER => \"NoSuchFilter('x')\"}"
+    expect_status 1
+    expect_line "^ERROR: .*NoSuchFilter"
+}
+
+@test "messages follow the HBase shell" {
+    cellsh_e "put 'nope', 'r', 'f:q', 'v'"
+    expect_output <<'EOF'
+ERROR: Unknown table nope!
+EOF
+    cellsh_e "create 't', 'f'"
+    expect_output <<'EOF'
+ERROR: Table already exists: t!
+EOF
+    cellsh_e "drop 't'"
+    expect_output <<'EOF'
+ERROR: Table t is enabled. Disable it first.
+EOF
+    cellsh_e "put 't', 'r', 'x:q', 'v'"
+    expect_output <<'EOF'
+ERROR: Unknown column family! Valid column names: f:*
+EOF
+    cellsh_e "disable 't'" "get 't', 'r'"
+    expect_status 1
+    expect_output <<'EOF'
+ERROR: Table t is disabled!
+EOF
+}
+
+@test "a script stops at the first error; --continue runs the rest and still fails" {
+    cellsh_script <<'EOF'
+put 't', 'r2', 'f:q', 'a', 1
+put 't', 'r3'
+put 't', 'r4', 'f:q', 'b', 1
+EOF
+    expect_status 1
+    expect_line "^ERROR: wrong number of arguments"
+    cellsh_e "count 't'"
+    expect_output <<'EOF'
+2 row(s)
+EOF
+    cellsh_script --continue <<'EOF'
+put 't', 'r3'
+put 't', 'r4', 'f:q', 'b', 1
+EOF
+    expect_status 1
+    cellsh_e "count 't'"
+    expect_output <<'EOF'
+3 row(s)
+EOF
+}
+
+@test "a syntax error names the script line" {
+    cellsh_script <<'EOF'
+list
+
+put 't', 'r' 'f:q', 'v'
+EOF
+    expect_status 1
+    expect_line "^ERROR: .*script.hb:3: syntax error"
+}
+
+@test "an unclosed statement at the end of a script is an error" {
+    cellsh_script <<'EOF'
+scan 't', {LIMIT => 1,
+EOF
+    expect_status 1
+    expect_line "^ERROR: .*unexpected end of input"
+}
+
+@test "a second process is refused while one holds the store, naming its pid and owner" {
+    mkfifo "$TEST_DIR/fifo"
+    "$CELLSH" "$STORE" < "$TEST_DIR/fifo" > "$TEST_DIR/holder.out" 2>&1 &
+    HOLDER_PID=$!
+    exec 9> "$TEST_DIR/fifo"
+    echo "list" >&9
+    # wait until the holder has the store open
+    for _ in $(seq 1 100); do
+        grep -q "row(s)" "$TEST_DIR/holder.out" 2>/dev/null && break
+        sleep 0.1
+    done
+    run "$CELLSH" "$STORE" -e "list"
+    expect_status 3
+    expect_line "^ERROR: .*$HOLDER_PID"
+    expect_line "^ERROR: .*cellsh"
+    echo "exit" >&9
+    exec 9>&-
+    wait "$HOLDER_PID"
+    HOLDER_PID=
+    run "$CELLSH" "$STORE" -e "count 't'"
+    expect_status 0
+}

@@ -1,0 +1,209 @@
+/*
+ * The command table (see commands.h): names, groups, argument counts,
+ * usage lines and the help text that `help` prints and the man page
+ * repeats. Handlers live in the cmd_*.c files.
+ */
+#include "commands.h"
+
+#include <string.h>
+
+const char *const sh_command_groups[] = {
+    "general", "ddl", "namespace", "dml", "tools", "transfer", NULL,
+};
+
+#define READ_OPTS_NOTE \
+    "  Timestamps are milliseconds since the epoch. Bytes outside printable ASCII, and the\n" \
+    "  backslash, print as \\xNN."
+
+static const sh_command_def commands[] = {
+    /* general */
+    { "help", "general", cmd_help, 0, 1, "help ['command' | 'group']",
+      "Lists the command groups and commands, or shows the help of one command or group:\n"
+      "  cellsh> help\n  cellsh> help 'get'\n  cellsh> help 'dml'" },
+    { "exit", "general", cmd_exit, 0, 0, "exit",
+      "Leaves the shell (also: quit, or end of input). In a script, stops reading it." },
+    { "quit", "general", cmd_exit, 0, 0, "quit", "Same as exit." },
+    { "version", "general", cmd_version, 0, 0, "version",
+      "Prints the versions of cellsh and libkvcore." },
+
+    /* ddl */
+    { "create", "ddl", cmd_create, 2, -1,
+      "create 'ns:table', 'family' | {NAME => 'family', ATTRIBUTE => value}, ...",
+      "Creates a table with one or more column families. A family is a name or a hash of\n"
+      "attributes: NAME, VERSIONS (1), MIN_VERSIONS (0), TTL (FOREVER, seconds),\n"
+      "KEEP_DELETED_CELLS (FALSE/TRUE/TTL), COMPRESSION (NONE/LZ4/SNAPPY), BLOOMFILTER\n"
+      "(NONE/ROW/ROWCOL), BLOCKSIZE (65536), DATA_BLOCK_ENCODING (NONE/PREFIX/DIFF),\n"
+      "IN_MEMORY, BLOCKCACHE, NEW_VERSION_BEHAVIOR. Region options (SPLITS, NUMREGIONS, ...)\n"
+      "are accepted and ignored. Prints 'Created table NAME'. Examples:\n"
+      "  cellsh> create 't1', 'f1', 'f2'\n"
+      "  cellsh> create 'ns1:t1', {NAME => 'f1', VERSIONS => 5, TTL => 86400}\n"
+      "  cellsh> create 't1', {NAME => 'f1', COMPRESSION => 'LZ4'}, {NAME => 'f2'}" },
+    { "alter", "ddl", cmd_alter, 2, -1,
+      "alter 'table', {NAME => 'family', ATTRIBUTE => value} | 'family' | 'delete' => 'family'",
+      "Adds a family, changes a family's attributes (others keep their values), or deletes a\n"
+      "family and all its cells. The table may be enabled. Examples:\n"
+      "  cellsh> alter 't1', {NAME => 'f1', VERSIONS => 5}\n"
+      "  cellsh> alter 't1', 'f3'\n"
+      "  cellsh> alter 't1', {NAME => 'f1', METHOD => 'delete'}\n"
+      "  cellsh> alter 't1', 'delete' => 'f1'" },
+    { "describe", "ddl", cmd_describe, 1, 1, "describe 'table'",
+      "Shows whether the table is enabled and its families with all their attributes:\n"
+      "  cellsh> describe 't1'" },
+    { "desc", "ddl", cmd_describe, 1, 1, "desc 'table'", "Same as describe." },
+    { "list", "ddl", cmd_list, 0, 1, "list ['regex']",
+      "Lists the tables, all or those whose whole name matches a POSIX extended regular\n"
+      "expression. Tables of namespace default are shown without the prefix:\n"
+      "  cellsh> list\n  cellsh> list 'abc.*'\n  cellsh> list 'ns:.*'" },
+    { "exists", "ddl", cmd_exists, 1, 1, "exists 'table'",
+      "Prints 'Table t does exist' or 'Table t does not exist'." },
+    { "enable", "ddl", cmd_enable, 1, 1, "enable 'table'",
+      "Enables a table (no-op when it is enabled)." },
+    { "disable", "ddl", cmd_disable, 1, 1, "disable 'table'",
+      "Disables a table: reads and writes are refused until it is enabled. A table must be\n"
+      "disabled before drop." },
+    { "is_enabled", "ddl", cmd_is_enabled, 1, 1, "is_enabled 'table'", "Prints true or false." },
+    { "is_disabled", "ddl", cmd_is_disabled, 1, 1, "is_disabled 'table'",
+      "Prints true or false." },
+    { "drop", "ddl", cmd_drop, 1, 1, "drop 'table'",
+      "Drops a disabled table and all its cells:\n  cellsh> disable 't1'\n  cellsh> drop 't1'" },
+
+    /* namespace */
+    { "create_namespace", "namespace", cmd_create_namespace, 1, 2,
+      "create_namespace 'ns' [, {'PROPERTY' => 'value'}]",
+      "Creates a namespace, optionally with properties:\n"
+      "  cellsh> create_namespace 'ns1'\n"
+      "  cellsh> create_namespace 'ns1', {'owner' => 'alice'}" },
+    { "drop_namespace", "namespace", cmd_drop_namespace, 1, 1, "drop_namespace 'ns'",
+      "Drops an empty namespace (default and hbase cannot be dropped)." },
+    { "alter_namespace", "namespace", cmd_alter_namespace, 2, 2,
+      "alter_namespace 'ns', {METHOD => 'set', 'PROPERTY' => 'value'} | "
+      "{METHOD => 'unset', NAME => 'PROPERTY'}",
+      "Sets or removes namespace properties:\n"
+      "  cellsh> alter_namespace 'ns1', {METHOD => 'set', 'owner' => 'bob'}\n"
+      "  cellsh> alter_namespace 'ns1', {METHOD => 'unset', NAME => 'owner'}" },
+    { "describe_namespace", "namespace", cmd_describe_namespace, 1, 1,
+      "describe_namespace 'ns'", "Shows a namespace and its properties." },
+    { "list_namespace", "namespace", cmd_list_namespace, 0, 1, "list_namespace ['regex']",
+      "Lists the namespaces, all or those matching a regular expression." },
+    { "list_namespace_tables", "namespace", cmd_list_namespace_tables, 1, 1,
+      "list_namespace_tables 'ns'", "Lists the tables of a namespace, without the prefix." },
+
+    /* dml */
+    { "put", "dml", cmd_put, 4, 6, "put 'table', 'row', 'family:qualifier', 'value' [, ts]",
+      "Puts one cell, at the store's clock or at an explicit timestamp (ms):\n"
+      "  cellsh> put 't1', 'r1', 'f1:c1', 'value'\n"
+      "  cellsh> put 't1', 'r1', 'f1:c1', \"\\x00\\x01\", 1421762485768" },
+    { "get", "dml", cmd_get, 2, -1,
+      "get 'table', 'row' [, 'f:q' | ['f:q', 'f'] | {COLUMN => ..., VERSIONS => n, TIMESTAMP => "
+      "ts, TIMERANGE => [min, max], FILTER => \"...\", MAXLENGTH => n}]",
+      "Reads one row: one line per cell under a COLUMN / CELL header, then 'N row(s)'\n"
+      "counting the cells. COLUMN (or COLUMNS) takes 'family', 'family:qualifier' or an\n"
+      "array; VERSIONS the versions per column (1); TIMESTAMP an exact version; TIMERANGE\n"
+      "[min, max) in ms; FILTER a filter string (see scan). Examples:\n"
+      "  cellsh> get 't1', 'r1'\n"
+      "  cellsh> get 't1', 'r1', {COLUMN => 'f1:c1', VERSIONS => 3}\n"
+      "  cellsh> get 't1', 'r1', {TIMERANGE => [1303668804000, 1303668904000]}\n"
+      "  cellsh> get 't1', 'r1', 'f1:c1', 'f1:c2'\n"
+      READ_OPTS_NOTE },
+    { "scan", "dml", cmd_scan, 1, 2,
+      "scan 'table' [, {STARTROW => 'r', STOPROW => 'r', ROWPREFIXFILTER => 'p', COLUMNS => "
+      "[...], LIMIT => n, REVERSED => true, RAW => true, VERSIONS => n, TIMERANGE => [a, b], "
+      "FILTER => \"...\"}]",
+      "Scans a table: one line per cell under a ROW / COLUMN+CELL header, then 'N row(s)'.\n"
+      "STARTROW is inclusive, STOPROW exclusive; REVERSED scans downwards (STARTROW is then\n"
+      "the largest row); RAW shows delete markers (type=Delete, DeleteColumn, DeleteFamily,\n"
+      "DeleteFamilyVersion) and the cells they mask; MAXLENGTH cuts long values. FILTER takes\n"
+      "HBase's filter language: PrefixFilter, ColumnPrefixFilter, QualifierFilter,\n"
+      "ValueFilter, SingleColumnValueFilter, KeyOnlyFilter, FirstKeyOnlyFilter,\n"
+      "TimestampsFilter, PageFilter, ... combined with AND, OR, SKIP, WHILE. Examples:\n"
+      "  cellsh> scan 't1'\n"
+      "  cellsh> scan 't1', {COLUMNS => ['f1:c1', 'f2'], LIMIT => 10, STARTROW => 'xyz'}\n"
+      "  cellsh> scan 't1', {RAW => true, VERSIONS => 10}\n"
+      "  cellsh> scan 't1', {FILTER => \"PrefixFilter('row') AND ValueFilter(=, 'binary:v')\"}\n"
+      READ_OPTS_NOTE },
+    { "count", "dml", cmd_count, 1, 2,
+      "count 'table' [, {INTERVAL => n, FILTER => \"...\", STARTROW => ..., ...}]",
+      "Counts the rows and prints 'N row(s)'. With INTERVAL, also prints 'Current count: N,\n"
+      "row: R' every N rows:\n  cellsh> count 't1'\n  cellsh> count 't1', {INTERVAL => 100000}" },
+    { "delete", "dml", cmd_delete, 3, 5, "delete 'table', 'row', 'family:qualifier' [, ts]",
+      "Deletes one version of a column, as the HBase 2 shell does: the one at exactly ts, or\n"
+      "the newest one without ts (a Delete marker). 'family' with a ts deletes every column\n"
+      "of the family at exactly ts (DeleteFamilyVersion). To delete all versions up to a\n"
+      "timestamp use deleteall. Older versions beyond VERSIONS may reappear after a delete,\n"
+      "until a major compaction, exactly as in HBase.\n"
+      "  cellsh> delete 't1', 'r1', 'f1:c1'\n  cellsh> delete 't1', 'r1', 'f1:c1', 1421762485768" },
+    { "deleteall", "dml", cmd_deleteall, 2, 5,
+      "deleteall 'table', 'row' | {ROWPREFIXFILTER => 'p'} [, 'family:qualifier'] [, ts]",
+      "Deletes every version up to ts (default: now) of a whole row (DeleteFamily markers in\n"
+      "every family), of one column (DeleteColumn) or of one family (DeleteFamily); with\n"
+      "ROWPREFIXFILTER, of every row with that prefix. The markers mask older puts, even\n"
+      "ones written later, until a major compaction removes them.\n"
+      "  cellsh> deleteall 't1', 'r1'\n  cellsh> deleteall 't1', 'r1', 'f1:c1', 1421762485768\n"
+      "  cellsh> deleteall 't1', {ROWPREFIXFILTER => 'tmp_'}" },
+    { "incr", "dml", cmd_incr, 3, 5, "incr 'table', 'row', 'family:qualifier' [, n]",
+      "Adds n (default 1) to a counter, an 8-byte big-endian value, and prints\n"
+      "'COUNTER VALUE = n'. Incrementing a value that is not 8 bytes long is an error.\n"
+      "  cellsh> incr 't1', 'r1', 'f1:hits'\n  cellsh> incr 't1', 'r1', 'f1:hits', -10" },
+    { "get_counter", "dml", cmd_get_counter, 3, 3, "get_counter 'table', 'row', 'family:qualifier'",
+      "Prints 'COUNTER VALUE = n', or 'No counter found at specified coordinates'." },
+    { "append", "dml", cmd_append, 4, 5, "append 'table', 'row', 'family:qualifier', 'value'",
+      "Appends bytes to the newest value of a cell (absent: empty) and prints\n"
+      "'CURRENT VALUE = ...'." },
+    { "truncate", "dml", cmd_truncate, 1, 1, "truncate 'table'",
+      "Removes every cell of a table, keeping its families and attributes." },
+    { "truncate_preserve", "dml", cmd_truncate_preserve, 1, 1, "truncate_preserve 'table'",
+      "Same as truncate (a local store has no region boundaries to preserve)." },
+
+    /* tools */
+    { "flush", "tools", cmd_flush, 0, 2, "flush ['table' [, 'family']]",
+      "Writes the in-memory buffers of a table (no argument: every table) to sorted files." },
+    { "compact", "tools", cmd_compact, 0, 2, "compact ['table' [, 'family']]",
+      "Runs a minor compaction of a table (no argument: every table) and waits for it. A\n"
+      "family argument is checked, but the whole table is compacted." },
+    { "major_compact", "tools", cmd_major_compact, 0, 2, "major_compact ['table' [, 'family']]",
+      "Rewrites each family of a table into one file, dropping delete markers and the cells\n"
+      "they mask, expired cells and versions beyond VERSIONS. This can change what reads\n"
+      "return, exactly as in HBase." },
+
+    /* transfer */
+    { "import", "transfer", cmd_import, 2, 3,
+      "import 'table', 'FILE' [, {FORMAT => 'tsv'|'json', COLUMNS => 'HBASE_ROW_KEY,f:a,f:b', "
+      "SEPARATOR => \"\\t\", HEADER => true, TIMESTAMP => ts, ESCAPED => true, "
+      "SKIP_BAD_LINES => false}]",
+      "Loads cells into an existing table from a file. FORMAT defaults to json for names\n"
+      "ending in .json, else tsv.\n"
+      "TSV (like HBase's ImportTsv): one row per line, fields separated by SEPARATOR (a tab);\n"
+      "COLUMNS maps fields to HBASE_ROW_KEY (required), HBASE_TS_KEY (the timestamp, ms) and\n"
+      "'family:qualifier' columns. Without COLUMNS the first line is a header naming them\n"
+      "(as export writes it); with COLUMNS, HEADER => true skips a header line. Empty fields\n"
+      "make no cell. With ESCAPED (the default) \\\\, \\t, \\n, \\r and \\xNN in a field stand for\n"
+      "the byte. Cells get TIMESTAMP, else HBASE_TS_KEY, else the store's clock. A bad line\n"
+      "stops the import with its line number, unless SKIP_BAD_LINES => true.\n"
+      "JSON: one object, row -> family -> qualifier -> timestamp -> value, as export writes it;\n"
+      "keys and values are strings where \\xNN (written \"\\\\xNN\" in JSON) stands for a byte.\n"
+      "  cellsh> import 't1', 'data.tsv', {COLUMNS => 'HBASE_ROW_KEY,f1:a,f1:b'}\n"
+      "  cellsh> import 't1', 'dump.json'" },
+    { "export", "transfer", cmd_export, 2, 3,
+      "export 'table', 'FILE' [, {FORMAT => 'tsv'|'json', COLUMNS => ..., SEPARATOR => \"\\t\", "
+      "HEADER => true, VERSIONS => n, TIMERANGE => [a, b], FILTER => \"...\", STARTROW => ..., "
+      "STOPROW => ..., ROWPREFIXFILTER => ..., LIMIT => n}]",
+      "Writes a table's cells to FILE ('-' for standard output) in the formats import reads.\n"
+      "TSV: a header line (unless HEADER => false) and one line per row with the newest value\n"
+      "of each column; COLUMNS ('HBASE_ROW_KEY,f:a,f:b' or an array) picks the columns,\n"
+      "default every column present. JSON: every version (VERSIONS limits them), so that\n"
+      "export, import into an empty table and export again give the same file. The file is\n"
+      "written beside FILE and renamed into place when complete.\n"
+      "  cellsh> export 't1', 't1.json'\n"
+      "  cellsh> export 't1', 't1.tsv', {COLUMNS => 'HBASE_ROW_KEY,f1:a', HEADER => false}" },
+};
+
+const sh_command_def *sh_command_find(const char *name) {
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0) return &commands[i];
+    return NULL;
+}
+
+const sh_command_def *sh_command_table(size_t *count) {
+    *count = sizeof commands / sizeof commands[0];
+    return commands;
+}
