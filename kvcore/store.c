@@ -16,7 +16,10 @@
 
 /* ---- messages ---- */
 
-static void vlog_message(kv_store *s, int level, const char *fmt, va_list ap) {
+/* Records an error as the store's last failure message; passes background
+   messages (kv_log) to the user's log sink. Failures of a call are returned
+   to its caller and not logged, so that nothing is reported twice. */
+static void vrecord(kv_store *s, int level, bool to_sink, const char *fmt, va_list ap) {
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
     if (level == KV_LOG_ERROR) {
@@ -24,14 +27,14 @@ static void vlog_message(kv_store *s, int level, const char *fmt, va_list ap) {
         snprintf(s->errmsg, sizeof s->errmsg, "%s", msg);
         pthread_mutex_unlock(&s->errmsg_mu);
     }
-    if (s->opts.log && (level != KV_LOG_ERROR || s->log_errors)) s->opts.log(s->opts.log_ctx, level, msg);
+    if (to_sink && s->opts.log) s->opts.log(s->opts.log_ctx, level, msg);
 }
 
 kv_status kv_fail(kv_store *s, kv_status status, const char *fmt, ...) {
     if (!s) return status;
     va_list ap;
     va_start(ap, fmt);
-    vlog_message(s, KV_LOG_ERROR, fmt, ap);
+    vrecord(s, KV_LOG_ERROR, false, fmt, ap);
     va_end(ap);
     return status;
 }
@@ -39,7 +42,7 @@ kv_status kv_fail(kv_store *s, kv_status status, const char *fmt, ...) {
 void kv_log(kv_store *s, int level, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vlog_message(s, level, fmt, ap);
+    vrecord(s, level, true, fmt, ap);
     va_end(ap);
 }
 
@@ -310,7 +313,6 @@ kv_status kv_store_open(kv_store **out, const char *path, const kv_store_options
             }
         }
     }
-    s->log_errors = true;
 out:
     free(logs);
     free(mdata);

@@ -131,16 +131,17 @@ struct kv_store {
     uint64_t flushes, compactions;
 
     bool read_only;
-    bool log_errors;            /* pass failures to opts.log (after open) */
 
     pthread_mutex_t errmsg_mu;
     char errmsg[512];
 };
 
 /* ---- store.c ---- */
-/* Records a failure message on the store (and logs it); returns status. */
+/* Records a call's failure message on the store; returns status. */
 kv_status kv_fail(kv_store *s, kv_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Reports a background event to the log sink (errors also become the
+   store's last failure message). */
 void kv_log(kv_store *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int64_t kv_clock_now(kv_store *s);
 
