@@ -492,6 +492,27 @@ kv_status kv_put(kv_store *s, const char *table, const void *row, size_t row_len
 
 /* ---- read-modify-write ---- */
 
+/* Takes the locks of a read-modify-write call and resolves its table and
+   family; on success the caller ends with end_read_modify_write. */
+static kv_status begin_read_modify_write(kv_store *s, const char *table, const char *family,
+                                         kv_table **t) {
+    pthread_rwlock_rdlock(&s->catalog_lock);
+    kv_status st = writable_table(s, table, t);
+    if (st == KV_OK && !kv_table_family(*t, family))
+        st = kv_fail(s, KV_NO_FAMILY, "table '%s' has no column family '%s'", table, family);
+    if (st != KV_OK) {
+        pthread_rwlock_unlock(&s->catalog_lock);
+        return st;
+    }
+    pthread_mutex_lock(&s->rmw_mu);
+    return KV_OK;
+}
+
+static void end_read_modify_write(kv_store *s) {
+    pthread_mutex_unlock(&s->rmw_mu);
+    pthread_rwlock_unlock(&s->catalog_lock);
+}
+
 typedef kv_status (*rmw_fn)(kv_store *s, bool found, const kv_buf *old, kv_buf *out, void *ctx);
 
 static kv_status read_modify_write(kv_store *s, const char *table, const void *row, size_t row_len,
@@ -499,16 +520,9 @@ static kv_status read_modify_write(kv_store *s, const char *table, const void *r
                                    void *ctx, const kv_write_options *wopts) {
     if (!s || !row || !family) return KV_INVALID;
     kv_durability d = wopts ? wopts->durability : KV_DURABILITY_DEFAULT;
-    pthread_rwlock_rdlock(&s->catalog_lock);
     kv_table *t;
-    kv_status st = writable_table(s, table, &t);
-    if (st == KV_OK && !kv_table_family(t, family))
-        st = kv_fail(s, KV_NO_FAMILY, "table '%s' has no column family '%s'", table, family);
-    if (st != KV_OK) {
-        pthread_rwlock_unlock(&s->catalog_lock);
-        return st;
-    }
-    pthread_mutex_lock(&s->rmw_mu);
+    kv_status st = begin_read_modify_write(s, table, family, &t);
+    if (st != KV_OK) return st;
     kv_buf old = {0}, val = {0};
     bool found;
     int64_t ts = INT64_MIN;
@@ -524,8 +538,7 @@ static kv_status read_modify_write(kv_store *s, const char *table, const void *r
         if (st == KV_OK) st = kv_write_apply(s, t, &m, 1, NULL, d);
         kv_mutation_free(m);
     }
-    pthread_mutex_unlock(&s->rmw_mu);
-    pthread_rwlock_unlock(&s->catalog_lock);
+    end_read_modify_write(s);
     kv_buf_free(&old);
     kv_buf_free(&val);
     return st;
@@ -600,16 +613,9 @@ kv_status kv_check_and_mutate(bool *applied, kv_store *s, const char *table, con
     if (m->row_len != row_len || memcmp(m->bytes.data, row, row_len) != 0)
         return kv_fail(s, KV_INVALID, "check-and-mutate: the mutation is for another row");
     kv_durability d = wopts ? wopts->durability : KV_DURABILITY_DEFAULT;
-    pthread_rwlock_rdlock(&s->catalog_lock);
     kv_table *t;
-    kv_status st = writable_table(s, table, &t);
-    if (st == KV_OK && !kv_table_family(t, family))
-        st = kv_fail(s, KV_NO_FAMILY, "table '%s' has no column family '%s'", table, family);
-    if (st != KV_OK) {
-        pthread_rwlock_unlock(&s->catalog_lock);
-        return st;
-    }
-    pthread_mutex_lock(&s->rmw_mu);
+    kv_status st = begin_read_modify_write(s, table, family, &t);
+    if (st != KV_OK) return st;
     kv_buf cur = {0};
     bool found;
     int64_t ts;
@@ -628,8 +634,7 @@ kv_status kv_check_and_mutate(bool *applied, kv_store *s, const char *table, con
         if (st == KV_OK) *applied = true;
         kv_mutation_free(c);
     }
-    pthread_mutex_unlock(&s->rmw_mu);
-    pthread_rwlock_unlock(&s->catalog_lock);
+    end_read_modify_write(s);
     kv_buf_free(&cur);
     return st;
 }
