@@ -13,6 +13,7 @@
  * are relaxed atomics: exact for the writer, approximate for others.
  */
 #include "memstore.h"
+#include "keys.h"
 
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -53,13 +54,6 @@ struct kv_memstore {
     _Atomic uint64_t entries;
 };
 
-static int key_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen) {
-    size_t n = alen < blen ? alen : blen;
-    int c = n ? memcmp(a, b, n) : 0;
-    if (c)
-        return c;
-    return alen < blen ? -1 : alen > blen ? 1 : 0;
-}
 
 static const uint8_t *node_key(const node *n) {
     return (const uint8_t *)&n->next[n->height];
@@ -179,7 +173,7 @@ static node *find_ge(const kv_memstore *m, const uint8_t *key, size_t klen, node
     int level = atomic_load_explicit(&((kv_memstore *)m)->height, memory_order_relaxed) - 1;
     for (;;) {
         node *n = next_of(x, level);
-        if (n && key_cmp(node_key(n), n->klen, key, klen) < 0) {
+        if (n && kv_key_compare(node_key(n), n->klen, key, klen) < 0) {
             x = n;
             continue;
         }
@@ -198,7 +192,7 @@ static node *find_lt(const kv_memstore *m, const uint8_t *key, size_t klen) {
     int level = atomic_load_explicit(&((kv_memstore *)m)->height, memory_order_relaxed) - 1;
     for (;;) {
         node *n = next_of(x, level);
-        if (n && (!key || key_cmp(node_key(n), n->klen, key, klen) < 0)) {
+        if (n && (!key || kv_key_compare(node_key(n), n->klen, key, klen) < 0)) {
             x = n;
             continue;
         }
@@ -214,7 +208,7 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
         return KV_INVALID;
     node *prev[MAX_HEIGHT];
     node *found = find_ge(m, key, klen, prev);
-    if (found && key_cmp(node_key(found), found->klen, key, klen) == 0)
+    if (found && kv_key_compare(node_key(found), found->klen, key, klen) == 0)
         return KV_EXISTS;
     int h = random_height(m);
     node *n = new_node(m, h, klen, vlen);

@@ -6,6 +6,7 @@
  * flushes and compactions; calls only the children's kv_iter operations.
  */
 #include "iter.h"
+#include "keys.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,20 +27,13 @@ typedef struct merge_iter {
 static merge_iter *mg(kv_iter *it) { return (merge_iter *)(void *)it; }
 static const merge_iter *cmg(const kv_iter *it) { return (const merge_iter *)(const void *)it; }
 
-static int key_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen) {
-    size_t n = alen < blen ? alen : blen;
-    int c = n ? memcmp(a, b, n) : 0;
-    if (c)
-        return c;
-    return alen < blen ? -1 : alen > blen ? 1 : 0;
-}
 
 /* Order of children i and j at their current keys; ties by index. */
 static int kid_cmp(const merge_iter *m, size_t i, size_t j) {
     size_t al, bl;
     const uint8_t *a = m->kids[i]->key(m->kids[i], &al);
     const uint8_t *b = m->kids[j]->key(m->kids[j], &bl);
-    int c = key_cmp(a, al, b, bl);
+    int c = kv_key_compare(a, al, b, bl);
     if (c)
         return c;
     return i < j ? -1 : i > j ? 1 : 0;
@@ -105,7 +99,7 @@ static void mg_seek_before(kv_iter *it, const uint8_t *target, size_t len) {
             size_t al, bl;
             const uint8_t *a = k->key(k, &al);
             const uint8_t *b = m->kids[m->back]->key(m->kids[m->back], &bl);
-            if (key_cmp(a, al, b, bl) > 0)
+            if (kv_key_compare(a, al, b, bl) > 0)
                 m->back = i;
         }
     }
