@@ -1,0 +1,264 @@
+/**
+ * @file cells.c
+ * Store reads behind the filesystem view: cells, versions, row and family
+ * existence, long-name resolution, and the delete-marker check that keeps
+ * explicit-timestamp puts from vanishing. Called by the ops_* files and
+ * open_file.c; calls kvcore.h only.
+ */
+#include "fs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void fs_ropts(const fs_path *p, kv_read_options *o)
+{
+    kv_read_options init = KV_READ_OPTIONS_INIT;
+    *o = init;
+    if (p->asof && p->asof_ts < INT64_MAX) o->time_max = p->asof_ts + 1;
+}
+
+void fs_wopts(const cellfs *fs, bool fsync, kv_write_options *w)
+{
+    w->durability = fsync || fs->sync ? KV_FSYNC_WAL : KV_SYNC_WAL;
+}
+
+void fs_ms_to_ts(int64_t ms, struct timespec *ts)
+{
+    int64_t s = ms / 1000, r = ms % 1000;
+    if (r < 0) { r += 1000; s -= 1; }
+    ts->tv_sec = (time_t)s;
+    ts->tv_nsec = (long)(r * 1000000);
+}
+
+int64_t fs_ts_to_ms(const struct timespec *ts)
+{
+    return (int64_t)ts->tv_sec * 1000 + ts->tv_nsec / 1000000;
+}
+
+int fs_table_check(cellfs *fs, const fs_path *p)
+{
+    kv_status st = kv_table_exists(fs->store, p->table);
+    if (st == KV_INVALID) return -ENOENT;
+    return fs_fail(fs, st, "lookup", p->table);
+}
+
+int fs_family_check(cellfs *fs, const fs_path *p)
+{
+    kv_table_desc *d = NULL;
+    kv_status st = kv_table_describe(&d, fs->store, p->table);
+    if (st != KV_OK) return st == KV_INVALID ? -ENOENT : fs_fail(fs, st, "describe", p->table);
+    int rc = -ENOENT;
+    for (size_t i = 0; i < d->nfamilies; i++)
+        if (strcmp(d->families[i].name, p->family) == 0) rc = 0;
+    kv_table_desc_free(d);
+    return rc;
+}
+
+int fs_row_has_cells(cellfs *fs, const fs_path *p, const char *family)
+{
+    kv_read_options o;
+    fs_ropts(p, &o);
+    kv_column col = { family, NULL, 0 };
+    if (family) { o.columns = &col; o.ncolumns = 1; }
+    o.filter = fs->f_firstkey;
+    o.fill_cache = false;
+    kv_result *r = NULL;
+    kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
+    if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
+    if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
+    int has = r->ncells > 0;
+    kv_result_free(r);
+    return has;
+}
+
+static bool same_qual(const kv_cell *c, const uint8_t *q, size_t qlen)
+{
+    return c->qualifier_len == qlen && (qlen == 0 || memcmp(c->qualifier, q, qlen) == 0);
+}
+
+int fs_cell_get(cellfs *fs, const fs_path *p, uint8_t **value, size_t *len, int64_t *ts)
+{
+    if (value) *value = NULL;
+    if (p->asof && p->has_version && p->version > p->asof_ts) return -ENOENT;
+    kv_read_options o;
+    fs_ropts(p, &o);
+    kv_column col = { p->family, p->qual, p->qual_len };
+    o.columns = &col;
+    o.ncolumns = 1;
+    if (p->has_version) {
+        o.has_timestamp = true;
+        o.timestamp = p->version;
+    }
+    kv_result *r = NULL;
+    kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
+    if (st == KV_NO_FAMILY || st == KV_INVALID) return -ENOENT;
+    if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
+    int rc = -ENOENT;
+    for (size_t i = 0; i < r->ncells; i++) {
+        const kv_cell *c = &r->cells[i];
+        if (c->type != KV_TYPE_PUT || strcmp(c->family, p->family) != 0 ||
+            !same_qual(c, p->qual, p->qual_len))
+            continue;
+        if (p->has_version && c->timestamp != p->version) continue;
+        *len = c->value_len;
+        *ts = c->timestamp;
+        rc = 0;
+        if (value) {
+            *value = malloc(c->value_len ? c->value_len : 1);
+            if (!*value) rc = -ENOMEM;
+            else if (c->value_len) memcpy(*value, c->value, c->value_len);
+        }
+        break;
+    }
+    kv_result_free(r);
+    return rc;
+}
+
+int fs_cell_versions(cellfs *fs, const fs_path *p, int64_t **ts, size_t *n)
+{
+    *ts = NULL;
+    *n = 0;
+    kv_read_options o;
+    fs_ropts(p, &o);
+    kv_column col = { p->family, p->qual, p->qual_len };
+    o.columns = &col;
+    o.ncolumns = 1;
+    o.max_versions = INT32_MAX;
+    o.filter = fs->f_keyonly;
+    kv_result *r = NULL;
+    kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
+    if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
+    int rc = 0;
+    if (r->ncells) {
+        *ts = malloc(r->ncells * sizeof **ts);
+        if (!*ts) rc = -ENOMEM;
+    }
+    for (size_t i = 0; rc == 0 && i < r->ncells; i++) {
+        const kv_cell *c = &r->cells[i];
+        if (c->type == KV_TYPE_PUT && strcmp(c->family, p->family) == 0 &&
+            same_qual(c, p->qual, p->qual_len))
+            (*ts)[(*n)++] = c->timestamp;
+    }
+    kv_result_free(r);
+    return rc;
+}
+
+bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts)
+{
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    kv_column col = { p->family, NULL, 0 };
+    o.columns = &col;
+    o.ncolumns = 1;
+    o.max_versions = INT32_MAX;
+    o.raw = true;
+    o.filter = fs->f_keyonly;
+    kv_result *r = NULL;
+    if (kv_get(&r, fs->store, p->table, p->row, p->row_len, &o) != KV_OK) return false;
+    bool masked = false;
+    for (size_t i = 0; i < r->ncells && !masked; i++) {
+        const kv_cell *c = &r->cells[i];
+        if (strcmp(c->family, p->family) != 0) continue;
+        switch (c->type) {
+        case KV_TYPE_DELETE_FAMILY: masked = c->timestamp >= ts; break;
+        case KV_TYPE_DELETE_FAMILY_VERSION: masked = c->timestamp == ts; break;
+        case KV_TYPE_DELETE_COLUMN:
+            masked = same_qual(c, p->qual, p->qual_len) && c->timestamp >= ts;
+            break;
+        case KV_TYPE_DELETE:
+            masked = same_qual(c, p->qual, p->qual_len) && c->timestamp == ts;
+            break;
+        case KV_TYPE_PUT: break;
+        }
+    }
+    kv_result_free(r);
+    return masked;
+}
+
+static int resolve_row(cellfs *fs, fs_path *p)
+{
+    kv_read_options o;
+    fs_ropts(p, &o);
+    o.row_prefix = p->row_name.bytes;
+    o.row_prefix_len = p->row_name.len;
+    o.filter = fs->f_firstkey;
+    o.fill_cache = false;
+    kv_scan *sc = NULL;
+    kv_status st = kv_scan_open(&sc, fs->store, p->table, &o);
+    if (st != KV_OK) return fs_fail(fs, st, "scan", p->table);
+    int rc = -ENOENT;
+    const kv_result *r;
+    while ((st = kv_scan_next(&r, sc)) == KV_OK) {
+        if (fs_name_matches(p->row_text, p->row_text_len, r->row, r->row_len)) {
+            p->row_buf = malloc(r->row_len);
+            if (!p->row_buf) { rc = -ENOMEM; break; }
+            memcpy(p->row_buf, r->row, r->row_len);
+            p->row = p->row_buf;
+            p->row_len = r->row_len;
+            rc = 0;
+            break;
+        }
+    }
+    if (st != KV_OK && st != KV_NOT_FOUND) rc = fs_fail(fs, st, "scan", p->table);
+    kv_scan_close(sc);
+    return rc;
+}
+
+static int resolve_qual(cellfs *fs, fs_path *p)
+{
+    kv_read_options o;
+    fs_ropts(p, &o);
+    kv_column col = { p->family, NULL, 0 };
+    o.columns = &col;
+    o.ncolumns = 1;
+    o.filter = fs->f_keyonly;
+    kv_result *r = NULL;
+    kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
+    if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
+    int rc = -ENOENT;
+    for (size_t i = 0; i < r->ncells; i++) {
+        const kv_cell *c = &r->cells[i];
+        if (c->type != KV_TYPE_PUT || c->qualifier_len < p->qual_name.len ||
+            memcmp(c->qualifier, p->qual_name.bytes, p->qual_name.len) != 0)
+            continue;
+        if (fs_name_matches(p->qual_text, p->qual_text_len, c->qualifier, c->qualifier_len)) {
+            p->qual_buf = malloc(c->qualifier_len);
+            if (!p->qual_buf) { rc = -ENOMEM; break; }
+            memcpy(p->qual_buf, c->qualifier, c->qualifier_len);
+            p->qual = p->qual_buf;
+            p->qual_len = c->qualifier_len;
+            rc = 0;
+            break;
+        }
+    }
+    kv_result_free(r);
+    return rc;
+}
+
+int fs_resolve(cellfs *fs, fs_path *p)
+{
+    int rc = 0;
+    if (p->kind >= FS_ROW && p->row_err == 0 && p->row_name.hashed && !p->row_buf)
+        rc = resolve_row(fs, p);
+    if (rc == 0 && p->kind == FS_CELL && p->qual_name.hashed && !p->qual_buf)
+        rc = resolve_qual(fs, p);
+    return rc;
+}
+
+void fs_notify_changed(cellfs *fs, const char *path)
+{
+    if (!fs->fuse || fs->single_thread || !path) return;
+    (void)fuse_invalidate_path(fs->fuse, path);
+}
+
+char *fs_latest_path(const char *path)
+{
+    char *s = strdup(path);
+    if (!s) return NULL;
+    char *slash = strrchr(s, '/');
+    char *last = slash ? slash + 1 : s;
+    size_t base;
+    int64_t ts;
+    if (fs_name_split_version(last, strlen(last), &base, &ts) == 1) last[base] = '\0';
+    return s;
+}

@@ -1,0 +1,165 @@
+/**
+ * @file fs.h
+ * The cellfs daemon's shared state and the small contracts between its
+ * modules: the mount context (one per mount, reached with fs_ctx() from
+ * every FUSE callback), logging, status -> errno, store helpers (cells.c),
+ * pending directories and scratch files (pending.c), schema text
+ * (ops_schema.c) and the operation tables (ops_*.c) that main.c assembles.
+ *
+ * Locking: fs->mu guards the handle registry, the pending rows and the
+ * scratch files; each open handle has its own mutex (open_file.h). Never
+ * take fs->mu while holding a handle's mutex... except through
+ * fs_handles_* helpers, which take fs->mu first. No kvcore call is made
+ * while fs->mu is held.
+ */
+#ifndef CELLFS_FS_H
+#define CELLFS_FS_H
+
+#define FUSE_USE_VERSION 312
+#include <fuse.h>
+#include <kvcore.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "path.h"
+
+struct fs_handle;
+struct fs_scratch;
+struct fs_pending;
+
+/* Bounds on what the daemon keeps in memory besides the store. */
+#define FS_PENDING_MAX 1024          /* mkdir'ed rows without cells */
+#define FS_SCRATCH_MAX 32            /* table-level temporary files */
+#define FS_SCRATCH_BYTES (4u << 20)  /* largest scratch file */
+
+typedef struct cellfs {
+    kv_store *store;
+    struct fuse *fuse;               /* for cache invalidation */
+    char *store_path;
+    char *mountpoint;
+    /* Mount options. */
+    bool versions;                   /* -o versions: list q@<ts> */
+    bool read_only;                  /* -o ro */
+    bool create;                     /* -o create */
+    bool sync;                       /* -o sync: every put fsync'd */
+    bool foreground;
+    bool single_thread;              /* -s: no inline invalidation */
+    size_t max_value;                /* EFBIG above this */
+    size_t cache_size, write_buffer;
+    double timeout;                  /* entry/attr timeout, seconds */
+    /* Fixed at mount. */
+    kv_filter *f_keyonly;            /* KeyOnlyFilter(), or NULL */
+    kv_filter *f_firstkey;           /* FirstKeyOnly + KeyOnly, or NULL */
+    struct timespec mount_time;
+    uid_t uid;
+    gid_t gid;
+    /* Guarded by mu. */
+    pthread_mutex_t mu;
+    struct fs_handle *handles;       /* every open file */
+    struct fs_pending *pending;      /* mkdir'ed rows, newest first */
+    size_t npending;
+    struct fs_scratch *scratch;
+    size_t nscratch;
+} cellfs;
+
+/** The mount context of the calling FUSE request. */
+cellfs *fs_ctx(void);
+
+/* ---- log.c ---- */
+/** One line to stderr (and syslog when daemonized): "cellfs: <text>". */
+void fs_log(cellfs *fs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** kvcore's log sink. */
+void fs_log_kv(void *ctx, int level, const char *message);
+
+/* ---- errno_map.c: the one place kv_status becomes an errno ---- */
+/** Returns -errno for @p st (0 for KV_OK). */
+int fs_errno(kv_status st);
+/** fs_errno, and for anything but KV_OK / KV_NOT_FOUND one log line naming
+ *  @p op, @p path and the store's detail message. */
+int fs_fail(cellfs *fs, kv_status st, const char *op, const char *path);
+
+/* ---- cells.c: reads and checks against the store ---- */
+/** Read options for @p p: as-of views read up to and including asof_ts. */
+void fs_ropts(const fs_path *p, kv_read_options *o);
+/** Resolves hashed long row/qualifier names by prefix scan. 0, -ENOENT. */
+int fs_resolve(cellfs *fs, fs_path *p);
+/** Whether the table exists (as a directory). 0 / -ENOENT / -errno. */
+int fs_table_check(cellfs *fs, const fs_path *p);
+/** Whether the family exists in the table. 0 / -ENOENT. */
+int fs_family_check(cellfs *fs, const fs_path *p);
+/** 1 when the row has a visible cell (in @p family when non-NULL), 0 when
+ *  not, -errno on failure. */
+int fs_row_has_cells(cellfs *fs, const fs_path *p, const char *family);
+/**
+ * Reads the cell @p p names: the newest visible value, or exactly
+ * p->version. *value (malloc'd, may be NULL when not wanted), *len, *ts.
+ * 0, -ENOENT, -errno.
+ */
+int fs_cell_get(cellfs *fs, const fs_path *p, uint8_t **value, size_t *len, int64_t *ts);
+/** All retained version timestamps of the column, newest first (malloc'd). */
+int fs_cell_versions(cellfs *fs, const fs_path *p, int64_t **ts, size_t *n);
+/** True when a put at exactly @p ts to the column would be hidden by a
+ *  delete marker already in the store (HBase: deletes mask puts). */
+bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts);
+/** Write options with the mount's durability (or @p fsync). */
+void fs_wopts(const cellfs *fs, bool fsync, kv_write_options *w);
+/** Milliseconds -> timespec and back. */
+void fs_ms_to_ts(int64_t ms, struct timespec *ts);
+int64_t fs_ts_to_ms(const struct timespec *ts);
+/** Tells the kernel that what @p path shows changed (attributes, data). */
+void fs_notify_changed(cellfs *fs, const char *path);
+/** The path of the latest-value name of a q@<ts> path (malloc'd). */
+char *fs_latest_path(const char *path);
+
+/* ---- pending.c: mkdir'ed rows and table-level scratch files ---- */
+/** Adds the row of @p p (and @p family, when non-NULL) to the pending set.
+ *  A new pending row shows only the families mkdir'ed in it (so cp -a can
+ *  mkdir them), one emptied by rm shows all (@p all_families). */
+void fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_families);
+/** Whether the row (with @p family non-NULL: that family dir) is pending. */
+bool fs_pending_has(cellfs *fs, const fs_path *p, const char *family);
+void fs_pending_remove(cellfs *fs, const char *table, const uint8_t *row, size_t len);
+/** Copies up to @p max pending row keys of @p table into a malloc'd list
+ *  (for readdir). */
+typedef struct fs_rowkey { uint8_t *key; size_t len; } fs_rowkey;
+size_t fs_pending_list(cellfs *fs, const char *table, fs_rowkey **out);
+
+typedef struct fs_scratch {
+    struct fs_scratch *next;
+    char table[2 * KV_NAME_MAX + 2];
+    char name[FS_NAME_MAX + 1];
+    uint8_t *buf;
+    size_t len;
+    struct timespec mtime;
+    int refs;                        /* open handles + 1 while linked */
+    bool unlinked;
+} fs_scratch;
+/** Finds (refs++ when @p ref) the scratch file @p name of @p table. fs->mu held. */
+fs_scratch *fs_scratch_find(cellfs *fs, const char *table, const char *name, size_t len);
+/** Creates one; NULL with *err = -ENOSPC / -ENOMEM. fs->mu held. */
+fs_scratch *fs_scratch_new(cellfs *fs, const char *table, const char *name, size_t len, int *err);
+void fs_scratch_unlink(cellfs *fs, fs_scratch *s);   /* fs->mu held */
+void fs_scratch_put(cellfs *fs, fs_scratch *s);      /* fs->mu held: refs-- */
+
+/* ---- ops_schema.c ---- */
+/** The table's families, one per line in describe syntax (malloc'd). */
+int fs_schema_text(cellfs *fs, const char *table, char **text, size_t *len);
+/** Checks every complete line of text[from..to) (extended to line ends). */
+int fs_schema_check(cellfs *fs, const char *table, const char *text, size_t len, size_t from,
+                    size_t to, bool partial_last_ok);
+/** Applies a schema text: alters, adds and deletes families. */
+int fs_schema_apply(cellfs *fs, const char *table, const char *text, size_t len);
+
+/* ---- the operation tables ---- */
+void fs_ops_attr(struct fuse_operations *ops);
+void fs_ops_dir(struct fuse_operations *ops);
+void fs_ops_file(struct fuse_operations *ops);
+
+/** Fills @p st for a directory / a regular file. */
+void fs_stat_dir(const cellfs *fs, struct stat *st);
+void fs_stat_file(const cellfs *fs, struct stat *st, size_t size, int64_t ts_ms, bool writable);
+
+#endif

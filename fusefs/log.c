@@ -1,0 +1,34 @@
+/**
+ * @file log.c
+ * The daemon's log: one line per bad input or failure, to stderr and, once
+ * daemonized (stderr is /dev/null then), to syslog. Called from every
+ * module and as kvcore's log sink.
+ */
+#include "fs.h"
+
+#include <stdio.h>
+#include <syslog.h>
+
+static void emit(cellfs *fs, int prio, const char *text)
+{
+    fprintf(stderr, "cellfs: %s\n", text);
+    if (!fs || !fs->foreground) syslog(prio, "%s", text);
+}
+
+void fs_log(cellfs *fs, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    emit(fs, LOG_WARNING, line);
+}
+
+void fs_log_kv(void *ctx, int level, const char *message)
+{
+    char line[1024];
+    snprintf(line, sizeof line, "store: %s", message);
+    emit(ctx, level == KV_LOG_ERROR ? LOG_ERR : level == KV_LOG_WARN ? LOG_WARNING : LOG_INFO,
+         line);
+}

@@ -1,0 +1,288 @@
+/**
+ * @file main.c
+ * The cellfs program: parses `cellfs STORE MOUNTPOINT [options]`, opens
+ * (or with -o create creates) the store, mounts it with libfuse's
+ * high-level API, runs the multi-threaded loop and, in the destroy
+ * callback, commits open files and closes the store (kv_store_close
+ * flushes everything). Calls the ops_* tables and kvcore.h.
+ */
+#include "open_file.h"
+
+#include <errno.h>
+#include <fuse_lowlevel.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+typedef struct fs_args {
+    char *store;
+    int create, versions, sync, ro, show_help, show_version;
+    unsigned long max_value, cache_size, write_buffer;
+    char *timeout;
+} fs_args;
+
+enum { KEY_HELP, KEY_VERSION, KEY_RO };
+
+#define OPT(t, f) { t, offsetof(fs_args, f), 1 }
+static const struct fuse_opt cellfs_opts[] = {
+    OPT("create", create),
+    OPT("versions", versions),
+    OPT("sync", sync),
+    { "max_value=%lu", offsetof(fs_args, max_value), 0 },
+    { "cache_size=%lu", offsetof(fs_args, cache_size), 0 },
+    { "write_buffer=%lu", offsetof(fs_args, write_buffer), 0 },
+    { "timeout=%s", offsetof(fs_args, timeout), 0 },
+    FUSE_OPT_KEY("ro", KEY_RO),
+    FUSE_OPT_KEY("-h", KEY_HELP),
+    FUSE_OPT_KEY("--help", KEY_HELP),
+    FUSE_OPT_KEY("-V", KEY_VERSION),
+    FUSE_OPT_KEY("--version", KEY_VERSION),
+    FUSE_OPT_END
+};
+
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+    (void)outargs;
+    fs_args *a = data;
+    switch (key) {
+    case FUSE_OPT_KEY_NONOPT:
+        if (!a->store) {
+            a->store = strdup(arg);
+            return 0;
+        }
+        return 1;
+    case KEY_HELP:
+        a->show_help = 1;
+        return 0;
+    case KEY_VERSION:
+        a->show_version = 1;
+        return 0;
+    case KEY_RO:
+        a->ro = 1;
+        return 1;
+    }
+    return 1;
+}
+
+static void usage(const char *prog)
+{
+    printf("usage: %s STORE MOUNTPOINT [options]\n"
+           "\n"
+           "Mounts the cellfs table store in directory STORE at MOUNTPOINT:\n"
+           "MOUNTPOINT/<namespace>/<table>/<row>/<family>/<qualifier> (see cellfs(1)).\n"
+           "\n"
+           "cellfs options:\n"
+           "    -o create              create STORE when it does not exist\n"
+           "    -o versions            list every retained version as q@<ts>\n"
+           "    -o sync                fsync the log on every write (power-loss safe)\n"
+           "    -o ro                  read-only mount (store opened read-only)\n"
+           "    -o max_value=BYTES     largest cell value (default 64 MiB; EFBIG above)\n"
+           "    -o cache_size=BYTES    block cache of the store (default 64 MiB)\n"
+           "    -o write_buffer=BYTES  memory buffers before a flush (default 64 MiB)\n"
+           "    -o timeout=SECONDS     kernel entry/attribute cache time (default 1)\n"
+           "    -h, --help             this help\n"
+           "    -V, --version          versions\n"
+           "\n", prog);
+}
+
+static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+    (void)conn;
+    cellfs *fs = fuse_get_context()->private_data;
+    cfg->entry_timeout = fs->timeout;
+    cfg->attr_timeout = fs->timeout;
+    cfg->negative_timeout = 0;
+    cfg->hard_remove = 1;      /* no .fuse_hidden files: unlink is unlink */
+    cfg->nullpath_ok = 1;      /* open files work by handle after unlink */
+    cfg->use_ino = 0;
+    cfg->kernel_cache = 0;
+    cfg->auto_cache = 0;
+    return fs;
+}
+
+static void op_destroy(void *data)
+{
+    cellfs *fs = data;
+    /* Files still open at unmount: commit what they hold. */
+    for (;;) {
+        pthread_mutex_lock(&fs->mu);
+        fs_handle *h = fs->handles;
+        pthread_mutex_unlock(&fs->mu);
+        if (!h) break;
+        int rc = fs_handle_release(fs, h);
+        if (rc) fs_log(fs, "unmount: a file's last write failed: %s", strerror(-rc));
+    }
+    if (fs->store) {
+        kv_status st = kv_store_close(fs->store);
+        if (st != KV_OK) fs_log(fs, "unmount: closing the store: %s", kv_strerror(st));
+        fs->store = NULL;
+    }
+}
+
+static int open_store(cellfs *fs, char *err, size_t errlen)
+{
+    kv_store_options o = KV_STORE_OPTIONS_INIT;
+    o.create_if_missing = fs->create;
+    o.read_only = fs->read_only;
+    if (fs->max_value) o.max_value_size = fs->max_value;
+    if (fs->cache_size) o.block_cache_size = fs->cache_size;
+    if (fs->write_buffer) o.write_buffer_size = fs->write_buffer;
+    char owner[PATH_MAX + 64];
+    snprintf(owner, sizeof owner, "cellfs mounted at %s", fs->mountpoint);
+    o.owner = owner;
+    o.log = fs_log_kv;
+    o.log_ctx = fs;
+    fs->max_value = o.max_value_size;
+    kv_status st = kv_store_open(&fs->store, fs->store_path, &o, err, errlen);
+    if (st != KV_OK && !err[0]) snprintf(err, errlen, "%s", kv_strerror(st));
+    return st == KV_OK ? 0 : -1;
+}
+
+static char *absolute(const char *path)
+{
+    if (path[0] == '/') return strdup(path);
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) return NULL;
+    size_t n = strlen(cwd) + strlen(path) + 2;
+    char *s = malloc(n);
+    if (s) snprintf(s, n, "%s/%s", cwd, path);
+    return s;
+}
+
+static void add_fsname(struct fuse_args *args, const char *store)
+{
+    size_t n = strlen(store);
+    char *opt = malloc(2 * n + 16);
+    if (!opt) return;
+    char *o = opt + sprintf(opt, "-ofsname=");
+    for (const char *s = store; *s; s++) {
+        if (*s == ',' || *s == '\\') *o++ = '\\';
+        *o++ = *s;
+    }
+    *o = '\0';
+    fuse_opt_add_arg(args, opt);
+    free(opt);
+}
+
+int main(int argc, char *argv[])
+{
+    struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+    fs_args a;
+    memset(&a, 0, sizeof a);
+    if (fuse_opt_parse(&args, &a, cellfs_opts, opt_proc) != 0) return 2;
+    if (a.show_version) {
+        printf("cellfs %s (libkvcore %s, libfuse %s)\n", KVCORE_VERSION, KVCORE_VERSION,
+               fuse_pkgversion());
+        return 0;
+    }
+    if (a.show_help) {
+        usage(argv[0]);
+        printf("FUSE options:\n");
+        fuse_cmdline_help();
+        fuse_lib_help(&args);
+        return 0;
+    }
+    struct fuse_cmdline_opts co;
+    if (fuse_parse_cmdline(&args, &co) != 0) return 2;
+    if (!a.store || !co.mountpoint) {
+        fprintf(stderr, "usage: %s STORE MOUNTPOINT [options]  (--help for more)\n", argv[0]);
+        return 2;
+    }
+    cellfs *fs = calloc(1, sizeof *fs);
+    if (!fs) return 1;
+    pthread_mutex_init(&fs->mu, NULL);
+    fs->store_path = absolute(a.store);
+    fs->mountpoint = co.mountpoint;
+    fs->create = a.create;
+    fs->versions = a.versions;
+    fs->sync = a.sync;
+    fs->read_only = a.ro;
+    fs->max_value = a.max_value;
+    fs->cache_size = a.cache_size;
+    fs->write_buffer = a.write_buffer;
+    fs->timeout = a.timeout ? strtod(a.timeout, NULL) : 1.0;
+    if (fs->timeout < 0) fs->timeout = 0;
+    fs->foreground = co.foreground;
+    fs->single_thread = co.singlethread;
+    fs->uid = getuid();
+    fs->gid = getgid();
+    clock_gettime(CLOCK_REALTIME, &fs->mount_time);
+    if (!fs->store_path) return 1;
+    if (!co.foreground) openlog("cellfs", LOG_PID, LOG_DAEMON);
+
+    char err[512] = "";
+    if (open_store(fs, err, sizeof err) != 0) {
+        fprintf(stderr, "cellfs: cannot open store %s: %s\n", fs->store_path, err);
+        return 1;
+    }
+    /* Threads do not survive the fork of daemonizing: reopen after it. */
+    if (!co.foreground) {
+        kv_store_close(fs->store);
+        fs->store = NULL;
+        fs->create = false;
+    }
+    add_fsname(&args, fs->store_path);
+    struct fuse_operations ops;
+    memset(&ops, 0, sizeof ops);
+    fs_ops_attr(&ops);
+    fs_ops_dir(&ops);
+    fs_ops_file(&ops);
+    ops.init = op_init;
+    ops.destroy = op_destroy;
+    struct fuse *f = fuse_new(&args, &ops, sizeof ops, fs);
+    if (!f) {
+        kv_store_close(fs->store);
+        return 2;
+    }
+    int rc = 1;
+    if (fuse_mount(f, co.mountpoint) != 0) goto out_destroy;
+    if (fuse_daemonize(co.foreground) != 0) goto out_unmount;
+    if (!fs->store) {
+        err[0] = '\0';
+        if (open_store(fs, err, sizeof err) != 0) {
+            fs_log(fs, "cannot open store %s: %s", fs->store_path, err);
+            goto out_unmount;
+        }
+    }
+    if (kv_filter_parse(&fs->f_keyonly, "KeyOnlyFilter()", NULL, 0) != KV_OK)
+        fs->f_keyonly = NULL;
+    if (kv_filter_parse(&fs->f_firstkey, "FirstKeyOnlyFilter() AND KeyOnlyFilter()", NULL, 0) !=
+        KV_OK)
+        fs->f_firstkey = NULL;
+    fs->fuse = f;
+    struct fuse_session *se = fuse_get_session(f);
+    if (fuse_set_signal_handlers(se) != 0) goto out_unmount;
+    if (co.singlethread) {
+        rc = fuse_loop(f);
+    } else {
+        struct fuse_loop_config *lc = fuse_loop_cfg_create();
+        fuse_loop_cfg_set_clone_fd(lc, (unsigned)co.clone_fd);
+        if (co.max_idle_threads != UINT_MAX) fuse_loop_cfg_set_idle_threads(lc, co.max_idle_threads);
+        fuse_loop_cfg_set_max_threads(lc, co.max_threads);
+        rc = fuse_loop_mt(f, lc);
+        fuse_loop_cfg_destroy(lc);
+    }
+    rc = rc ? 1 : 0;
+    fuse_remove_signal_handlers(se);
+out_unmount:
+    fuse_unmount(f);
+out_destroy:
+    fuse_destroy(f);        /* runs op_destroy: the store is closed there */
+    if (fs->store) {        /* never initialised (mount failed) */
+        kv_store_close(fs->store);
+        fs->store = NULL;
+    }
+    kv_filter_free(fs->f_keyonly);
+    kv_filter_free(fs->f_firstkey);
+    fuse_opt_free_args(&args);
+    free(fs->store_path);
+    free(co.mountpoint);
+    free(a.store);
+    free(a.timeout);
+    pthread_mutex_destroy(&fs->mu);
+    free(fs);
+    return rc;
+}

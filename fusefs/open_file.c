@@ -1,0 +1,692 @@
+/**
+ * @file open_file.c
+ * Open files and their write buffers; the one place where buffered writes
+ * become store mutations (contract and semantics in open_file.h). Called
+ * by ops_file.c and ops_attr.c; calls cells.c, ops_schema.c and kvcore.h.
+ */
+#include "open_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FS_EXT_MAX 1024          /* written ranges kept before collapsing */
+#define FS_MERGE_TRIES 64        /* check-and-mutate retries of a merge */
+
+static int buf_reserve(fs_handle *h, size_t need)
+{
+    if (need <= h->cap) return 0;
+    size_t nc = h->cap ? h->cap : 4096;
+    while (nc < need) nc = nc > SIZE_MAX / 2 ? need : nc * 2;
+    uint8_t *nb = realloc(h->buf, nc);
+    if (!nb) return -ENOMEM;
+    h->buf = nb;
+    h->cap = nc;
+    return 0;
+}
+
+static int buf_resize(fs_handle *h, size_t n)
+{
+    int rc = buf_reserve(h, n);
+    if (rc) return rc;
+    if (n > h->len) memset(h->buf + h->len, 0, n - h->len);
+    h->len = n;
+    return 0;
+}
+
+static void ext_add(fs_handle *h, size_t s, size_t e)
+{
+    if (s >= e) return;
+    if (h->next_ext > 0) {
+        fs_extent *last = &h->ext[h->next_ext - 1];
+        if (s <= last->end && e >= last->start) {
+            if (s < last->start) last->start = s;
+            if (e > last->end) last->end = e;
+            return;
+        }
+    }
+    if (h->next_ext == FS_EXT_MAX) {
+        /* Collapse into one range: bytes between are the handle's view. */
+        size_t lo = s, hi = e;
+        for (size_t i = 0; i < h->next_ext; i++) {
+            if (h->ext[i].start < lo) lo = h->ext[i].start;
+            if (h->ext[i].end > hi) hi = h->ext[i].end;
+        }
+        h->ext[0].start = lo;
+        h->ext[0].end = hi;
+        h->next_ext = 1;
+        return;
+    }
+    if (h->next_ext == h->ext_cap) {
+        size_t nc = h->ext_cap ? 2 * h->ext_cap : 8;
+        fs_extent *ne = realloc(h->ext, nc * sizeof *ne);
+        if (!ne) { /* fall back to the whole buffer as one range */
+            h->whole = true;
+            return;
+        }
+        h->ext = ne;
+        h->ext_cap = nc;
+    }
+    h->ext[h->next_ext].start = s;
+    h->ext[h->next_ext].end = e;
+    h->next_ext++;
+}
+
+static void handle_free(fs_handle *h)
+{
+    free(h->buf);
+    free(h->ext);
+    free(h->path);
+    free(h->ref_row);
+    free(h->ref_qual);
+    pthread_mutex_destroy(&h->mu);
+    free(h);
+}
+
+/* fs->mu held. */
+static void handle_unref(cellfs *fs, fs_handle *h)
+{
+    if (--h->refs > 0) return;
+    if (h->scratch) fs_scratch_put(fs, h->scratch);
+    handle_free(h);
+}
+
+static int set_ref(fs_handle *h, const fs_path *p)
+{
+    uint8_t *row = malloc(p->row_len ? p->row_len : 1);
+    uint8_t *qual = malloc(p->qual_len ? p->qual_len : 1);
+    if (!row || !qual) {
+        free(row);
+        free(qual);
+        return -ENOMEM;
+    }
+    memcpy(row, p->row, p->row_len);
+    if (p->qual_len) memcpy(qual, p->qual, p->qual_len);
+    free(h->ref_row);
+    free(h->ref_qual);
+    h->ref = *p;
+    h->ref.row_buf = h->ref.qual_buf = NULL;
+    h->ref.row_text = h->ref.qual_text = h->ref.last = NULL;
+    h->ref_row = row;
+    h->ref_qual = qual;
+    h->ref.row = row;
+    h->ref.qual = qual;
+    return 0;
+}
+
+/* Handles registered under @p path, each with a reference taken. */
+static size_t collect(cellfs *fs, const char *path, fs_handle ***out)
+{
+    size_t n = 0, cap = 0;
+    fs_handle **v = NULL;
+    pthread_mutex_lock(&fs->mu);
+    for (fs_handle *h = fs->handles; h; h = h->next) {
+        if (h->orphan || strcmp(h->path, path) != 0) continue;
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 4;
+            fs_handle **nv = realloc(v, nc * sizeof *nv);
+            if (!nv) break;
+            v = nv;
+            cap = nc;
+        }
+        h->refs++;
+        v[n++] = h;
+    }
+    pthread_mutex_unlock(&fs->mu);
+    *out = v;
+    return n;
+}
+
+static void drop(cellfs *fs, fs_handle **v, size_t n)
+{
+    pthread_mutex_lock(&fs->mu);
+    for (size_t i = 0; i < n; i++) handle_unref(fs, v[i]);
+    pthread_mutex_unlock(&fs->mu);
+    free(v);
+}
+
+/* Loads the value a new open file starts from: empty when another open
+   file of the path has truncated or created it and written nothing yet
+   (so `: > f; cat f` is consistent before the release), else the committed
+   value (readers never see another writer's half-written buffer), else
+   the buffer of an open file that created the cell and has not committed. */
+static int load_cell(cellfs *fs, fs_handle *h, const char *path)
+{
+    fs_handle **others;
+    size_t n = collect(fs, path, &others);
+    bool empty = false;
+    for (size_t i = 0; i < n; i++) {
+        fs_handle *o = others[i];
+        pthread_mutex_lock(&o->mu);
+        if (o->kind == FS_H_CELL && o->dirty && !o->written && o->len == 0) {
+            empty = true;
+            h->ts = o->has_set_ts ? o->set_ts : o->ts;
+            h->in_store = o->in_store;
+        }
+        pthread_mutex_unlock(&o->mu);
+    }
+    int rc = -ENOENT;
+    if (!empty) {
+        uint8_t *v = NULL;
+        size_t len = 0;
+        int64_t ts = 0;
+        rc = fs_cell_get(fs, &h->ref, &v, &len, &ts);
+        if (rc == 0) {
+            h->buf = v;
+            h->len = h->cap = len;
+            h->ts = ts;
+            h->in_store = true;
+        }
+    } else {
+        rc = 0;
+    }
+    for (size_t i = 0; i < n && rc == -ENOENT; i++) {
+        fs_handle *o = others[i];
+        pthread_mutex_lock(&o->mu);
+        if (o->kind == FS_H_CELL && !o->in_store) {
+            rc = buf_reserve(h, o->len);
+            if (rc == 0) {
+                if (o->len) memcpy(h->buf, o->buf, o->len);
+                h->len = o->len;
+                h->ts = o->has_set_ts ? o->set_ts : o->ts;
+            }
+        }
+        pthread_mutex_unlock(&o->mu);
+    }
+    drop(fs, others, n);
+    return rc;
+}
+
+int fs_handle_open(cellfs *fs, const char *path, const fs_path *p, int flags, bool create,
+                   fs_handle **out)
+{
+    *out = NULL;
+    fs_handle *h = calloc(1, sizeof *h);
+    if (!h) return -ENOMEM;
+    pthread_mutex_init(&h->mu, NULL);
+    h->path = strdup(path);
+    int rc = h->path ? set_ref(h, p) : -ENOMEM;
+    h->writable = (flags & O_ACCMODE) != O_RDONLY;
+    h->append = (flags & O_APPEND) != 0;
+    h->append_pure = h->append;
+    bool trunc = h->writable && (flags & O_TRUNC);
+    if (rc == 0 && h->writable && p->asof) rc = -EROFS;
+    if (rc == 0 && p->kind == FS_SCHEMA) {
+        h->kind = FS_H_SCHEMA;
+        char *text;
+        size_t len;
+        rc = fs_schema_text(fs, p->table, &text, &len);
+        if (rc == 0) {
+            h->buf = (uint8_t *)text;
+            h->len = len;
+            h->cap = len + 1;
+            if (trunc) {
+                h->len = 0;
+                h->dirty = true;
+            }
+        }
+    } else if (rc == 0 && p->kind == FS_ROW) {
+        h->kind = FS_H_SCRATCH;
+        pthread_mutex_lock(&fs->mu);
+        fs_scratch *s = fs_scratch_find(fs, p->table, p->last, p->last_len);
+        if (!s && create) s = fs_scratch_new(fs, p->table, p->last, p->last_len, &rc);
+        else if (!s) rc = -ENOENT;
+        if (s) {
+            s->refs++;
+            h->scratch = s;
+            if (trunc || create) s->len = 0;
+        }
+        pthread_mutex_unlock(&fs->mu);
+    } else if (rc == 0) {
+        h->kind = FS_H_CELL;
+        if (create) {
+            h->whole = h->dirty = true;
+            h->ts = kv_store_now(fs->store);
+        } else if (trunc) {
+            size_t len;
+            rc = fs_cell_get(fs, p, NULL, &len, &h->ts);
+            if (rc == 0) h->in_store = true;
+            if (rc == -ENOENT) rc = load_cell(fs, h, path);
+            h->len = 0;
+            h->whole = h->dirty = true;
+        } else {
+            rc = load_cell(fs, h, path);
+        }
+        h->append_base = h->len;
+    }
+    if (rc != 0) {
+        if (h->scratch) {
+            pthread_mutex_lock(&fs->mu);
+            fs_scratch_put(fs, h->scratch);
+            pthread_mutex_unlock(&fs->mu);
+        }
+        handle_free(h);
+        return rc;
+    }
+    pthread_mutex_lock(&fs->mu);
+    h->refs = 1;
+    h->next = fs->handles;
+    fs->handles = h;
+    pthread_mutex_unlock(&fs->mu);
+    *out = h;
+    return 0;
+}
+
+int fs_handle_read(cellfs *fs, fs_handle *h, char *buf, size_t size, off_t off)
+{
+    pthread_mutex_t *mu = h->kind == FS_H_SCRATCH ? &fs->mu : &h->mu;
+    pthread_mutex_lock(mu);
+    const uint8_t *data = h->buf;
+    size_t len = h->len;
+    if (h->kind == FS_H_SCRATCH) {
+        data = h->scratch->buf;
+        len = h->scratch->len;
+    }
+    size_t n = 0;
+    if (off >= 0 && (size_t)off < len) {
+        n = len - (size_t)off;
+        if (n > size) n = size;
+        memcpy(buf, data + off, n);
+    }
+    pthread_mutex_unlock(mu);
+    return (int)n;
+}
+
+static int scratch_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_t off)
+{
+    int rc = 0;
+    pthread_mutex_lock(&fs->mu);
+    fs_scratch *s = h->scratch;
+    if (h->append) off = (off_t)s->len;
+    size_t end = (size_t)off + size;
+    if (end > FS_SCRATCH_BYTES) {
+        rc = -EFBIG;
+    } else {
+        if (end > s->len) {
+            uint8_t *nb = realloc(s->buf, end);
+            if (!nb) rc = -ENOMEM;
+            else {
+                memset(nb + s->len, 0, end - s->len);
+                s->buf = nb;
+                s->len = end;
+            }
+        }
+        if (rc == 0) {
+            memcpy(s->buf + off, buf, size);
+            clock_gettime(CLOCK_REALTIME, &s->mtime);
+        }
+    }
+    pthread_mutex_unlock(&fs->mu);
+    if (rc == -EFBIG) fs_log(fs, "write %s: a temporary file above %u bytes", h->path,
+                             FS_SCRATCH_BYTES);
+    return rc ? rc : (int)size;
+}
+
+int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_t off)
+{
+    if (!h->writable) return -EBADF;
+    if (off < 0) return -EINVAL;
+    if (h->kind == FS_H_SCRATCH) return scratch_write(fs, h, buf, size, off);
+    pthread_mutex_lock(&h->mu);
+    int rc = 0;
+    if (h->append) off = (off_t)h->len;
+    size_t end = (size_t)off + size;
+    if (h->kind == FS_H_CELL && end > fs->max_value) {
+        pthread_mutex_unlock(&h->mu);
+        fs_log(fs, "write %s: value of %zu bytes is above the limit of %zu bytes (EFBIG)",
+               h->path, end, fs->max_value);
+        return -EFBIG;
+    }
+    size_t old_len = h->len;
+    uint8_t *saved = NULL;
+    size_t saved_n = 0;
+    if (h->kind == FS_H_SCHEMA && (size_t)off < old_len) {
+        saved_n = old_len - (size_t)off < size ? old_len - (size_t)off : size;
+        saved = malloc(saved_n);
+        if (!saved) rc = -ENOMEM;
+        else memcpy(saved, h->buf + off, saved_n);
+    }
+    if (rc == 0 && end > h->len) rc = buf_resize(h, end);
+    if (rc == 0) {
+        memcpy(h->buf + off, buf, size);
+        if (h->kind == FS_H_SCHEMA) {
+            rc = fs_schema_check(fs, h->ref.table, (const char *)h->buf, h->len, (size_t)off,
+                                 end, true);
+            if (rc != 0) { /* refuse the write: the buffer stays as it was */
+                if (saved_n) memcpy(h->buf + off, saved, saved_n);
+                h->len = old_len;
+            }
+        }
+    }
+    free(saved);
+    if (rc == 0) {
+        if (!h->whole && !h->append_pure) ext_add(h, (size_t)off, end);
+        h->dirty = h->written = true;
+        h->has_set_ts = false;
+    }
+    pthread_mutex_unlock(&h->mu);
+    return rc ? rc : (int)size;
+}
+
+int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size)
+{
+    if (size < 0) return -EINVAL;
+    if (h->kind == FS_H_SCRATCH) {
+        int rc = 0;
+        pthread_mutex_lock(&fs->mu);
+        fs_scratch *s = h->scratch;
+        if ((size_t)size > FS_SCRATCH_BYTES) rc = -EFBIG;
+        else if ((size_t)size > s->len) {
+            uint8_t *nb = realloc(s->buf, (size_t)size);
+            if (!nb) rc = -ENOMEM;
+            else {
+                memset(nb + s->len, 0, (size_t)size - s->len);
+                s->buf = nb;
+            }
+        }
+        if (rc == 0) s->len = (size_t)size;
+        pthread_mutex_unlock(&fs->mu);
+        return rc;
+    }
+    if (h->kind == FS_H_CELL && (size_t)size > fs->max_value) {
+        fs_log(fs, "truncate %s: %lld bytes is above the value limit of %zu bytes (EFBIG)",
+               h->path, (long long)size, fs->max_value);
+        return -EFBIG;
+    }
+    pthread_mutex_lock(&h->mu);
+    size_t n = (size_t)size;
+    if (h->append_pure) {
+        h->append_pure = false;
+        ext_add(h, h->append_base, h->len);
+    }
+    int rc = buf_resize(h, n);
+    if (rc == 0) {
+        if (n == 0) {
+            h->whole = true;
+            h->next_ext = 0;
+        } else if (!h->whole) {
+            size_t k = 0;
+            for (size_t i = 0; i < h->next_ext; i++) {
+                fs_extent e = h->ext[i];
+                if (e.start >= n) continue;
+                if (e.end > n) e.end = n;
+                h->ext[k++] = e;
+            }
+            h->next_ext = k;
+            h->trunc_set = true;
+            h->trunc_len = n;
+        }
+        h->dirty = h->written = true;
+        h->has_set_ts = false;
+    }
+    pthread_mutex_unlock(&h->mu);
+    return rc;
+}
+
+/* Builds the merged value: current store value @p v, truncated as the
+   handle did, with the handle's written ranges on top. */
+static uint8_t *merge_value(const fs_handle *h, const uint8_t *v, size_t vlen, size_t *out_len)
+{
+    size_t len = h->trunc_set ? h->trunc_len : vlen;
+    for (size_t i = 0; i < h->next_ext; i++)
+        if (h->ext[i].end > len) len = h->ext[i].end;
+    uint8_t *r = calloc(1, len ? len : 1);
+    if (!r) return NULL;
+    size_t keep = vlen < len ? vlen : len;
+    if (h->trunc_set && keep > h->trunc_len) keep = h->trunc_len;
+    if (keep) memcpy(r, v, keep);
+    for (size_t i = 0; i < h->next_ext; i++) {
+        size_t s = h->ext[i].start, e = h->ext[i].end;
+        if (e > h->len) e = h->len;
+        if (s < e) memcpy(r + s, h->buf + s, e - s);
+    }
+    *out_len = len;
+    return r;
+}
+
+static kv_status put_one(cellfs *fs, const fs_path *p, int64_t ts, const void *v, size_t n,
+                         const kv_write_options *w)
+{
+    kv_mutation *m = NULL;
+    kv_status st = kv_mutation_new(&m, p->row, p->row_len);
+    if (st == KV_OK) st = kv_mutation_put(m, p->family, p->qual, p->qual_len, ts, v, n);
+    if (st == KV_OK) st = kv_mutate(fs->store, p->table, m, w);
+    kv_mutation_free(m);
+    return st;
+}
+
+/* fsync of a clean file: rewrite the newest value at its own timestamp
+   with FSYNC_WAL, which changes nothing and syncs the log up to here. */
+static int make_durable(cellfs *fs, fs_handle *h)
+{
+    if (h->ref.asof) return 0;
+    uint8_t *v = NULL;
+    size_t n = 0;
+    int64_t ts;
+    int rc = fs_cell_get(fs, &h->ref, &v, &n, &ts);
+    if (rc == -ENOENT) return 0;
+    if (rc) return rc;
+    kv_write_options w;
+    fs_wopts(fs, true, &w);
+    kv_status st = put_one(fs, &h->ref, ts, v, n, &w);
+    free(v);
+    return fs_fail(fs, st, "fsync", h->path);
+}
+
+static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
+{
+    const fs_path *p = &h->ref;
+    kv_write_options w;
+    fs_wopts(fs, fsync, &w);
+    int64_t ts = p->has_version ? p->version : h->has_set_ts ? h->set_ts : KV_LATEST_TIMESTAMP;
+    if (ts != KV_LATEST_TIMESTAMP && fs_put_masked(fs, p, ts)) {
+        if (p->has_version) {
+            fs_log(fs, "write %s: a delete marker at or after %lld hides a put at that time",
+                   h->path, (long long)ts);
+            return -EPERM;
+        }
+        fs_log(fs, "write %s: timestamp %lld is hidden by a delete marker; writing at now",
+               h->path, (long long)ts);
+        ts = KV_LATEST_TIMESTAMP;
+    }
+    kv_status st = KV_OK;
+    if (h->append_pure && !h->whole && ts == KV_LATEST_TIMESTAMP) {
+        if (h->len > h->append_base)
+            st = kv_append(fs->store, p->table, p->row, p->row_len, p->family, p->qual,
+                           p->qual_len, h->buf + h->append_base, h->len - h->append_base, &w);
+    } else if (h->whole) {
+        st = put_one(fs, p, ts, h->buf, h->len, &w);
+    } else {
+        if (h->append_pure) ext_add(h, h->append_base, h->len);
+        bool applied = false;
+        uint8_t *r = NULL;
+        size_t rlen = 0;
+        for (int tries = 0; !applied && st == KV_OK && tries < FS_MERGE_TRIES; tries++) {
+            uint8_t *v = NULL;
+            size_t vlen = 0;
+            int64_t vts;
+            int rc = fs_cell_get(fs, p, &v, &vlen, &vts);
+            if (rc && rc != -ENOENT) return rc;
+            free(r);
+            r = merge_value(h, v, vlen, &rlen);
+            if (!r) {
+                free(v);
+                return -ENOMEM;
+            }
+            kv_mutation *m = NULL;
+            st = kv_mutation_new(&m, p->row, p->row_len);
+            if (st == KV_OK) st = kv_mutation_put(m, p->family, p->qual, p->qual_len, ts, r, rlen);
+            if (st == KV_OK)
+                st = kv_check_and_mutate(&applied, fs->store, p->table, p->row, p->row_len,
+                                         p->family, p->qual, p->qual_len, KV_CMP_EQUAL,
+                                         rc == 0 ? (v ? v : (const uint8_t *)"") : NULL, vlen, m,
+                                         &w);
+            kv_mutation_free(m);
+            free(v);
+        }
+        if (st == KV_OK && !applied) st = put_one(fs, p, ts, r, rlen, &w);
+        if (st == KV_OK) { /* the handle now sees what it wrote */
+            free(h->buf);
+            h->buf = r;
+            h->len = h->cap = rlen;
+            r = NULL;
+        }
+        free(r);
+    }
+    if (st != KV_OK) return fs_fail(fs, st, "write", h->path);
+    h->whole = false;
+    h->append_pure = h->append;
+    h->append_base = h->len;
+    h->next_ext = 0;
+    h->trunc_set = false;
+    h->has_set_ts = false;
+    h->in_store = true;
+    if (ts != KV_LATEST_TIMESTAMP) h->ts = ts;
+    else h->ts = kv_store_now(fs->store);
+    fs_pending_remove(fs, p->table, p->row, p->row_len);
+    return 0;
+}
+
+int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
+{
+    if (h->kind == FS_H_SCRATCH) return 0;
+    pthread_mutex_lock(&h->mu);
+    if (flush && h->dirty && !h->written) {
+        pthread_mutex_unlock(&h->mu);
+        return 0;
+    }
+    pthread_mutex_lock(&fs->mu);
+    bool orphan = h->orphan;
+    char *path = strdup(h->path);
+    pthread_mutex_unlock(&fs->mu);
+    int rc = 0;
+    bool changed = false;
+    if (orphan) {
+        h->dirty = false;
+    } else if (!h->dirty) {
+        if (fsync && h->kind == FS_H_CELL && h->in_store) rc = make_durable(fs, h);
+    } else if (h->kind == FS_H_SCHEMA) {
+        rc = fs_schema_apply(fs, h->ref.table, (const char *)h->buf, h->len);
+        if (rc == 0) h->dirty = h->written = false;
+    } else {
+        rc = commit_cell(fs, h, fsync);
+        if (rc == 0) {
+            h->dirty = false;
+            h->written = false;
+            changed = true;
+        }
+    }
+    bool version = h->ref.has_version;
+    pthread_mutex_unlock(&h->mu);
+    if (changed && path) {
+        fs_notify_changed(fs, path);
+        if (version) {
+            char *latest = fs_latest_path(path);
+            fs_notify_changed(fs, latest);
+            free(latest);
+        }
+    }
+    free(path);
+    return rc;
+}
+
+int fs_handle_release(cellfs *fs, fs_handle *h)
+{
+    int rc = fs_handle_commit(fs, h, false, false);
+    pthread_mutex_lock(&fs->mu);
+    for (fs_handle **pp = &fs->handles; *pp; pp = &(*pp)->next) {
+        if (*pp == h) {
+            *pp = h->next;
+            break;
+        }
+    }
+    h->released = true;
+    handle_unref(fs, h);
+    pthread_mutex_unlock(&fs->mu);
+    return rc;
+}
+
+int fs_handles_commit_path(cellfs *fs, const char *path)
+{
+    fs_handle **v;
+    size_t n = collect(fs, path, &v);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        int r = fs_handle_commit(fs, v[i], false, false);
+        if (r && !rc) rc = r;
+    }
+    drop(fs, v, n);
+    return rc;
+}
+
+void fs_handles_orphan(cellfs *fs, const char *path)
+{
+    pthread_mutex_lock(&fs->mu);
+    for (fs_handle *h = fs->handles; h; h = h->next)
+        if (strcmp(h->path, path) == 0) h->orphan = true;
+    pthread_mutex_unlock(&fs->mu);
+}
+
+void fs_handles_rename(cellfs *fs, const char *from, const char *to, const fs_path *pto)
+{
+    fs_handles_orphan(fs, to);
+    fs_handle **v;
+    size_t n = collect(fs, from, &v);
+    for (size_t i = 0; i < n; i++) {
+        fs_handle *h = v[i];
+        char *np = strdup(to);
+        pthread_mutex_lock(&h->mu);
+        if (h->kind == FS_H_CELL && pto->kind == FS_CELL && np) (void)set_ref(h, pto);
+        pthread_mutex_unlock(&h->mu);
+        pthread_mutex_lock(&fs->mu);
+        if (np) {
+            free(h->path);
+            h->path = np;
+        } else {
+            h->orphan = true;
+        }
+        pthread_mutex_unlock(&fs->mu);
+    }
+    drop(fs, v, n);
+}
+
+int fs_handles_stat(cellfs *fs, const char *path, size_t *size, int64_t *ts_ms, bool *dirty)
+{
+    fs_handle **v;
+    size_t n = collect(fs, path, &v);
+    int found = 0;
+    *dirty = false;
+    for (size_t i = 0; i < n; i++) {
+        fs_handle *h = v[i];
+        pthread_mutex_lock(&h->mu);
+        if (h->kind == FS_H_CELL && (h->dirty || !h->in_store) && !*dirty) {
+            found = 1;
+            *size = h->len;
+            *ts_ms = h->has_set_ts ? h->set_ts : h->ts;
+            *dirty = h->dirty;
+        }
+        pthread_mutex_unlock(&h->mu);
+    }
+    drop(fs, v, n);
+    return found;
+}
+
+int fs_handles_set_ts(cellfs *fs, const char *path, int64_t ts_ms)
+{
+    fs_handle **v;
+    size_t n = collect(fs, path, &v);
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        fs_handle *h = v[i];
+        pthread_mutex_lock(&h->mu);
+        if (h->kind == FS_H_CELL && h->dirty && !h->ref.has_version) {
+            h->has_set_ts = true;
+            h->set_ts = ts_ms;
+            any = 1;
+        }
+        pthread_mutex_unlock(&h->mu);
+    }
+    drop(fs, v, n);
+    return any;
+}

@@ -1,0 +1,94 @@
+/**
+ * @file open_file.h
+ * Open files: the per-open write buffer of a cell, .schema or scratch
+ * file, and the one place where buffered writes become store mutations.
+ * Called by ops_file.c (open/read/write/flush/fsync/release), ops_attr.c
+ * (getattr, truncate, utimens of open files) and rename/unlink; calls
+ * kvcore through cells.c helpers.
+ *
+ * Semantics (man/cellfs.1, WRITES): each open file has a private buffer,
+ * loaded at open. At flush/fsync/release a dirty buffer becomes ONE
+ * mutation: a whole-value put when the file was created or truncated to 0
+ * (O_TRUNC, `>`), kv_append of the new bytes when it was only appended
+ * (O_APPEND, `>>`: concurrent appenders lose nothing), else a merge of the
+ * written ranges into the current value applied with check-and-mutate (so
+ * writers of disjoint ranges lose nothing and no reader sees a torn value).
+ *
+ * Thread safety: the registry fields (next, path, orphan, released, refs)
+ * are guarded by fs->mu; everything else by the handle's own mu. Lock
+ * order: a handle's mu, then fs->mu (held briefly, nothing called under
+ * it). Registry helpers take references under fs->mu, drop it, and only
+ * then lock each handle.
+ */
+#ifndef CELLFS_OPEN_FILE_H
+#define CELLFS_OPEN_FILE_H
+
+#include "fs.h"
+
+typedef enum fs_hkind { FS_H_CELL, FS_H_SCHEMA, FS_H_SCRATCH } fs_hkind;
+
+typedef struct fs_extent { size_t start, end; } fs_extent;
+
+typedef struct fs_handle {
+    struct fs_handle *next;      /* registry (fs->mu) */
+    char *path;                  /* registry key: the FUSE path (fs->mu) */
+    bool orphan;                 /* unlinked or replaced: never written (fs->mu) */
+    bool released;               /* FUSE released it; freed when refs = 0 (fs->mu) */
+    int refs;                    /* registry + helpers holding it (fs->mu) */
+    pthread_mutex_t mu;          /* guards all below */
+    fs_hkind kind;
+    fs_path ref;                 /* what it names; row/qual point at own copies */
+    uint8_t *ref_row, *ref_qual;
+    bool writable;
+    bool append;                 /* O_APPEND: writes go to the end */
+    bool append_pure;            /* only appends since the last commit */
+    size_t append_base;          /* buffer length at the last commit */
+    bool whole;                  /* buffer is the entire new value */
+    bool dirty;
+    bool written;                /* write/truncate since the last commit */
+    bool in_store;               /* the cell existed at open or was committed */
+    uint8_t *buf;
+    size_t len, cap;
+    fs_extent *ext;              /* written ranges since the last commit */
+    size_t next_ext, ext_cap;
+    bool trunc_set;              /* truncated since the last commit */
+    size_t trunc_len;
+    bool has_set_ts;             /* utimens on the open file: put at set_ts */
+    int64_t set_ts;
+    int64_t ts;                  /* timestamp of the loaded/committed value */
+    fs_scratch *scratch;
+} fs_handle;
+
+/** Opens a handle for @p path (already parsed and resolved into @p p). */
+int fs_handle_open(cellfs *fs, const char *path, const fs_path *p, int flags, bool create,
+                   fs_handle **out);
+/** Commits pending writes (see above). @p fsync: durability FSYNC_WAL, and
+ *  make an already-committed value durable too. @p flush: called for a
+ *  close(2) that may not be the last (shells dup2 and close before they
+ *  write): a file only opened with O_TRUNC or created, not yet written, is
+ *  then left for release, so `echo x > f` is one put. 0 or -errno. */
+int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush);
+/** Unregisters and frees (after a last commit attempt). */
+int fs_handle_release(cellfs *fs, fs_handle *h);
+
+int fs_handle_read(cellfs *fs, fs_handle *h, char *buf, size_t size, off_t off);
+int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_t off);
+int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size);
+
+/** Commits every dirty handle open on @p path. */
+int fs_handles_commit_path(cellfs *fs, const char *path);
+/** Marks handles open on @p path orphaned (after unlink / overwrite). */
+void fs_handles_orphan(cellfs *fs, const char *path);
+/** Moves handles open on @p from to @p to (after rename). */
+void fs_handles_rename(cellfs *fs, const char *from, const char *to, const fs_path *pto);
+/**
+ * Attributes from open handles of @p path: 1 when one is found (*size and
+ * *ts_ms filled from the newest dirty or uncommitted one, *exists_in_store
+ * whether the store has it), 0 when none.
+ */
+int fs_handles_stat(cellfs *fs, const char *path, size_t *size, int64_t *ts_ms, bool *dirty);
+/** Sets the pending timestamp of dirty handles of @p path; 1 when one was
+ *  dirty (then nothing else needs to be done), else 0. */
+int fs_handles_set_ts(cellfs *fs, const char *path, int64_t ts_ms);
+
+#endif

@@ -1,0 +1,363 @@
+/**
+ * @file ops_attr.c
+ * FUSE attribute operations: getattr (st_size = value length, st_mtime =
+ * cell timestamp), utimens (re-stamps the newest version: one mutation
+ * putting the value at the new time and deleting the old version), path
+ * truncate, chmod/chown (accepted and ignored), statfs (the store's
+ * figures). Called by libfuse; calls path.c, cells.c, open_file.c.
+ */
+#include "open_file.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+
+cellfs *fs_ctx(void)
+{
+    return fuse_get_context()->private_data;
+}
+
+void fs_stat_dir(const cellfs *fs, struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->st_mode = S_IFDIR | 0755;
+    st->st_nlink = 2;
+    st->st_uid = fs->uid;
+    st->st_gid = fs->gid;
+    st->st_size = 4096;
+    st->st_blksize = 4096;
+    st->st_mtim = st->st_ctim = st->st_atim = fs->mount_time;
+}
+
+void fs_stat_file(const cellfs *fs, struct stat *st, size_t size, int64_t ts_ms, bool writable)
+{
+    memset(st, 0, sizeof *st);
+    st->st_mode = S_IFREG | (writable && !fs->read_only ? 0644 : 0444);
+    st->st_nlink = 1;
+    st->st_uid = fs->uid;
+    st->st_gid = fs->gid;
+    st->st_size = (off_t)size;
+    st->st_blksize = 4096;
+    st->st_blocks = (blkcnt_t)((size + 511) / 512);
+    fs_ms_to_ts(ts_ms, &st->st_mtim);
+    st->st_ctim = st->st_atim = st->st_mtim;
+}
+
+static int ns_check(cellfs *fs, const char *ns)
+{
+    char **names = NULL;
+    kv_status st = kv_namespace_list(&names, fs->store);
+    if (st != KV_OK) return fs_fail(fs, st, "list namespaces", ns);
+    int rc = -ENOENT;
+    for (char **n = names; *n; n++)
+        if (strcmp(*n, ns) == 0) rc = 0;
+    kv_free_names(names);
+    return rc;
+}
+
+static int stat_handle(cellfs *fs, fs_handle *h, struct stat *st)
+{
+    if (h->kind == FS_H_SCRATCH) {
+        pthread_mutex_lock(&fs->mu);
+        fs_stat_file(fs, st, h->scratch->len, fs_ts_to_ms(&h->scratch->mtime), true);
+        pthread_mutex_unlock(&fs->mu);
+        return 0;
+    }
+    pthread_mutex_lock(&h->mu);
+    int64_t ts = h->has_set_ts ? h->set_ts : h->ts;
+    if (h->kind == FS_H_SCHEMA) ts = fs_ts_to_ms(&fs->mount_time);
+    fs_stat_file(fs, st, h->len, ts, !h->ref.asof);
+    pthread_mutex_unlock(&h->mu);
+    return 0;
+}
+
+/* getattr of a path; @p p is parsed, not yet resolved. */
+static int stat_path(cellfs *fs, const char *path, fs_path *p, struct stat *st)
+{
+    int rc;
+    switch (p->kind) {
+    case FS_ROOT:
+        fs_stat_dir(fs, st);
+        return 0;
+    case FS_NS:
+        rc = ns_check(fs, p->ns);
+        if (rc == 0) fs_stat_dir(fs, st);
+        return rc;
+    case FS_TABLE:
+        rc = fs_table_check(fs, p);
+        if (rc == 0) fs_stat_dir(fs, st);
+        return rc;
+    case FS_SCHEMA: {
+        char *text;
+        size_t len;
+        rc = fs_schema_text(fs, p->table, &text, &len);
+        if (rc) return rc;
+        free(text);
+        fs_stat_file(fs, st, len, fs_ts_to_ms(&fs->mount_time), !p->asof);
+        return 0;
+    }
+    case FS_ROW: {
+        pthread_mutex_lock(&fs->mu);
+        fs_scratch *s = fs_scratch_find(fs, p->table, p->last, p->last_len);
+        if (s) fs_stat_file(fs, st, s->len, fs_ts_to_ms(&s->mtime), true);
+        pthread_mutex_unlock(&fs->mu);
+        if (s) return 0;
+        if (p->row_err) return -ENOENT;
+        rc = fs_resolve(fs, p);
+        if (rc) return rc;
+        rc = fs_row_has_cells(fs, p, NULL);
+        if (rc < 0) return rc;
+        if (rc == 0 && !fs_pending_has(fs, p, NULL)) return -ENOENT;
+        fs_stat_dir(fs, st);
+        return 0;
+    }
+    case FS_FAMILY:
+        rc = fs_resolve(fs, p);
+        if (rc == 0) rc = fs_family_check(fs, p);
+        if (rc) return rc;
+        rc = fs_row_has_cells(fs, p, NULL);
+        if (rc < 0) return rc;
+        if (rc == 0 && !fs_pending_has(fs, p, p->family)) return -ENOENT;
+        fs_stat_dir(fs, st);
+        return 0;
+    case FS_CELL: {
+        rc = fs_resolve(fs, p);
+        size_t len = 0, hlen;
+        int64_t ts = 0, hts;
+        bool dirty;
+        if (rc == 0) rc = fs_cell_get(fs, p, NULL, &len, &ts);
+        if (rc != 0 && rc != -ENOENT) return rc;
+        if (fs_handles_stat(fs, path, &hlen, &hts, &dirty) && (dirty || rc == -ENOENT)) {
+            len = hlen;
+            ts = hts;
+            rc = 0;
+        }
+        if (rc == 0) fs_stat_file(fs, st, len, ts, !p->asof);
+        return rc;
+    }
+    }
+    return -ENOENT;
+}
+
+static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+    cellfs *fs = fs_ctx();
+    if (fi && fi->fh) return stat_handle(fs, (fs_handle *)(uintptr_t)fi->fh, st);
+    if (!path) return -ENOENT;
+    fs_path p;
+    int rc = fs_path_parse(&p, path);
+    if (rc == 0) rc = stat_path(fs, path, &p, st);
+    fs_path_free(&p);
+    return rc == -EINVAL ? -ENOENT : rc;
+}
+
+/* Re-stamps the cell @p p names from its timestamp to @p new_ms. */
+static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms)
+{
+    uint8_t *v = NULL;
+    size_t n;
+    int64_t old;
+    int rc = fs_cell_get(fs, p, &v, &n, &old);
+    if (rc) return rc;
+    if (old == new_ms) {
+        free(v);
+        return 0;
+    }
+    if (p->has_version) {
+        free(v);
+        fs_log(fs, "utimens %s: the timestamp of a version is its name; rename it instead",
+               path);
+        return -EINVAL;
+    }
+    if (fs_put_masked(fs, p, new_ms)) {
+        free(v);
+        fs_log(fs, "utimens %s: time %lld is older than a delete marker of this cell, which "
+               "would hide the value", path, (long long)new_ms);
+        return -EPERM;
+    }
+    kv_mutation *m = NULL;
+    kv_status st = kv_mutation_new(&m, p->row, p->row_len);
+    if (st == KV_OK) st = kv_mutation_put(m, p->family, p->qual, p->qual_len, new_ms, v, n);
+    if (st == KV_OK) st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, old);
+    kv_write_options w;
+    fs_wopts(fs, false, &w);
+    if (st == KV_OK) st = kv_mutate(fs->store, p->table, m, &w);
+    kv_mutation_free(m);
+    free(v);
+    return fs_fail(fs, st, "utimens", path);
+}
+
+static int op_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
+{
+    cellfs *fs = fs_ctx();
+    if (tv && tv[1].tv_nsec == UTIME_OMIT) return 0;
+    int64_t ms;
+    if (!tv || tv[1].tv_nsec == UTIME_NOW) ms = kv_store_now(fs->store);
+    else ms = fs_ts_to_ms(&tv[1]);
+    char *owned = NULL;
+    if (fi && fi->fh) {
+        fs_handle *h = (fs_handle *)(uintptr_t)fi->fh;
+        if (h->kind != FS_H_CELL) return 0;
+        bool done = false;
+        pthread_mutex_lock(&h->mu);
+        if (h->dirty && !h->ref.has_version) {
+            h->has_set_ts = true;
+            h->set_ts = ms;
+            done = true;
+        }
+        pthread_mutex_unlock(&h->mu);
+        if (done) return 0;
+        pthread_mutex_lock(&fs->mu);
+        owned = strdup(h->path);
+        pthread_mutex_unlock(&fs->mu);
+        if (!owned) return -ENOMEM;
+        path = owned;
+    }
+    if (!path) return -ENOENT;
+    fs_path p;
+    int rc = fs_path_parse(&p, path);
+    if (rc == 0 && p.kind == FS_CELL) {
+        if (p.asof) rc = -EROFS;
+        else if (fs_handles_set_ts(fs, path, ms)) rc = 0;
+        else {
+            rc = fs_resolve(fs, &p);
+            if (rc == 0) rc = restamp(fs, path, &p, ms);
+            if (rc == 0) fs_notify_changed(fs, path);
+        }
+    }
+    fs_path_free(&p);
+    free(owned);
+    return rc;
+}
+
+static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+    (void)path, (void)mode, (void)fi;
+    return 0;
+}
+
+static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
+{
+    (void)path, (void)uid, (void)gid, (void)fi;
+    return 0;
+}
+
+static int truncate_cell(cellfs *fs, const char *path, fs_path *p, off_t size)
+{
+    if ((size_t)size > fs->max_value) {
+        fs_log(fs, "truncate %s: %lld bytes is above the value limit of %zu bytes (EFBIG)", path,
+               (long long)size, fs->max_value);
+        return -EFBIG;
+    }
+    int rc = fs_handles_commit_path(fs, path);
+    if (rc == 0) rc = fs_resolve(fs, p);
+    uint8_t *v = NULL;
+    size_t n = 0;
+    int64_t ts;
+    if (rc == 0) rc = fs_cell_get(fs, p, &v, &n, &ts);
+    if (rc) return rc;
+    if ((size_t)size != n) {
+        uint8_t *nv = realloc(v, size ? (size_t)size : 1);
+        if (!nv) {
+            free(v);
+            return -ENOMEM;
+        }
+        v = nv;
+        if ((size_t)size > n) memset(v + n, 0, (size_t)size - n);
+        kv_write_options w;
+        fs_wopts(fs, false, &w);
+        kv_status st = kv_put(fs->store, p->table, p->row, p->row_len, p->family, p->qual,
+                              p->qual_len, p->has_version ? p->version : KV_LATEST_TIMESTAMP, v,
+                              (size_t)size, &w);
+        rc = fs_fail(fs, st, "truncate", path);
+        if (rc == 0) fs_notify_changed(fs, path);
+    }
+    free(v);
+    return rc;
+}
+
+static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+{
+    cellfs *fs = fs_ctx();
+    if (size < 0) return -EINVAL;
+    if (fi && fi->fh) return fs_handle_truncate(fs, (fs_handle *)(uintptr_t)fi->fh, size);
+    if (!path) return -ENOENT;
+    fs_path p;
+    int rc = fs_path_parse(&p, path);
+    if (rc == 0 && p.asof) rc = -EROFS;
+    if (rc == 0) {
+        switch (p.kind) {
+        case FS_CELL:
+            rc = truncate_cell(fs, path, &p, size);
+            break;
+        case FS_SCHEMA: {
+            char *text;
+            size_t len;
+            rc = fs_schema_text(fs, p.table, &text, &len);
+            if (rc == 0) {
+                if ((size_t)size < len) len = (size_t)size;
+                rc = fs_schema_apply(fs, p.table, text, len);
+                free(text);
+            }
+            break;
+        }
+        case FS_ROW: {
+            pthread_mutex_lock(&fs->mu);
+            fs_scratch *s = fs_scratch_find(fs, p.table, p.last, p.last_len);
+            if (!s) rc = -EISDIR;
+            else if ((size_t)size > FS_SCRATCH_BYTES) rc = -EFBIG;
+            else if ((size_t)size <= s->len) s->len = (size_t)size;
+            else {
+                uint8_t *nb = realloc(s->buf, (size_t)size);
+                if (!nb) rc = -ENOMEM;
+                else {
+                    memset(nb + s->len, 0, (size_t)size - s->len);
+                    s->buf = nb;
+                    s->len = (size_t)size;
+                }
+            }
+            pthread_mutex_unlock(&fs->mu);
+            break;
+        }
+        default:
+            rc = -EISDIR;
+        }
+    }
+    fs_path_free(&p);
+    return rc;
+}
+
+static int op_statfs(const char *path, struct statvfs *sv)
+{
+    (void)path;
+    cellfs *fs = fs_ctx();
+    struct statvfs under;
+    if (statvfs(fs->store_path, &under) != 0) memset(&under, 0, sizeof under);
+    kv_store_stats s;
+    kv_status st = kv_store_stat(&s, fs->store);
+    if (st != KV_OK) return fs_fail(fs, st, "statfs", fs->store_path);
+    memset(sv, 0, sizeof *sv);
+    sv->f_bsize = sv->f_frsize = 4096;
+    uint64_t used = (s.disk_bytes + 4095) / 4096;
+    uint64_t avail = under.f_frsize ? under.f_bavail * under.f_frsize / 4096 : 0;
+    uint64_t freeb = under.f_frsize ? under.f_bfree * under.f_frsize / 4096 : 0;
+    sv->f_blocks = used + freeb;
+    sv->f_bfree = freeb;
+    sv->f_bavail = avail;
+    sv->f_files = s.sorted_files;
+    sv->f_ffree = under.f_ffree;
+    sv->f_favail = under.f_favail;
+    sv->f_namemax = FS_NAME_MAX;
+    return 0;
+}
+
+void fs_ops_attr(struct fuse_operations *ops)
+{
+    ops->getattr = op_getattr;
+    ops->utimens = op_utimens;
+    ops->chmod = op_chmod;
+    ops->chown = op_chown;
+    ops->truncate = op_truncate;
+    ops->statfs = op_statfs;
+}

@@ -1,0 +1,447 @@
+/**
+ * @file ops_dir.c
+ * FUSE directory operations. readdir streams: a table listing keeps one
+ * open kv_scan and the next unsent row in its directory handle and resumes
+ * from there (offsets are entry positions), so listing a million rows holds
+ * one row key in memory; the small listings (namespaces, tables, families,
+ * one row's qualifiers) are loaded once per handle. mkdir/rmdir create and
+ * drop namespaces and tables and keep mkdir'ed rows pending (pending.c).
+ * Called by libfuse; calls path.c, names.c, cells.c, pending.c, kvcore.h.
+ */
+#include "fs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fs_dirh {
+    pthread_mutex_t mu;
+    char *path;                  /* p points into it */
+    fs_path p;
+    off_t next_off;              /* position of the next entry to send */
+    /* Table listings: */
+    kv_scan *scan;
+    bool scan_done;
+    uint8_t *pend;               /* row fetched from the scan, not yet sent */
+    size_t pend_len;
+    bool has_pend;
+    off_t scan_end;              /* position after the last row */
+    /* Small listings, and the pending rows after a table's scan. */
+    char **names;
+    bool *is_dir;
+    size_t nnames;
+    bool loaded;
+    int err;
+} fs_dirh;
+
+static void names_free(fs_dirh *d)
+{
+    for (size_t i = 0; i < d->nnames; i++) free(d->names[i]);
+    free(d->names);
+    free(d->is_dir);
+    d->names = NULL;
+    d->is_dir = NULL;
+    d->nnames = 0;
+    d->loaded = false;
+}
+
+static int names_add(fs_dirh *d, const char *name, bool dir, size_t *cap)
+{
+    if (d->nnames == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16;
+        char **nn = realloc(d->names, nc * sizeof *nn);
+        if (!nn) return -ENOMEM;
+        d->names = nn;
+        bool *nd = realloc(d->is_dir, nc * sizeof *nd);
+        if (!nd) return -ENOMEM;
+        d->is_dir = nd;
+        *cap = nc;
+    }
+    char *s = strdup(name);
+    if (!s) return -ENOMEM;
+    d->names[d->nnames] = s;
+    d->is_dir[d->nnames] = dir;
+    d->nnames++;
+    return 0;
+}
+
+static void dir_reset(fs_dirh *d)
+{
+    if (d->scan) kv_scan_close(d->scan);
+    d->scan = NULL;
+    d->scan_done = false;
+    d->has_pend = false;
+    d->scan_end = 0;
+    names_free(d);
+    d->next_off = 0;
+    d->err = 0;
+}
+
+static int load_small(cellfs *fs, fs_dirh *d)
+{
+    size_t cap = 0;
+    int rc = 0;
+    fs_path *p = &d->p;
+    d->loaded = true;
+    if (p->kind == FS_ROOT) {
+        char **names = NULL;
+        kv_status st = kv_namespace_list(&names, fs->store);
+        if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
+        for (char **n = names; *n && rc == 0; n++) rc = names_add(d, *n, true, &cap);
+        kv_free_names(names);
+    } else if (p->kind == FS_NS) {
+        char **names = NULL;
+        kv_status st = kv_table_list(&names, fs->store, p->ns);
+        if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
+        for (char **n = names; *n && rc == 0; n++) {
+            const char *colon = strchr(*n, ':');
+            rc = names_add(d, colon ? colon + 1 : *n, true, &cap);
+        }
+        kv_free_names(names);
+    } else if (p->kind == FS_ROW) {
+        kv_table_desc *t = NULL;
+        kv_status st = kv_table_describe(&t, fs->store, p->table);
+        if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
+        bool all = fs_row_has_cells(fs, p, NULL) > 0;
+        for (size_t i = 0; i < t->nfamilies && rc == 0; i++)
+            if (all || fs_pending_has(fs, p, t->families[i].name))
+                rc = names_add(d, t->families[i].name, true, &cap);
+        kv_table_desc_free(t);
+    } else if (p->kind == FS_FAMILY) {
+        kv_read_options o;
+        fs_ropts(p, &o);
+        kv_column col = { p->family, NULL, 0 };
+        o.columns = &col;
+        o.ncolumns = 1;
+        o.max_versions = fs->versions ? INT32_MAX : 1;
+        o.filter = fs->f_keyonly;
+        kv_result *r = NULL;
+        kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
+        if (st == KV_NO_FAMILY) return 0;
+        if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
+        const kv_cell *prev = NULL;
+        for (size_t i = 0; i < r->ncells && rc == 0; i++) {
+            const kv_cell *c = &r->cells[i];
+            if (c->type != KV_TYPE_PUT || strcmp(c->family, p->family) != 0) continue;
+            char name[FS_NAME_MAX + 1];
+            size_t n = fs_name_encode(name, c->qualifier, c->qualifier_len);
+            if (n == 0) { rc = -ENOMEM; break; }
+            bool first = !prev || prev->qualifier_len != c->qualifier_len ||
+                         memcmp(prev->qualifier, c->qualifier, c->qualifier_len) != 0;
+            if (first) rc = names_add(d, name, false, &cap);
+            if (rc == 0 && fs->versions) {
+                fs_ts_suffix(name + n, c->timestamp);
+                rc = names_add(d, name, false, &cap);
+            }
+            prev = c;
+        }
+        kv_result_free(r);
+    }
+    return rc;
+}
+
+/* After a table's scan: mkdir'ed rows that have no cell yet. */
+static int load_pending(cellfs *fs, fs_dirh *d)
+{
+    fs_rowkey *rows;
+    size_t n = fs_pending_list(fs, d->p.table, &rows);
+    size_t cap = 0;
+    int rc = 0;
+    d->loaded = true;
+    for (size_t i = 0; i < n; i++) {
+        fs_path q = d->p;
+        q.row = rows[i].key;
+        q.row_len = rows[i].len;
+        if (rc == 0 && fs_row_has_cells(fs, &q, NULL) == 0) {
+            char name[FS_NAME_MAX + 1];
+            if (fs_name_encode(name, rows[i].key, rows[i].len)) rc = names_add(d, name, true, &cap);
+        }
+        free(rows[i].key);
+    }
+    free(rows);
+    return rc;
+}
+
+/* The entry at position d->next_off: 1 with name and dir set, 0 at the
+   end, or -errno. */
+static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir)
+{
+    off_t pos = d->next_off;
+    if (pos == 0 || pos == 1) {
+        strcpy(name, pos == 0 ? "." : "..");
+        *dir = true;
+        return 1;
+    }
+    if (d->p.kind != FS_TABLE) {
+        if (!d->loaded) {
+            int rc = load_small(fs, d);
+            if (rc) return rc;
+        }
+        size_t i = (size_t)(pos - 2);
+        if (i >= d->nnames) return 0;
+        strcpy(name, d->names[i]);
+        *dir = d->is_dir[i];
+        return 1;
+    }
+    if (pos == 2) {
+        strcpy(name, ".schema");
+        *dir = false;
+        return 1;
+    }
+    if (!d->scan_done && !d->has_pend) {
+        if (!d->scan) {
+            kv_read_options o;
+            fs_ropts(&d->p, &o);
+            o.filter = fs->f_firstkey;
+            o.fill_cache = false;
+            kv_status st = kv_scan_open(&d->scan, fs->store, d->p.table, &o);
+            if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
+        }
+        const kv_result *r;
+        kv_status st = kv_scan_next(&r, d->scan);
+        if (st == KV_OK) {
+            uint8_t *k = realloc(d->pend, r->row_len ? r->row_len : 1);
+            if (!k) return -ENOMEM;
+            memcpy(k, r->row, r->row_len);
+            d->pend = k;
+            d->pend_len = r->row_len;
+            d->has_pend = true;
+        } else if (st == KV_NOT_FOUND) {
+            d->scan_done = true;
+            d->scan_end = pos;
+            kv_scan_close(d->scan);
+            d->scan = NULL;
+            int rc = load_pending(fs, d);
+            if (rc) return rc;
+        } else {
+            return fs_fail(fs, st, "readdir", d->path);
+        }
+    }
+    if (d->has_pend) {
+        if (fs_name_encode(name, d->pend, d->pend_len) == 0) return -ENOMEM;
+        *dir = true;
+        return 1;
+    }
+    size_t i = (size_t)(pos - d->scan_end);
+    if (i >= d->nnames) return 0;
+    strcpy(name, d->names[i]);
+    *dir = true;
+    return 1;
+}
+
+static int op_opendir(const char *path, struct fuse_file_info *fi)
+{
+    cellfs *fs = fs_ctx();
+    fs_dirh *d = calloc(1, sizeof *d);
+    if (!d) return -ENOMEM;
+    d->path = strdup(path);
+    int rc = d->path ? fs_path_parse(&d->p, d->path) : -ENOMEM;
+    if (rc == 0 && d->p.kind >= FS_ROW) rc = d->p.row_err ? -ENOENT : fs_resolve(fs, &d->p);
+    if (rc == 0 && (d->p.kind == FS_SCHEMA || d->p.kind == FS_CELL)) rc = -ENOTDIR;
+    if (rc) {
+        fs_path_free(&d->p);
+        free(d->path);
+        free(d);
+        return rc;
+    }
+    pthread_mutex_init(&d->mu, NULL);
+    fi->fh = (uintptr_t)d;
+    return 0;
+}
+
+static int op_releasedir(const char *path, struct fuse_file_info *fi)
+{
+    (void)path;
+    fs_dirh *d = (fs_dirh *)(uintptr_t)fi->fh;
+    if (!d) return 0;
+    dir_reset(d);
+    free(d->pend);
+    fs_path_free(&d->p);
+    free(d->path);
+    pthread_mutex_destroy(&d->mu);
+    free(d);
+    return 0;
+}
+
+static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
+                      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+{
+    (void)path, (void)flags;
+    cellfs *fs = fs_ctx();
+    fs_dirh *d = (fs_dirh *)(uintptr_t)fi->fh;
+    if (!d) return -EBADF;
+    pthread_mutex_lock(&d->mu);
+    /* A rewind or a seek elsewhere starts over and skips to @p off. */
+    if (off == 0 || off != d->next_off) dir_reset(d);
+    int rc = 0, sent = 0;
+    char name[FS_NAME_MAX + FS_TS_TEXT_MAX + 2];
+    for (;;) {
+        bool dir = false;
+        int have = peek(fs, d, name, &dir);
+        if (have < 0) {
+            if (!sent) rc = have;
+            break;
+        }
+        if (!have) break;
+        if (d->next_off >= off) {
+            struct stat st;
+            memset(&st, 0, sizeof st);
+            st.st_mode = dir ? S_IFDIR : S_IFREG;
+            if (filler(buf, name, &st, d->next_off + 1, 0)) break;
+            sent++;
+        }
+        d->next_off++;
+        d->has_pend = false;
+    }
+    pthread_mutex_unlock(&d->mu);
+    return rc;
+}
+
+static int op_mkdir(const char *path, mode_t mode)
+{
+    (void)mode;
+    cellfs *fs = fs_ctx();
+    fs_path p;
+    int rc = fs_path_parse(&p, path);
+    if (rc == 0 && p.asof && p.kind >= FS_TABLE) rc = -EROFS;
+    if (rc) goto out;
+    switch (p.kind) {
+    case FS_ROOT:
+    case FS_SCHEMA:
+        rc = -EEXIST;
+        break;
+    case FS_NS:
+        if (kv_check_name(p.ns) != KV_OK) {
+            fs_log(fs, "mkdir %s: '%s' is not a valid namespace name", path, p.ns);
+            rc = -EINVAL;
+            break;
+        }
+        rc = fs_fail(fs, kv_namespace_create(fs->store, p.ns), "mkdir", path);
+        break;
+    case FS_TABLE: {
+        if (kv_check_name(p.tname) != KV_OK) {
+            fs_log(fs, "mkdir %s: '%s' is not a valid table name", path, p.tname);
+            rc = -EINVAL;
+            break;
+        }
+        kv_family_desc f = KV_FAMILY_DESC_INIT;
+        strcpy(f.name, "cf");
+        kv_status st = kv_table_create(fs->store, p.table, &f, 1);
+        rc = st == KV_NOT_FOUND ? -ENOENT : fs_fail(fs, st, "mkdir", path);
+        break;
+    }
+    case FS_ROW:
+        if (p.row_err) {
+            fs_log(fs, "mkdir %s: the row name is not a canonical escaped key (see cellfs(1), "
+                   "NAMES)", path);
+            rc = p.row_err;
+            break;
+        }
+        if (p.row_name.hashed) {
+            rc = fs_resolve(fs, &p) == 0 ? -EEXIST : -ENAMETOOLONG;
+            if (rc == -ENAMETOOLONG)
+                fs_log(fs, "mkdir %s: a hashed long name can only name an existing row", path);
+            break;
+        }
+        if (p.row_len == 0) {
+            fs_log(fs, "mkdir %s: a row key cannot be empty", path);
+            rc = -EINVAL;
+            break;
+        }
+        rc = fs_table_check(fs, &p);
+        if (rc) break;
+        rc = fs_row_has_cells(fs, &p, NULL);
+        if (rc > 0 || (rc == 0 && fs_pending_has(fs, &p, NULL))) rc = -EEXIST;
+        else if (rc == 0) fs_pending_add(fs, &p, NULL, false);
+        break;
+    case FS_FAMILY:
+        rc = fs_resolve(fs, &p);
+        if (rc == 0) rc = fs_family_check(fs, &p);
+        if (rc == 0) {
+            rc = fs_row_has_cells(fs, &p, NULL);
+            if (rc > 0 || (rc == 0 && fs_pending_has(fs, &p, p.family))) rc = -EEXIST;
+            else if (rc == 0) fs_pending_add(fs, &p, p.family, false);
+        } else if (rc == -ENOENT)
+            fs_log(fs, "mkdir %s: table %s has no family '%s' (add it in .schema)", path, p.table,
+                   p.family);
+        break;
+    case FS_CELL:
+        fs_log(fs, "mkdir %s: a family directory holds only cells", path);
+        rc = -EPERM;
+        break;
+    }
+out:
+    fs_path_free(&p);
+    return rc;
+}
+
+static int op_rmdir(const char *path)
+{
+    cellfs *fs = fs_ctx();
+    fs_path p;
+    int rc = fs_path_parse(&p, path);
+    if (rc == 0 && p.asof && p.kind >= FS_TABLE) rc = -EROFS;
+    if (rc == 0 && p.kind >= FS_ROW) rc = p.row_err ? -ENOENT : fs_resolve(fs, &p);
+    if (rc) goto out;
+    switch (p.kind) {
+    case FS_ROOT:
+        rc = -EBUSY;
+        break;
+    case FS_NS: {
+        kv_status st = kv_namespace_drop(fs->store, p.ns);
+        if (st == KV_INVALID) {
+            fs_log(fs, "rmdir %s: namespace %s cannot be dropped", path, p.ns);
+            rc = -EPERM;
+        } else {
+            rc = fs_fail(fs, st, "rmdir", path);
+        }
+        break;
+    }
+    case FS_TABLE: {
+        kv_read_options o = KV_READ_OPTIONS_INIT;
+        o.filter = fs->f_firstkey;
+        o.limit = 1;
+        kv_scan *sc = NULL;
+        kv_status st = kv_scan_open(&sc, fs->store, p.table, &o);
+        const kv_result *r;
+        if (st == KV_OK) st = kv_scan_next(&r, sc);
+        kv_scan_close(sc);
+        if (st == KV_OK) {
+            rc = -ENOTEMPTY;
+            break;
+        }
+        if (st != KV_NOT_FOUND && st != KV_DISABLED) {
+            rc = fs_fail(fs, st, "rmdir", path);
+            break;
+        }
+        st = kv_table_disable(fs->store, p.table);
+        if (st == KV_DISABLED) st = KV_OK;
+        if (st == KV_OK) st = kv_table_drop(fs->store, p.table);
+        rc = fs_fail(fs, st, "rmdir", path);
+        break;
+    }
+    case FS_ROW:
+        rc = fs_row_has_cells(fs, &p, NULL);
+        if (rc > 0) rc = -ENOTEMPTY;
+        else if (rc == 0) fs_pending_remove(fs, p.table, p.row, p.row_len);
+        break;
+    case FS_FAMILY:
+        rc = fs_row_has_cells(fs, &p, p.family);
+        if (rc > 0) rc = -ENOTEMPTY;
+        break;
+    default:
+        rc = -ENOTDIR;
+    }
+out:
+    fs_path_free(&p);
+    return rc;
+}
+
+void fs_ops_dir(struct fuse_operations *ops)
+{
+    ops->opendir = op_opendir;
+    ops->readdir = op_readdir;
+    ops->releasedir = op_releasedir;
+    ops->mkdir = op_mkdir;
+    ops->rmdir = op_rmdir;
+}

@@ -1,0 +1,420 @@
+/**
+ * @file ops_file.c
+ * FUSE file operations: open/create/read/write/flush/fsync/release over
+ * open_file.c buffers, unlink (rm q deletes the column, rm q@<ts> one
+ * version), rename (one atomic row mutation within a row, EXDEV across
+ * rows), and the refusal of links, symlinks and device nodes. Called by
+ * libfuse; calls path.c, cells.c, open_file.c, ops_schema.c, kvcore.h.
+ */
+#include "open_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+
+static fs_handle *handle_of(struct fuse_file_info *fi)
+{
+    return (fs_handle *)(uintptr_t)fi->fh;
+}
+
+static bool scratch_exists(cellfs *fs, const fs_path *p)
+{
+    pthread_mutex_lock(&fs->mu);
+    bool found = fs_scratch_find(fs, p->table, p->last, p->last_len) != NULL;
+    pthread_mutex_unlock(&fs->mu);
+    return found;
+}
+
+static int open_common(const char *path, struct fuse_file_info *fi, bool create)
+{
+    cellfs *fs = fs_ctx();
+    fs_path p;
+    int rc = fs_path_parse(&p, path);
+    if (rc == -EINVAL && create)
+        fs_log(fs, "create %s: the name is not a canonical escaped key (see cellfs(1), NAMES)",
+               path);
+    if (rc) goto out;
+    bool writing = create || (fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC);
+    if (p.asof && writing) {
+        fs_log(fs, "write %s: a table@<ts> view is read-only", path);
+        rc = -EROFS;
+        goto out;
+    }
+    switch (p.kind) {
+    case FS_SCHEMA:
+        create = false;
+        break;
+    case FS_ROW:
+        if (scratch_exists(fs, &p)) {
+            create = false;
+            break;
+        }
+        if (!create) {
+            rc = -EISDIR;
+            break;
+        }
+        if (p.row_err == 0 && fs_resolve(fs, &p) == 0 && fs_row_has_cells(fs, &p, NULL) > 0) {
+            rc = -EISDIR;
+            break;
+        }
+        rc = fs_table_check(fs, &p);
+        if (rc == 0)
+            fs_log(fs, "create %s: a file beside the rows is kept in memory only (until it "
+                   "is renamed to .schema, removed, or the unmount)", path);
+        break;
+    case FS_CELL:
+        if (create && p.qual_name.hashed && fs_resolve(fs, &p) != 0) {
+            fs_log(fs, "create %s: a hashed long name (%%#) can only name an existing cell",
+                   path);
+            rc = -ENAMETOOLONG;
+            break;
+        }
+        rc = fs_resolve(fs, &p);
+        if (rc == 0 && create) {
+            rc = fs_family_check(fs, &p);
+            if (rc == -ENOENT)
+                fs_log(fs, "create %s: table %s has no family '%s'", path, p.table, p.family);
+        }
+        break;
+    default:
+        rc = create ? -EPERM : -EISDIR;
+        if (create) fs_log(fs, "create %s: only cells (row/family/qualifier) are files", path);
+    }
+    if (rc) goto out;
+    fs_handle *h;
+    rc = fs_handle_open(fs, path, &p, fi->flags, create, &h);
+    if (rc == 0) {
+        fi->fh = (uintptr_t)h;
+        fi->keep_cache = 0;
+        /* Writers bypass the page cache: a reader's cached pages then only
+           ever hold its own snapshot, so no reader sees a torn value. */
+        fi->direct_io = h->writable && h->kind == FS_H_CELL;
+    }
+out:
+    fs_path_free(&p);
+    return rc;
+}
+
+static int op_open(const char *path, struct fuse_file_info *fi)
+{
+    return open_common(path, fi, false);
+}
+
+static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+    (void)mode;
+    return open_common(path, fi, true);
+}
+
+static int op_read(const char *path, char *buf, size_t size, off_t off,
+                   struct fuse_file_info *fi)
+{
+    (void)path;
+    return fs_handle_read(fs_ctx(), handle_of(fi), buf, size, off);
+}
+
+static int op_write(const char *path, const char *buf, size_t size, off_t off,
+                    struct fuse_file_info *fi)
+{
+    (void)path;
+    return fs_handle_write(fs_ctx(), handle_of(fi), buf, size, off);
+}
+
+static int op_flush(const char *path, struct fuse_file_info *fi)
+{
+    (void)path;
+    return fs_handle_commit(fs_ctx(), handle_of(fi), false, true);
+}
+
+static int op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
+{
+    (void)path, (void)datasync;
+    return fs_handle_commit(fs_ctx(), handle_of(fi), true, false);
+}
+
+static int op_release(const char *path, struct fuse_file_info *fi)
+{
+    (void)path;
+    cellfs *fs = fs_ctx();
+    int rc = fs_handle_release(fs, handle_of(fi));
+    if (rc) fs_log(fs, "release: the last write of a file was lost: %s", strerror(-rc));
+    return rc;
+}
+
+static int unlink_cell(cellfs *fs, const char *path, fs_path *p)
+{
+    int rc = fs_resolve(fs, p);
+    size_t len;
+    int64_t ts;
+    if (rc == 0) rc = fs_cell_get(fs, p, NULL, &len, &ts);
+    if (rc == -ENOENT) {
+        /* created but not yet committed: forgetting the open file is all */
+        size_t hl;
+        int64_t hts;
+        bool dirty;
+        if (fs_handles_stat(fs, path, &hl, &hts, &dirty)) {
+            fs_handles_orphan(fs, path);
+            return 0;
+        }
+    }
+    if (rc) return rc;
+    kv_mutation *m = NULL;
+    kv_status st = kv_mutation_new(&m, p->row, p->row_len);
+    if (st == KV_OK) {
+        if (p->has_version)
+            st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, p->version);
+        else
+            st = kv_mutation_delete_column(m, p->family, p->qual, p->qual_len,
+                                           KV_LATEST_TIMESTAMP);
+    }
+    kv_write_options w;
+    fs_wopts(fs, false, &w);
+    if (st == KV_OK) st = kv_mutate(fs->store, p->table, m, &w);
+    kv_mutation_free(m);
+    rc = fs_fail(fs, st, "unlink", path);
+    /* The row directory stays (in memory) until rmdir, as on a disk. */
+    if (rc == 0 && fs_row_has_cells(fs, p, NULL) == 0) fs_pending_add(fs, p, NULL, true);
+    if (rc == 0) {
+        fs_handles_orphan(fs, path);
+        if (p->has_version) {
+            char *latest = fs_latest_path(path);
+            fs_notify_changed(fs, latest);
+            free(latest);
+        }
+    }
+    return rc;
+}
+
+static int op_unlink(const char *path)
+{
+    cellfs *fs = fs_ctx();
+    fs_path p;
+    int rc = fs_path_parse(&p, path);
+    if (rc == 0 && p.asof) rc = -EROFS;
+    if (rc) goto out;
+    switch (p.kind) {
+    case FS_SCHEMA:
+        break;      /* the schema is there as long as the table: nothing to do */
+    case FS_ROW: {
+        pthread_mutex_lock(&fs->mu);
+        fs_scratch *s = fs_scratch_find(fs, p.table, p.last, p.last_len);
+        if (s) fs_scratch_unlink(fs, s);
+        pthread_mutex_unlock(&fs->mu);
+        if (!s) rc = -EISDIR;
+        break;
+    }
+    case FS_CELL:
+        rc = unlink_cell(fs, path, &p);
+        break;
+    default:
+        rc = -EISDIR;
+    }
+out:
+    fs_path_free(&p);
+    return rc;
+}
+
+static int rename_scratch(cellfs *fs, const fs_path *pf, const fs_path *pt, const char *to)
+{
+    int rc = 0;
+    if (pt->kind == FS_SCHEMA && strcmp(pt->table, pf->table) == 0) {
+        pthread_mutex_lock(&fs->mu);
+        fs_scratch *s = fs_scratch_find(fs, pf->table, pf->last, pf->last_len);
+        uint8_t *copy = NULL;
+        size_t len = 0;
+        if (s) {
+            len = s->len;
+            copy = malloc(len ? len : 1);
+            if (copy && len) memcpy(copy, s->buf, len);
+        }
+        pthread_mutex_unlock(&fs->mu);
+        if (!s) return -ENOENT;
+        if (!copy) return -ENOMEM;
+        rc = fs_schema_apply(fs, pf->table, (const char *)copy, len);
+        free(copy);
+        if (rc == 0) {
+            pthread_mutex_lock(&fs->mu);
+            s = fs_scratch_find(fs, pf->table, pf->last, pf->last_len);
+            if (s) fs_scratch_unlink(fs, s);
+            pthread_mutex_unlock(&fs->mu);
+            fs_notify_changed(fs, to);
+        }
+        return rc;
+    }
+    if (pt->kind == FS_ROW && strcmp(pt->table, pf->table) == 0 && pt->last_len <= FS_NAME_MAX) {
+        pthread_mutex_lock(&fs->mu);
+        fs_scratch *s = fs_scratch_find(fs, pf->table, pf->last, pf->last_len);
+        fs_scratch *old = fs_scratch_find(fs, pt->table, pt->last, pt->last_len);
+        if (!s) rc = -ENOENT;
+        else if (s != old) {
+            if (old) fs_scratch_unlink(fs, old);
+            memcpy(s->name, pt->last, pt->last_len);
+            s->name[pt->last_len] = '\0';
+        }
+        pthread_mutex_unlock(&fs->mu);
+        return rc;
+    }
+    return -EXDEV;
+}
+
+static bool same_column(const fs_path *a, const fs_path *b)
+{
+    return strcmp(a->family, b->family) == 0 && a->qual_len == b->qual_len &&
+           memcmp(a->qual, b->qual, a->qual_len) == 0;
+}
+
+static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf, fs_path *pt,
+                       unsigned int flags)
+{
+    int rc = fs_resolve(fs, pf);
+    if (rc) return rc;
+    if (pt->qual_name.hashed && fs_resolve(fs, pt) != 0) return -ENAMETOOLONG;
+    rc = fs_resolve(fs, pt);
+    if (rc) return rc;
+    if (strcmp(pf->table, pt->table) != 0 || pf->row_len != pt->row_len ||
+        memcmp(pf->row, pt->row, pf->row_len) != 0)
+        return -EXDEV;
+    if (same_column(pf, pt)) {
+        if (pf->has_version == pt->has_version &&
+            (!pf->has_version || pf->version == pt->version))
+            return 0;
+        fs_log(fs, "rename %s -> %s: moving a version within its own column is not "
+               "supported", from, to);
+        return -EINVAL;
+    }
+    rc = fs_family_check(fs, pt);
+    if (rc) {
+        fs_log(fs, "rename %s -> %s: table %s has no family '%s'", from, to, pt->table,
+               pt->family);
+        return rc;
+    }
+    rc = fs_handles_commit_path(fs, from);
+    if (rc) return rc;
+    uint8_t *v = NULL;
+    size_t n;
+    int64_t src_ts;
+    rc = fs_cell_get(fs, pf, &v, &n, &src_ts);
+    if (rc) return rc;
+    int64_t *dst_ts = NULL;
+    size_t ndst = 0;
+    if (!pt->has_version) rc = fs_cell_versions(fs, pt, &dst_ts, &ndst);
+    if (rc == 0 && (flags & RENAME_NOREPLACE)) {
+        size_t l;
+        int64_t t;
+        if (ndst > 0 || (pt->has_version && fs_cell_get(fs, pt, NULL, &l, &t) == 0))
+            rc = -EEXIST;
+    }
+    int64_t put_ts = pt->has_version ? pt->version : src_ts;
+    if (rc == 0 && fs_put_masked(fs, pt, put_ts)) {
+        if (pt->has_version) {
+            fs_log(fs, "rename %s -> %s: a delete marker hides a put at %lld", from, to,
+                   (long long)put_ts);
+            rc = -EPERM;
+        } else {
+            fs_log(fs, "rename %s -> %s: timestamp %lld is hidden by a delete marker; the "
+                   "value gets the current time", from, to, (long long)put_ts);
+            put_ts = KV_LATEST_TIMESTAMP;
+        }
+    }
+    kv_status st = KV_OK;
+    kv_mutation *m = NULL;
+    if (rc == 0) st = kv_mutation_new(&m, pt->row, pt->row_len);
+    for (size_t i = 0; rc == 0 && st == KV_OK && i < ndst; i++)
+        if (dst_ts[i] != put_ts)
+            st = kv_mutation_delete_version(m, pt->family, pt->qual, pt->qual_len, dst_ts[i]);
+    if (rc == 0 && st == KV_OK)
+        st = kv_mutation_put(m, pt->family, pt->qual, pt->qual_len, put_ts, v, n);
+    if (rc == 0 && st == KV_OK) {
+        if (pf->has_version)
+            st = kv_mutation_delete_version(m, pf->family, pf->qual, pf->qual_len, pf->version);
+        else
+            st = kv_mutation_delete_column(m, pf->family, pf->qual, pf->qual_len,
+                                           KV_LATEST_TIMESTAMP);
+    }
+    kv_write_options w;
+    fs_wopts(fs, false, &w);
+    if (rc == 0 && st == KV_OK) st = kv_mutate(fs->store, pt->table, m, &w);
+    kv_mutation_free(m);
+    free(v);
+    free(dst_ts);
+    if (rc) return rc;
+    rc = fs_fail(fs, st, "rename", from);
+    if (rc == 0) {
+        fs_handles_rename(fs, from, to, pt);
+        fs_notify_changed(fs, to);
+        char *latest = fs_latest_path(to);
+        if (latest && strcmp(latest, to) != 0) fs_notify_changed(fs, latest);
+        free(latest);
+        fs_pending_remove(fs, pt->table, pt->row, pt->row_len);
+    }
+    return rc;
+}
+
+static int op_rename(const char *from, const char *to, unsigned int flags)
+{
+    cellfs *fs = fs_ctx();
+    if (flags & RENAME_EXCHANGE) return -EINVAL;
+    fs_path pf, pt;
+    int rc = fs_path_parse(&pf, from);
+    int rc2 = fs_path_parse(&pt, to);
+    if (rc == 0 && rc2 != 0) {
+        rc = rc2;
+        if (rc == -EINVAL)
+            fs_log(fs, "rename %s -> %s: the new name is not a canonical escaped key", from, to);
+    }
+    if (rc == 0 && (pf.asof || pt.asof)) rc = -EROFS;
+    if (rc) goto out;
+    if (pf.kind == FS_ROW && scratch_exists(fs, &pf)) {
+        rc = rename_scratch(fs, &pf, &pt, to);
+    } else if (pf.kind == FS_CELL && pt.kind == FS_CELL) {
+        rc = rename_cell(fs, from, to, &pf, &pt, flags);
+    } else if (pf.kind == FS_CELL || pf.kind == FS_ROW) {
+        rc = -EXDEV;      /* mv copies */
+    } else {
+        fs_log(fs, "rename %s -> %s: namespaces, tables, families and .schema cannot be "
+               "renamed", from, to);
+        rc = -EPERM;
+    }
+out:
+    fs_path_free(&pf);
+    fs_path_free(&pt);
+    return rc;
+}
+
+static int op_link(const char *from, const char *to)
+{
+    fs_log(fs_ctx(), "link %s -> %s: hard links are not supported", from, to);
+    return -EPERM;
+}
+
+static int op_symlink(const char *target, const char *path)
+{
+    (void)target;
+    fs_log(fs_ctx(), "symlink %s: symbolic links are not supported", path);
+    return -EPERM;
+}
+
+static int op_mknod(const char *path, mode_t mode, dev_t dev)
+{
+    (void)mode, (void)dev;
+    fs_log(fs_ctx(), "mknod %s: device nodes and fifos are not supported", path);
+    return -EPERM;
+}
+
+void fs_ops_file(struct fuse_operations *ops)
+{
+    ops->open = op_open;
+    ops->create = op_create;
+    ops->read = op_read;
+    ops->write = op_write;
+    ops->flush = op_flush;
+    ops->fsync = op_fsync;
+    ops->release = op_release;
+    ops->unlink = op_unlink;
+    ops->rename = op_rename;
+    ops->link = op_link;
+    ops->symlink = op_symlink;
+    ops->mknod = op_mknod;
+}

@@ -1,0 +1,168 @@
+/**
+ * @file ops_schema.c
+ * The .schema file of a table: reading shows each family in HBase's
+ * describe syntax, one per line (kv_family_desc_format); writing parses each
+ * line (kv_family_desc_parse) and makes the table match: families changed
+ * or added with kv_table_alter_family, families missing from the text
+ * deleted. Empty lines and lines starting with '#' are skipped. A malformed
+ * text changes nothing (EINVAL, the offending line in the log). Called by
+ * open_file.c and ops_file.c.
+ */
+#include "fs.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int fs_schema_text(cellfs *fs, const char *table, char **text, size_t *len)
+{
+    *text = NULL;
+    *len = 0;
+    kv_table_desc *d = NULL;
+    kv_status st = kv_table_describe(&d, fs->store, table);
+    if (st != KV_OK) return st == KV_INVALID ? -ENOENT : fs_fail(fs, st, "describe", table);
+    size_t cap = 1, used = 0;
+    for (size_t i = 0; i < d->nfamilies; i++)
+        cap += (size_t)kv_family_desc_format(NULL, 0, &d->families[i]) + 1;
+    char *t = malloc(cap);
+    if (!t) {
+        kv_table_desc_free(d);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < d->nfamilies; i++) {
+        int n = kv_family_desc_format(t + used, cap - used, &d->families[i]);
+        if (n < 0 || (size_t)n >= cap - used) break;
+        used += (size_t)n;
+        t[used++] = '\n';
+    }
+    t[used] = '\0';
+    kv_table_desc_free(d);
+    *text = t;
+    *len = used;
+    return 0;
+}
+
+/* Calls fn on each meaningful line of text[0..len); stops at its first
+   non-zero result. A last line without '\n' counts when with_partial. */
+typedef int (*line_fn)(void *arg, const char *line, size_t n);
+
+static int each_line(const char *text, size_t len, size_t from, size_t to, bool with_partial,
+                     line_fn fn, void *arg)
+{
+    while (from > 0 && text[from - 1] != '\n') from--;
+    size_t i = from;
+    while (i < len && i <= to) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        if (!nl && !with_partial) break;
+        size_t a = i, b = end;
+        while (a < b && isspace((unsigned char)text[a])) a++;
+        while (b > a && isspace((unsigned char)text[b - 1])) b--;
+        if (b > a && text[a] != '#') {
+            int rc = fn(arg, text + a, b - a);
+            if (rc) return rc;
+        }
+        i = end + 1;
+    }
+    return 0;
+}
+
+typedef struct parse_ctx {
+    cellfs *fs;
+    const char *table;
+    kv_family_desc *fams;
+    size_t n, cap;
+    bool collect;
+} parse_ctx;
+
+static int parse_line(void *arg, const char *line, size_t n)
+{
+    parse_ctx *c = arg;
+    char *s = strndup(line, n);
+    if (!s) return -ENOMEM;
+    kv_family_desc f;
+    char err[256] = "";
+    kv_status st = kv_family_desc_parse(&f, s, err, sizeof err);
+    if (st != KV_OK) {
+        fs_log(c->fs, "%s/.schema: %s: in line: %s", c->table, err[0] ? err : kv_strerror(st), s);
+        free(s);
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < c->n; i++) {
+        if (strcmp(c->fams[i].name, f.name) == 0) {
+            fs_log(c->fs, "%s/.schema: family '%s' given twice: in line: %s", c->table, f.name, s);
+            free(s);
+            return -EINVAL;
+        }
+    }
+    free(s);
+    if (c->n == c->cap) {
+        size_t nc = c->cap ? 2 * c->cap : 8;
+        kv_family_desc *nf = realloc(c->fams, nc * sizeof *nf);
+        if (!nf) return -ENOMEM;
+        c->fams = nf;
+        c->cap = nc;
+    }
+    c->fams[c->n++] = f;
+    return 0;
+}
+
+int fs_schema_check(cellfs *fs, const char *table, const char *text, size_t len, size_t from,
+                    size_t to, bool partial_last_ok)
+{
+    parse_ctx c = { fs, table, NULL, 0, 0, false };
+    int rc = each_line(text, len, from, to, !partial_last_ok, parse_line, &c);
+    free(c.fams);
+    /* Lines outside [from, to] were not checked against each other, so a
+       duplicate across the whole text is found by fs_schema_apply. */
+    return rc;
+}
+
+static bool desc_equal(const kv_family_desc *a, const kv_family_desc *b)
+{
+    return a->versions == b->versions && a->min_versions == b->min_versions &&
+           a->ttl_seconds == b->ttl_seconds && a->keep_deleted == b->keep_deleted &&
+           a->compression == b->compression && a->bloom == b->bloom &&
+           a->blocksize == b->blocksize && a->encoding == b->encoding &&
+           a->in_memory == b->in_memory && a->blockcache == b->blockcache &&
+           a->new_version_behavior == b->new_version_behavior;
+}
+
+int fs_schema_apply(cellfs *fs, const char *table, const char *text, size_t len)
+{
+    parse_ctx c = { fs, table, NULL, 0, 0, true };
+    int rc = each_line(text, len, 0, len, true, parse_line, &c);
+    if (rc == 0 && c.n == 0) {
+        fs_log(fs, "%s/.schema: no family left (a table keeps at least one)", table);
+        rc = -EINVAL;
+    }
+    kv_table_desc *d = NULL;
+    if (rc == 0) {
+        kv_status st = kv_table_describe(&d, fs->store, table);
+        if (st != KV_OK) rc = fs_fail(fs, st, "describe", table);
+    }
+    for (size_t i = 0; rc == 0 && i < c.n; i++) {
+        const kv_family_desc *old = NULL;
+        for (size_t j = 0; j < d->nfamilies; j++)
+            if (strcmp(d->families[j].name, c.fams[i].name) == 0) old = &d->families[j];
+        if (old && desc_equal(old, &c.fams[i])) continue;
+        kv_status st = kv_table_alter_family(fs->store, table, &c.fams[i]);
+        if (st != KV_OK) {
+            fs_log(fs, "%s/.schema: family '%s': %s %s", table, c.fams[i].name, kv_strerror(st),
+                   kv_store_errmsg(fs->store));
+            rc = fs_errno(st);
+        }
+    }
+    for (size_t j = 0; rc == 0 && j < d->nfamilies; j++) {
+        bool keep = false;
+        for (size_t i = 0; i < c.n; i++)
+            if (strcmp(d->families[j].name, c.fams[i].name) == 0) keep = true;
+        if (keep) continue;
+        kv_status st = kv_table_delete_family(fs->store, table, d->families[j].name);
+        if (st != KV_OK) rc = fs_fail(fs, st, "delete family", d->families[j].name);
+    }
+    if (d) kv_table_desc_free(d);
+    free(c.fams);
+    return rc;
+}

@@ -1,0 +1,185 @@
+/**
+ * @file pending.c
+ * What the mount keeps only in memory, bounded: rows made with mkdir that
+ * have no cell yet (so `mkdir -p t/row/family` works before the first
+ * write), and table-level scratch files (the temporary files of rsync, sed
+ * -i and editors writing .schema). All under fs->mu. Called by ops_dir.c,
+ * ops_file.c and open_file.c.
+ */
+#include "fs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fs_pending {
+    struct fs_pending *next;
+    char table[2 * KV_NAME_MAX + 2];
+    bool all_families;           /* emptied by rm: shows every family */
+    char *fams;                  /* mkdir'ed families, each NUL-terminated */
+    size_t fams_len;
+    size_t len;
+    uint8_t key[];
+} fs_pending;
+
+static void pending_free(fs_pending *e)
+{
+    free(e->fams);
+    free(e);
+}
+
+static bool has_family(const fs_pending *e, const char *family)
+{
+    if (e->all_families) return true;
+    for (size_t i = 0; i < e->fams_len; i += strlen(e->fams + i) + 1)
+        if (strcmp(e->fams + i, family) == 0) return true;
+    return false;
+}
+
+static bool pending_is(const fs_pending *e, const char *table, const uint8_t *row, size_t len)
+{
+    return e->len == len && memcmp(e->key, row, len) == 0 && strcmp(e->table, table) == 0;
+}
+
+void fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_families)
+{
+    fs_pending *e = calloc(1, sizeof *e + p->row_len);
+    if (!e) return;
+    snprintf(e->table, sizeof e->table, "%s", p->table);
+    e->all_families = all_families;
+    e->len = p->row_len;
+    memcpy(e->key, p->row, p->row_len);
+    pthread_mutex_lock(&fs->mu);
+    fs_pending *o = fs->pending;
+    while (o && !pending_is(o, p->table, p->row, p->row_len)) o = o->next;
+    if (o) {
+        free(e);
+        e = o;
+    } else {
+        e->next = fs->pending;
+        fs->pending = e;
+        fs->npending++;
+    }
+    if (all_families) e->all_families = true;
+    if (family && !has_family(e, family)) {
+        size_t n = strlen(family) + 1;
+        char *nf = realloc(e->fams, e->fams_len + n);
+        if (nf) {
+            memcpy(nf + e->fams_len, family, n);
+            e->fams = nf;
+            e->fams_len += n;
+        }
+    }
+    if (o) {
+        pthread_mutex_unlock(&fs->mu);
+        return;
+    }
+    if (fs->npending > FS_PENDING_MAX) {
+        /* Forget the oldest: an empty directory is all that is lost. */
+        fs_pending **pp = &fs->pending;
+        while ((*pp)->next) pp = &(*pp)->next;
+        pending_free(*pp);
+        *pp = NULL;
+        fs->npending--;
+    }
+    pthread_mutex_unlock(&fs->mu);
+}
+
+bool fs_pending_has(cellfs *fs, const fs_path *p, const char *family)
+{
+    bool found = false;
+    pthread_mutex_lock(&fs->mu);
+    for (fs_pending *e = fs->pending; e && !found; e = e->next)
+        found = pending_is(e, p->table, p->row, p->row_len) && (!family || has_family(e, family));
+    pthread_mutex_unlock(&fs->mu);
+    return found;
+}
+
+void fs_pending_remove(cellfs *fs, const char *table, const uint8_t *row, size_t len)
+{
+    pthread_mutex_lock(&fs->mu);
+    for (fs_pending **pp = &fs->pending; *pp;) {
+        if (pending_is(*pp, table, row, len)) {
+            fs_pending *e = *pp;
+            *pp = e->next;
+            pending_free(e);
+            fs->npending--;
+        } else {
+            pp = &(*pp)->next;
+        }
+    }
+    pthread_mutex_unlock(&fs->mu);
+}
+
+size_t fs_pending_list(cellfs *fs, const char *table, fs_rowkey **out)
+{
+    size_t n = 0;
+    *out = NULL;
+    pthread_mutex_lock(&fs->mu);
+    fs_rowkey *v = calloc(fs->npending + 1, sizeof *v);
+    for (fs_pending *e = fs->pending; v && e; e = e->next) {
+        if (strcmp(e->table, table) != 0) continue;
+        v[n].key = malloc(e->len ? e->len : 1);
+        if (!v[n].key) break;
+        memcpy(v[n].key, e->key, e->len);
+        v[n].len = e->len;
+        n++;
+    }
+    pthread_mutex_unlock(&fs->mu);
+    *out = v;
+    return n;
+}
+
+fs_scratch *fs_scratch_find(cellfs *fs, const char *table, const char *name, size_t len)
+{
+    for (fs_scratch *s = fs->scratch; s; s = s->next)
+        if (strlen(s->name) == len && memcmp(s->name, name, len) == 0 &&
+            strcmp(s->table, table) == 0)
+            return s;
+    return NULL;
+}
+
+fs_scratch *fs_scratch_new(cellfs *fs, const char *table, const char *name, size_t len, int *err)
+{
+    if (fs->nscratch >= FS_SCRATCH_MAX || len > FS_NAME_MAX) {
+        *err = -ENOSPC;
+        return NULL;
+    }
+    fs_scratch *s = calloc(1, sizeof *s);
+    if (!s) {
+        *err = -ENOMEM;
+        return NULL;
+    }
+    snprintf(s->table, sizeof s->table, "%s", table);
+    memcpy(s->name, name, len);
+    s->name[len] = '\0';
+    clock_gettime(CLOCK_REALTIME, &s->mtime);
+    s->refs = 1;
+    s->next = fs->scratch;
+    fs->scratch = s;
+    fs->nscratch++;
+    return s;
+}
+
+void fs_scratch_unlink(cellfs *fs, fs_scratch *s)
+{
+    if (s->unlinked) return;
+    for (fs_scratch **pp = &fs->scratch; *pp; pp = &(*pp)->next) {
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
+    }
+    s->unlinked = true;
+    fs->nscratch--;
+    fs_scratch_put(fs, s);
+}
+
+void fs_scratch_put(cellfs *fs, fs_scratch *s)
+{
+    (void)fs;
+    if (--s->refs == 0) {
+        free(s->buf);
+        free(s);
+    }
+}

@@ -1,0 +1,226 @@
+#!/usr/bin/env bats
+# cellfs: everyday file tools on a mounted store (SPEC section 3).
+
+load helpers/mount
+
+setup() {
+    fs_setup
+    T="$MNT/default/t"
+    mkdir "$T"
+    mkdir -p "$T/row1/cf"
+}
+
+teardown() {
+    fs_teardown
+}
+
+@test "namespaces and a new table are listed; .schema shows the default family" {
+    run ls "$MNT"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *default* ]]
+    [[ "$output" == *hbase* ]]
+    run ls "$MNT/default"
+    [ "$output" = "t" ]
+    run cat "$T/.schema"
+    [[ "$output" == "{NAME => 'cf', "* ]]
+    [ "$(wc -l < "$T/.schema")" -eq 1 ]
+}
+
+@test "echo > creates a cell, cat reads it, stat shows size and timestamp" {
+    before=$(date +%s)
+    echo hello > "$T/row1/cf/q"
+    [ "$(cat "$T/row1/cf/q")" = "hello" ]
+    [ "$(stat -c %s "$T/row1/cf/q")" -eq 6 ]
+    mtime=$(stat -c %Y "$T/row1/cf/q")
+    [ "$mtime" -ge $((before - 1)) ]
+    [ "$mtime" -le $(($(date +%s) + 1)) ]
+    run ls "$T"
+    [ "$output" = "row1" ]
+    run ls "$T/row1"
+    [ "$output" = "cf" ]
+}
+
+@test "printf >> appends; dd writes at an offset; truncate shortens and extends" {
+    printf 'abc' > "$T/row1/cf/q"
+    printf 'def' >> "$T/row1/cf/q"
+    [ "$(cat "$T/row1/cf/q")" = "abcdef" ]
+    printf 'XY' | dd of="$T/row1/cf/q" bs=1 seek=2 conv=notrunc status=none
+    [ "$(cat "$T/row1/cf/q")" = "abXYef" ]
+    truncate -s 4 "$T/row1/cf/q"
+    [ "$(cat "$T/row1/cf/q")" = "abXY" ]
+    truncate -s 6 "$T/row1/cf/q"
+    [ "$(stat -c %s "$T/row1/cf/q")" -eq 6 ]
+    [ "$(od -An -tx1 "$T/row1/cf/q" | tr -d ' \n')" = "6162585900""00" ]
+    dd if="$T/row1/cf/q" bs=1 skip=2 count=2 status=none > "$FS_TMP/part"
+    [ "$(cat "$FS_TMP/part")" = "XY" ]
+}
+
+@test "sed -i and an editor-style temp file renamed over the target" {
+    printf 'one\ntwo\n' > "$T/row1/cf/q"
+    sed -i 's/two/2/' "$T/row1/cf/q"
+    [ "$(cat "$T/row1/cf/q")" = "$(printf 'one\n2')" ]
+    printf 'new\n' > "$T/row1/cf/.q.swp"
+    mv "$T/row1/cf/.q.swp" "$T/row1/cf/q"
+    [ "$(cat "$T/row1/cf/q")" = "new" ]
+    run ls -A "$T/row1/cf"
+    [ "$output" = "q" ]
+}
+
+@test "mv within a row keeps the value; across rows copies (EXDEV)" {
+    echo v1 > "$T/row1/cf/a"
+    touch -d '2021-05-06 07:08:09' "$T/row1/cf/a"
+    mv "$T/row1/cf/a" "$T/row1/cf/b"
+    [ "$(cat "$T/row1/cf/b")" = "v1" ]
+    [ ! -e "$T/row1/cf/a" ]
+    [ "$(stat -c %Y "$T/row1/cf/b")" -eq "$(date -d '2021-05-06 07:08:09' +%s)" ]
+    mkdir -p "$T/row2/cf"
+    mv "$T/row1/cf/b" "$T/row2/cf/c"
+    [ "$(cat "$T/row2/cf/c")" = "v1" ]
+    [ ! -e "$T/row1/cf/b" ]
+    run python3 -c "import os,sys; os.rename(sys.argv[1], sys.argv[2])" "$T/row2/cf/c" "$T/row1/cf/c"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"Invalid cross-device link"* ]]
+}
+
+@test "rm deletes a cell; rm -r deletes a row; rmdir of a table drops it" {
+    echo a > "$T/row1/cf/a"
+    echo b > "$T/row1/cf/b"
+    rm "$T/row1/cf/a"
+    [ ! -e "$T/row1/cf/a" ]
+    [ "$(ls "$T/row1/cf")" = "b" ]
+    mkdir -p "$T/row2/cf"
+    echo c > "$T/row2/cf/c"
+    rm -r "$T/row1"
+    [ ! -e "$T/row1" ]
+    [ "$(ls "$T")" = "row2" ]
+    run rmdir "$T"
+    [ "$status" -ne 0 ]
+    rm -r "$T/row2"
+    rmdir "$T"
+    [ ! -e "$T" ]
+    [ -z "$(ls "$MNT/default")" ]
+}
+
+@test "rm f; echo x > f; cat f prints x" {
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        echo old > "$T/row1/cf/f"
+        rm "$T/row1/cf/f"
+        echo x > "$T/row1/cf/f"
+        [ "$(cat "$T/row1/cf/f")" = "x" ]
+    done
+}
+
+@test "mkdir -p row/family before the first write; unknown family is ENOENT" {
+    mkdir -p "$T/newrow/cf"
+    [ -d "$T/newrow/cf" ]
+    run ls "$T"
+    [[ "$output" == *newrow* ]]
+    echo v > "$T/newrow/cf/q"
+    [ "$(cat "$T/newrow/cf/q")" = "v" ]
+    run mkdir "$T/newrow/nofamily"
+    [ "$status" -ne 0 ]
+    run bash -c "echo v > '$T/newrow/cf/../nofamily/q'"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"No such file or directory"* ]]
+    grep -q "no family 'nofamily'" "$FS_TMP/cellfs.log"
+}
+
+@test "touch -d re-stamps the cell; stat and find see it" {
+    echo v > "$T/row1/cf/q"
+    touch -d '2001-02-03 04:05:06.789' "$T/row1/cf/q"
+    [ "$(stat -c %y "$T/row1/cf/q")" = "2001-02-03 04:05:06.789000000 +0000" ] ||
+        [ "$(stat -c %Y "$T/row1/cf/q")" -eq "$(date -d '2001-02-03 04:05:06' +%s)" ]
+    [ "$(cat "$T/row1/cf/q")" = "v" ]
+    touch "$T/row1/cf/new"
+    [ -f "$T/row1/cf/new" ]
+    [ "$(stat -c %s "$T/row1/cf/new")" -eq 0 ]
+    run find "$T" -type f -name q
+    [ "$output" = "$T/row1/cf/q" ]
+    run find "$T" -type f -newermt '2010-01-01' -not -name .schema
+    [ "$output" = "$T/row1/cf/new" ]
+}
+
+@test "du and df see the data; chmod and chown are accepted" {
+    head -c 100000 /dev/urandom > "$FS_TMP/blob"
+    cp "$FS_TMP/blob" "$T/row1/cf/blob"
+    cmp "$FS_TMP/blob" "$T/row1/cf/blob"
+    kb=$(du -sk "$T" | cut -f1)
+    [ "$kb" -ge 97 ]
+    df "$MNT" > /dev/null
+    chmod 600 "$T/row1/cf/blob"
+    chown 0:0 "$T/row1/cf/blob"
+    cmp "$FS_TMP/blob" "$T/row1/cf/blob"
+}
+
+@test "names: bytes that cannot be shown are %XX-escaped, and round-trip" {
+    echo a > "$T/row1/cf/a%2Fb"
+    echo b > "$T/row1/cf/q%405"
+    echo c > "$T/row1/cf/caf$(printf '\xc3\xa9')"
+    run ls "$T/row1/cf"
+    [[ "$output" == *"a%2Fb"* ]]
+    [[ "$output" == *"q%405"* ]]
+    run bash -c "echo x > '$T/row1/cf/%41'"
+    [ "$status" -ne 0 ]
+    run bash -c "echo x > '$T/row1/cf/bad%zz'"
+    [ "$status" -ne 0 ]
+    # a long key gets a hashed name and can be read back by it
+    long=$(printf 'k%.0s' $(seq 1 300))
+    run bash -c "echo x > '$T/row1/cf/$long'"
+    [ "$status" -ne 0 ]
+}
+
+@test "q@<ts> reads and writes exact versions; table@<ts> is read-only" {
+    printf 'v0' > "$T/row1/cf/q@1000"
+    printf 'v1' > "$T/row1/cf/q@2000"
+    [ "$(cat "$T/row1/cf/q@1000")" = "v0" ]
+    [ "$(cat "$T/row1/cf/q")" = "v1" ]
+    [ "$(stat -c %Y "$T/row1/cf/q")" -eq 2 ]
+    [ "$(cat "$MNT/default/t@1500/row1/cf/q")" = "v0" ]
+    run bash -c "echo x > '$MNT/default/t@1500/row1/cf/q'"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"Read-only file system"* ]]
+    rm "$T/row1/cf/q@2000"
+    [ "$(cat "$T/row1/cf/q")" = "v0" ]
+    run ls "$T/row1/cf"
+    [ "$output" = "q" ]
+}
+
+@test ".schema: write alters the table; a malformed line is EINVAL and logged" {
+    echo v > "$T/row1/cf/q"
+    printf "{NAME => 'cf', VERSIONS => '3'}\n{NAME => 'g'}\n" > "$T/.schema"
+    run cat "$T/.schema"
+    [[ "$output" == *"NAME => 'g'"* ]]
+    [[ "${lines[0]}" == *"VERSIONS => '3'"* ]]
+    run ls "$T/row1"
+    [ "$output" = "$(printf 'cf\ng')" ]
+    run bash -c "echo 'this is not a family' > '$T/.schema'"
+    [ "$status" -ne 0 ]
+    grep -q "this is not a family" "$FS_TMP/cellfs.log"
+    [[ "$(cat "$T/.schema")" == *"NAME => 'g'"* ]]
+    sed -i '/NAME => .g./d' "$T/.schema"
+    [ "$(wc -l < "$T/.schema")" -eq 1 ]
+}
+
+@test "a value above the size limit is EFBIG" {
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o max_value=1000
+    head -c 1000 /dev/zero > "$T/row1/cf/ok" 2>/dev/null || true
+    mkdir -p "$T/row1/cf"
+    head -c 1000 /dev/zero > "$T/row1/cf/ok"
+    run bash -c "head -c 1001 /dev/zero > '$T/row1/cf/big'"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"File too large"* ]]
+    grep -q "EFBIG" "$FS_TMP/cellfs.log"
+}
+
+@test "-o versions lists every retained version as q@<ts>" {
+    printf "{NAME => 'cf', VERSIONS => '5'}\n" > "$T/.schema"
+    printf 'a' > "$T/row1/cf/q@100"
+    printf 'b' > "$T/row1/cf/q@200"
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o versions
+    run ls -f "$T/row1/cf"
+    [ "$output" = "$(printf '.\n..\nq\nq@200\nq@100')" ]
+    [ "$(cat "$T/row1/cf/q@100")" = "a" ]
+    [ "$(stat -c %Y "$T/row1/cf/q@100")" -eq 0 ]
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bats
+# cellfs: many processes writing different cells and the same cell at once
+# lose nothing and tear nothing.
+
+load helpers/mount
+
+setup() {
+    fs_setup
+    T="$MNT/default/t"
+    mkdir "$T"
+}
+
+teardown() {
+    fs_teardown
+}
+
+@test "8 concurrent writer processes x 1000 cells are all read back" {
+    pids=""
+    for w in $(seq 1 8); do
+        (
+            mkdir -p "$T/w$w/cf"
+            for i in $(seq 1 1000); do
+                echo "w$w-$i" > "$T/w$w/cf/c$i" || exit 1
+            done
+        ) &
+        pids="$pids $!"
+    done
+    for p in $pids; do wait "$p"; done
+    n=$(find "$T" -type f ! -name .schema | wc -l)
+    [ "$n" -eq 8000 ]
+    for w in $(seq 1 8); do
+        for i in 1 17 500 999 1000; do
+            [ "$(cat "$T/w$w/cf/c$i")" = "w$w-$i" ]
+        done
+        [ "$(cat "$T"/w$w/cf/* | sort -u | wc -l)" -eq 1000 ]
+    done
+}
+
+@test "concurrent whole writes of one cell never tear; appends lose nothing" {
+    mkdir -p "$T/r/cf"
+    a=$(head -c 200000 /dev/zero | tr '\0' a)
+    b=$(head -c 200000 /dev/zero | tr '\0' b)
+    printf '%s' "$a" > "$T/r/cf/same"
+    for k in $(seq 1 20); do
+        printf '%s' "$a" > "$T/r/cf/same" & p1=$!
+        printf '%s' "$b" > "$T/r/cf/same" & p2=$!
+        v=$(fold -w 1000 < "$T/r/cf/same" | sort -u | wc -l)
+        wait "$p1" "$p2"
+        [ "$v" -le 1 ]
+        [ "$(fold -w 1000 < "$T/r/cf/same" | sort -u | wc -l)" -eq 1 ]
+    done
+    pids=""
+    for w in $(seq 1 8); do
+        ( for i in $(seq 1 50); do echo "$w-$i" >> "$T/r/cf/log"; done ) &
+        pids="$pids $!"
+    done
+    for p in $pids; do wait "$p"; done
+    [ "$(wc -l < "$T/r/cf/log")" -eq 400 ]
+    [ "$(sort -u "$T/r/cf/log" | wc -l)" -eq 400 ]
+}
