@@ -41,7 +41,7 @@ count_meson build unit
 
 echo "== unit tests under ASan+UBSan"
 if [ ! -d build-asan ]; then
-  meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dfuse=false -Dtools=false >/dev/null
+  meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 fi
 if ninja -C build-asan >"$log/asan-build.txt" 2>&1; then
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 count_meson build-asan unit-asan
