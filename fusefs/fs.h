@@ -19,6 +19,7 @@
 #include <fuse.h>
 #include <kvcore.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -56,6 +57,10 @@ typedef struct cellfs {
     struct timespec mount_time;
     uid_t uid;
     gid_t gid;
+    /* Counts commits of cell values; a reader whose open saw an older count
+       invalidates the kernel's view of the file at release (see
+       fs_handle_release). */
+    atomic_uint_fast64_t commits;
     /* Guarded by mu. */
     pthread_mutex_t mu;
     struct fs_handle *handles;       /* every open file */

@@ -208,6 +208,7 @@ int fs_handle_open(cellfs *fs, const char *path, const fs_path *p, int flags, bo
     h->path = strdup(path);
     int rc = h->path ? set_ref(h, p) : -ENOMEM;
     h->writable = (flags & O_ACCMODE) != O_RDONLY;
+    h->open_commits = atomic_load(&fs->commits);
     h->append = (flags & O_APPEND) != 0;
     h->append_pure = h->append;
     bool trunc = h->writable && (flags & O_TRUNC);
@@ -572,6 +573,7 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
     } else {
         rc = commit_cell(fs, h, fsync);
         if (rc == 0) {
+            atomic_fetch_add(&fs->commits, 1);
             h->dirty = false;
             h->written = false;
             changed = true;
@@ -594,6 +596,11 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
 int fs_handle_release(cellfs *fs, fs_handle *h)
 {
     int rc = fs_handle_commit(fs, h, false, false);
+    /* A reader's snapshot may predate a commit that happened while it read;
+       its short reads have then told the kernel an old size, which must not
+       outlive the read. */
+    if (h->kind == FS_H_CELL && !h->writable && atomic_load(&fs->commits) != h->open_commits)
+        fs_notify_changed(fs, h->path);
     pthread_mutex_lock(&fs->mu);
     for (fs_handle **pp = &fs->handles; *pp; pp = &(*pp)->next) {
         if (*pp == h) {

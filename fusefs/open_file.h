@@ -56,6 +56,7 @@ typedef struct fs_handle {
     bool has_set_ts;             /* utimens on the open file: put at set_ts */
     int64_t set_ts;
     int64_t ts;                  /* timestamp of the loaded/committed value */
+    uint64_t open_commits;       /* fs->commits when opened */
     fs_scratch *scratch;
 } fs_handle;
 

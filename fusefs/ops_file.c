@@ -88,9 +88,11 @@ static int open_common(const char *path, struct fuse_file_info *fi, bool create)
     if (rc == 0) {
         fi->fh = (uintptr_t)h;
         fi->keep_cache = 0;
-        /* Writers bypass the page cache: a reader's cached pages then only
-           ever hold its own snapshot, so no reader sees a torn value. */
-        fi->direct_io = h->writable && h->kind == FS_H_CELL;
+        /* Cell files bypass the page cache: the kernel's idea of a file's
+           size is shared by every open file, and a writer's progress would
+           cut a concurrent reader's snapshot short. Each read is served from
+           the open file's own snapshot, so no reader sees a torn value. */
+        fi->direct_io = h->kind == FS_H_CELL;
     }
 out:
     fs_path_free(&p);

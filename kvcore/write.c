@@ -63,9 +63,9 @@ static int put_op(kv_buf *b, uint32_t family_id, kv_cell_type type, int64_t ts, 
 static kv_status encode_mutation(kv_store *s, kv_buf *b, kv_table *t, const kv_mutation *m,
                                  int64_t now, bool *deleted_implicitly, uint64_t *nops) {
     if (m->nops == 0) return KV_INVALID;
-    kv_family *fams[64];
-    kv_family **fam = fams;
-    if (m->nfamilies > 64) return KV_INVALID;
+    kv_family *fam[64];
+    if (m->nfamilies > 64)
+        return kv_fail(s, KV_INVALID, "a mutation may touch at most 64 families, not %zu", m->nfamilies);
     for (size_t i = 0; i < m->nfamilies; i++) {
         fam[i] = kv_table_family(t, m->families[i]);
         if (!fam[i]) {

@@ -357,7 +357,8 @@ kv_status kv_mutation_delete_row(kv_mutation *m, int64_t ts);
 /**
  * Applies one row mutation atomically: readers see all of it or none.
  * Errors: KV_NOT_FOUND (table), KV_DISABLED, KV_NO_FAMILY, KV_TOO_LARGE,
- * KV_INVALID (empty mutation), KV_IO / KV_NO_SPACE (nothing applied),
+ * KV_INVALID (empty mutation, or more than 64 families in one mutation),
+ * KV_IO / KV_NO_SPACE (nothing applied),
  * KV_READ_ONLY.
  */
 kv_status kv_mutate(kv_store *store, const char *table, const kv_mutation *m,

@@ -47,6 +47,8 @@ teardown() {
         v=$(fold -w 1000 < "$T/r/cf/same" | sort -u | wc -l)
         wait "$p1" "$p2"
         [ "$v" -le 1 ]
+        final=$(fold -w 1000 < "$T/r/cf/same" | sort -u | cut -c1-3 | tr "\n" " ")
+        echo "round $k: final lines: $final, size $(stat -c %s "$T/r/cf/same")"
         [ "$(fold -w 1000 < "$T/r/cf/same" | sort -u | wc -l)" -eq 1 ]
     done
     pids=""
