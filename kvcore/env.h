@@ -54,6 +54,11 @@ struct kv_env {
     kv_status (*fs_space)(kv_env *env, const char *path, uint64_t *free_bytes, uint64_t *total_bytes);
 };
 
+/* Writes a failure message into err (at most errlen bytes) when err is
+   non-NULL: the convention of every call above, shared by the modules that
+   pass such messages on. */
+void kv_env_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Convenience: reads a whole small file into a malloc'd buffer. */
 kv_status kv_env_read_file(kv_env *env, const char *path, uint8_t **data, size_t *len, char *err, size_t errlen);
 /* Writes a whole file durably and atomically: path.tmp, sync, rename,

@@ -58,16 +58,6 @@ typedef struct fault_file {
 static fault_file *ff(kv_file *f) { return (fault_file *)(void *)f; }
 static kv_fault_env *fenv(kv_env *e) { return (kv_fault_env *)(void *)e; }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* Counts a call of op and tells whether the armed fault fires on it. */
 static bool enter(kv_fault_env *fe, int op) {
@@ -83,7 +73,7 @@ static bool enter(kv_fault_env *fe, int op) {
 }
 
 static kv_status injected(int op, const char *path, char *err, size_t errlen) {
-    set_err(err, errlen, "%s %s: injected I/O error", op_names[op], path ? path : "(null)");
+    kv_env_errf(err, errlen, "%s %s: injected I/O error", op_names[op], path ? path : "(null)");
     return KV_IO;
 }
 
@@ -118,7 +108,7 @@ static kv_status wrap(kv_fault_env *fe, kv_file *base, tracked *t, const char *p
         free(f);
         free(p);
         fe->base->close(base, NULL, 0);
-        set_err(err, errlen, "open %s: out of memory", path);
+        kv_env_errf(err, errlen, "open %s: out of memory", path);
         return KV_NO_MEMORY;
     }
     f->fe = fe;
@@ -133,7 +123,7 @@ static kv_status ft_open_read(kv_env *env, const char *path, kv_file **out, char
                               size_t errlen) {
     kv_fault_env *fe = fenv(env);
     if (!out || !path) {
-        set_err(err, errlen, "open_read: invalid argument");
+        kv_env_errf(err, errlen, "open_read: invalid argument");
         return KV_INVALID;
     }
     *out = NULL;
@@ -150,7 +140,7 @@ static kv_status ft_open_append(kv_env *env, const char *path, bool truncate, kv
                                 char *err, size_t errlen) {
     kv_fault_env *fe = fenv(env);
     if (!out || !path) {
-        set_err(err, errlen, "open_append: invalid argument");
+        kv_env_errf(err, errlen, "open_append: invalid argument");
         return KV_INVALID;
     }
     *out = NULL;
@@ -177,7 +167,7 @@ static kv_status ft_open_append(kv_env *env, const char *path, bool truncate, kv
             free(p);
             pthread_mutex_unlock(&fe->mu);
             fe->base->close(b, NULL, 0);
-            set_err(err, errlen, "open %s: out of memory", path);
+            kv_env_errf(err, errlen, "open %s: out of memory", path);
             return KV_NO_MEMORY;
         }
         t->path = p;
@@ -202,7 +192,7 @@ static kv_status ft_read_at(kv_file *file, uint64_t offset, void *buf, size_t n,
                             char *err, size_t errlen) {
     fault_file *f = ff(file);
     if (!f || !got) {
-        set_err(err, errlen, "read_at: invalid argument");
+        kv_env_errf(err, errlen, "read_at: invalid argument");
         return KV_INVALID;
     }
     *got = 0;
@@ -214,7 +204,7 @@ static kv_status ft_read_at(kv_file *file, uint64_t offset, void *buf, size_t n,
 static kv_status ft_append(kv_file *file, const void *buf, size_t n, char *err, size_t errlen) {
     fault_file *f = ff(file);
     if (!f || (!buf && n)) {
-        set_err(err, errlen, "append: invalid argument");
+        kv_env_errf(err, errlen, "append: invalid argument");
         return KV_INVALID;
     }
     kv_fault_env *fe = f->fe;
@@ -236,7 +226,7 @@ static kv_status ft_append(kv_file *file, const void *buf, size_t n, char *err, 
             return st;
     }
     if (allowed < n) {
-        set_err(err, errlen, "write %s: No space left on device (injected after %zu of %zu bytes)",
+        kv_env_errf(err, errlen, "write %s: No space left on device (injected after %zu of %zu bytes)",
                 f->path, allowed, n);
         return KV_NO_SPACE;
     }
@@ -246,7 +236,7 @@ static kv_status ft_append(kv_file *file, const void *buf, size_t n, char *err, 
 static kv_status ft_sync(kv_file *file, char *err, size_t errlen) {
     fault_file *f = ff(file);
     if (!f) {
-        set_err(err, errlen, "sync: invalid argument");
+        kv_env_errf(err, errlen, "sync: invalid argument");
         return KV_INVALID;
     }
     kv_fault_env *fe = f->fe;
@@ -269,7 +259,7 @@ static kv_status ft_sync(kv_file *file, char *err, size_t errlen) {
 static kv_status ft_size(kv_file *file, uint64_t *out, char *err, size_t errlen) {
     fault_file *f = ff(file);
     if (!f || !out) {
-        set_err(err, errlen, "size: invalid argument");
+        kv_env_errf(err, errlen, "size: invalid argument");
         return KV_INVALID;
     }
     if (enter(f->fe, OP_SIZE))
@@ -307,7 +297,7 @@ static kv_status ft_rename(kv_env *env, const char *from, const char *to, char *
                            size_t errlen) {
     kv_fault_env *fe = fenv(env);
     if (!from || !to) {
-        set_err(err, errlen, "rename: invalid argument");
+        kv_env_errf(err, errlen, "rename: invalid argument");
         return KV_INVALID;
     }
     if (enter(fe, OP_RENAME))
@@ -339,7 +329,7 @@ static kv_status ft_rename(kv_env *env, const char *from, const char *to, char *
 static kv_status ft_remove(kv_env *env, const char *path, char *err, size_t errlen) {
     kv_fault_env *fe = fenv(env);
     if (!path) {
-        set_err(err, errlen, "remove: invalid argument");
+        kv_env_errf(err, errlen, "remove: invalid argument");
         return KV_INVALID;
     }
     if (enter(fe, OP_REMOVE))
@@ -381,7 +371,7 @@ static kv_status ft_lock(kv_env *env, const char *path, const char *owner, kv_fi
                          char *err, size_t errlen) {
     kv_fault_env *fe = fenv(env);
     if (!out || !path) {
-        set_err(err, errlen, "lock: invalid argument");
+        kv_env_errf(err, errlen, "lock: invalid argument");
         return KV_INVALID;
     }
     *out = NULL;
@@ -397,7 +387,7 @@ static kv_status ft_lock(kv_env *env, const char *path, const char *owner, kv_fi
         free(f);
         free(p);
         fe->base->unlock(b, NULL, 0);
-        set_err(err, errlen, "lock %s: out of memory", path);
+        kv_env_errf(err, errlen, "lock %s: out of memory", path);
         return KV_NO_MEMORY;
     }
     f->fe = fe;

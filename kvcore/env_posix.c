@@ -29,9 +29,7 @@ typedef struct posix_file {
 
 static posix_file *pf(kv_file *f) { return (posix_file *)(void *)f; }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
+void kv_env_errf(char *err, size_t errlen, const char *fmt, ...) {
     if (!err || errlen == 0)
         return;
     va_list ap;
@@ -57,12 +55,12 @@ static kv_status errno_status(int e) {
 static kv_status os_fail(int e, const char *op, const char *path, char *err, size_t errlen) {
     char buf[128];
     const char *msg = strerror_r(e, buf, sizeof buf);
-    set_err(err, errlen, "%s %s: %s", op, path ? path : "(null)", msg);
+    kv_env_errf(err, errlen, "%s %s: %s", op, path ? path : "(null)", msg);
     return errno_status(e);
 }
 
 static kv_status bad_arg(const char *op, char *err, size_t errlen) {
-    set_err(err, errlen, "%s: invalid argument", op);
+    kv_env_errf(err, errlen, "%s: invalid argument", op);
     return KV_INVALID;
 }
 
@@ -73,7 +71,7 @@ static kv_status new_file(int fd, const char *path, kv_file **out, char *err, si
         free(f);
         free(p);
         close(fd);
-        set_err(err, errlen, "open %s: out of memory", path);
+        kv_env_errf(err, errlen, "open %s: out of memory", path);
         return KV_NO_MEMORY;
     }
     f->fd = fd;
@@ -202,7 +200,7 @@ static kv_status px_rename(kv_env *env, const char *from, const char *to, char *
     if (rename(from, to) < 0) {
         int e = errno;
         char buf[128];
-        set_err(err, errlen, "rename %s to %s: %s", from, to, strerror_r(e, buf, sizeof buf));
+        kv_env_errf(err, errlen, "rename %s to %s: %s", from, to, strerror_r(e, buf, sizeof buf));
         return errno_status(e);
     }
     return KV_OK;
@@ -270,7 +268,7 @@ static kv_status px_list(kv_env *env, const char *dir, char ***names, char *err,
     char **v = malloc(cap * sizeof *v);
     if (!v) {
         closedir(d);
-        set_err(err, errlen, "list %s: out of memory", dir);
+        kv_env_errf(err, errlen, "list %s: out of memory", dir);
         return KV_NO_MEMORY;
     }
     for (;;) {
@@ -307,7 +305,7 @@ static kv_status px_list(kv_env *env, const char *dir, char ***names, char *err,
 oom:
     free_name_array(v, n);
     closedir(d);
-    set_err(err, errlen, "list %s: out of memory", dir);
+    kv_env_errf(err, errlen, "list %s: out of memory", dir);
     return KV_NO_MEMORY;
 }
 
@@ -334,11 +332,11 @@ static kv_status locked_message(int fd, const char *path, char *err, size_t errl
     long pid = strtol(buf, &end, 10);
     if (!nl || end == buf || *end != '\0' || pid <= 0) {
         /* The holder has not written its pid yet (or the file is foreign). */
-        set_err(err, errlen, "store is locked by another process (lock file %s)", path);
+        kv_env_errf(err, errlen, "store is locked by another process (lock file %s)", path);
     } else if (*owner) {
-        set_err(err, errlen, "store is locked by pid %ld (%s) (lock file %s)", pid, owner, path);
+        kv_env_errf(err, errlen, "store is locked by pid %ld (%s) (lock file %s)", pid, owner, path);
     } else {
-        set_err(err, errlen, "store is locked by pid %ld (lock file %s)", pid, path);
+        kv_env_errf(err, errlen, "store is locked by pid %ld (lock file %s)", pid, path);
     }
     return KV_LOCKED;
 }
@@ -465,13 +463,13 @@ kv_status kv_env_read_file(kv_env *env, const char *path, uint8_t **data, size_t
     }
     if (size > SIZE_MAX - 1) {
         env->close(f, NULL, 0);
-        set_err(err, errlen, "read %s: file too large", path);
+        kv_env_errf(err, errlen, "read %s: file too large", path);
         return KV_NO_MEMORY;
     }
     uint8_t *buf = malloc((size_t)size + 1);   /* +1: never malloc(0) */
     if (!buf) {
         env->close(f, NULL, 0);
-        set_err(err, errlen, "read %s: out of memory", path);
+        kv_env_errf(err, errlen, "read %s: out of memory", path);
         return KV_NO_MEMORY;
     }
     size_t got = 0;
@@ -496,7 +494,7 @@ kv_status kv_env_write_file_atomic(kv_env *env, const char *dir, const char *pat
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 5);
     if (!tmp) {
-        set_err(err, errlen, "write %s: out of memory", path);
+        kv_env_errf(err, errlen, "write %s: out of memory", path);
         return KV_NO_MEMORY;
     }
     memcpy(tmp, path, plen);

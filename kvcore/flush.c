@@ -23,14 +23,27 @@
 
 /* ---- switch ---- */
 
+kv_status kv_open_new_log(kv_store *s, uint64_t number, kv_wal_writer **out) {
+    char err[512] = "";
+    char *path = kv_filename_log(s->dir, number);
+    kv_status st = path ? kv_wal_writer_open(out, s->env, path, err, sizeof err) : KV_NO_MEMORY;
+    free(path);
+    /* An fsync'd record must be findable after power loss: make the new
+       log's directory entry durable before anything is logged in it. */
+    if (st == KV_OK && (st = s->env->sync_dir(s->env, s->dir, err, sizeof err)) != KV_OK) {
+        kv_wal_writer_close(*out, NULL, 0);
+        *out = NULL;
+    }
+    if (st != KV_OK) return kv_fail(s, st, "creating a new write-ahead log: %s", err);
+    return KV_OK;
+}
+
 kv_status kv_switch_memstores(kv_store *s) {
     char err[512] = "";
     uint64_t number = s->next_file++;
-    char *path = kv_filename_log(s->dir, number);
     kv_wal_writer *w = NULL;
-    kv_status st = path ? kv_wal_writer_open(&w, s->env, path, err, sizeof err) : KV_NO_MEMORY;
-    free(path);
-    if (st != KV_OK) return kv_fail(s, st, "creating a new write-ahead log: %s", err);
+    kv_status st = kv_open_new_log(s, number, &w);
+    if (st != KV_OK) return st;
     /* The old log's records are all written (each append is whole); what
        FSYNC_WAL callers needed synced was synced before they returned. */
     if (s->wal && kv_wal_writer_close(s->wal, err, sizeof err) != KV_OK)

@@ -75,14 +75,6 @@ static bool grow(growbuf *g, size_t n) {
     return true;
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /*
  * Reads the framed block at (off, size), checks it and decompresses it.
@@ -95,28 +87,28 @@ static kv_status fetch(kv_sst_reader *r, uint64_t off, uint64_t size, growbuf *r
                        size_t *blen, char *err, size_t errlen) {
     if (size < 1 + KV_BLOCK_CHECKSUM_LEN || off > r->file_size || size > r->file_size - off ||
         size > SIZE_MAX / 2) {
-        set_err(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad block handle)", r->path, off);
+        kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad block handle)", r->path, off);
         return KV_CORRUPT;
     }
     if (!grow(rb, (size_t)size)) {
-        set_err(err, errlen, "out of memory reading %s", r->path);
+        kv_env_errf(err, errlen, "out of memory reading %s", r->path);
         return KV_NO_MEMORY;
     }
     size_t got = 0;
     char e[256] = "";
     kv_status st = r->env->read_at(r->file, off, rb->p, (size_t)size, &got, e, sizeof e);
     if (st != KV_OK) {
-        set_err(err, errlen, "read error in %s at offset %" PRIu64 ": %s", r->path, off, e);
+        kv_env_errf(err, errlen, "read error in %s at offset %" PRIu64 ": %s", r->path, off, e);
         return st;
     }
     if (got != size) {
-        set_err(err, errlen, "corrupt block in %s at offset %" PRIu64 " (file truncated)", r->path, off);
+        kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (file truncated)", r->path, off);
         return KV_CORRUPT;
     }
     const uint8_t *raw = rb->p;
     size_t body = (size_t)size - KV_BLOCK_CHECKSUM_LEN;
     if (kv_checksum(raw, body) != kv_get_le32(raw + body)) {
-        set_err(err, errlen, "corrupt block in %s at offset %" PRIu64 " (checksum mismatch)", r->path, off);
+        kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (checksum mismatch)", r->path, off);
         return KV_CORRUPT;
     }
     uint8_t type = raw[0];
@@ -154,7 +146,7 @@ static kv_status fetch(kv_sst_reader *r, uint64_t off, uint64_t size, growbuf *r
         dst = grow(db, rawlen + 1) ? db->p : NULL;
     }
     if (!dst) {
-        set_err(err, errlen, "out of memory reading %s", r->path);
+        kv_env_errf(err, errlen, "out of memory reading %s", r->path);
         return KV_NO_MEMORY;
     }
     bool ok;
@@ -179,7 +171,7 @@ static kv_status fetch(kv_sst_reader *r, uint64_t off, uint64_t size, growbuf *r
     }
     return KV_OK;
 corrupt:
-    set_err(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad compressed data)", r->path, off);
+    kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad compressed data)", r->path, off);
     return KV_CORRUPT;
 }
 
@@ -209,7 +201,7 @@ static kv_status load_index(kv_sst_reader *r, uint64_t off, uint64_t size, uint6
     size_t cap = b.nrestarts;
     r->idx = calloc(cap ? cap : 1, sizeof *r->idx);
     if (!r->idx) {
-        set_err(err, errlen, "out of memory reading %s", r->path);
+        kv_env_errf(err, errlen, "out of memory reading %s", r->path);
         return KV_NO_MEMORY;
     }
     kv_block_iter it;
@@ -237,7 +229,7 @@ static kv_status load_index(kv_sst_reader *r, uint64_t off, uint64_t size, uint6
     if (!bad)
         return KV_OK;
 corrupt:
-    set_err(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad index)", r->path, off);
+    kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad index)", r->path, off);
     return KV_CORRUPT;
 }
 
@@ -266,7 +258,7 @@ static kv_status load_meta(kv_sst_reader *r, uint64_t off, uint64_t size, char *
     free(mem);
     if (ok)
         return KV_OK;
-    set_err(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad meta block)", r->path, off);
+    kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad meta block)", r->path, off);
     return KV_CORRUPT;
 }
 
@@ -289,13 +281,13 @@ kv_status kv_sst_open(kv_sst_reader **out, kv_env *env, const char *path, uint64
     kv_sst_reader *r = calloc(1, sizeof *r);
     if (!r || !(r->path = strdup(path))) {
         free(r);
-        set_err(err, errlen, "out of memory opening %s", path);
+        kv_env_errf(err, errlen, "out of memory opening %s", path);
         return KV_NO_MEMORY;
     }
     if (pthread_mutex_init(&r->err_mu, NULL) != 0) {
         free(r->path);
         free(r);
-        set_err(err, errlen, "cannot create mutex opening %s", path);
+        kv_env_errf(err, errlen, "cannot create mutex opening %s", path);
         return KV_NO_MEMORY;
     }
     r->env = env;
@@ -312,14 +304,14 @@ kv_status kv_sst_open(kv_sst_reader **out, kv_env *env, const char *path, uint64
     uint64_t foff = r->file_size >= KV_SST_FOOTER_LEN ? r->file_size - KV_SST_FOOTER_LEN : 0;
     size_t got = 0;
     if (r->file_size < KV_SST_FOOTER_LEN) {
-        set_err(err, errlen, "corrupt sorted file %s: %" PRIu64 " bytes is too short (truncated)",
+        kv_env_errf(err, errlen, "corrupt sorted file %s: %" PRIu64 " bytes is too short (truncated)",
                 path, r->file_size);
         st = KV_CORRUPT;
     } else if ((st = env->read_at(r->file, foff, f, sizeof f, &got, err, errlen)) == KV_OK &&
                (got != sizeof f || kv_get_le64(f + 56) != KV_SST_MAGIC ||
                 kv_get_le32(f + 52) != kv_checksum(f, 52) ||
                 kv_get_le32(f + 48) != KV_SST_FORMAT_VERSION)) {
-        set_err(err, errlen, "corrupt sorted file %s: bad footer at offset %" PRIu64
+        kv_env_errf(err, errlen, "corrupt sorted file %s: bad footer at offset %" PRIu64
                 " (truncated or damaged)", path, foff);
         st = KV_CORRUPT;
     }
@@ -333,7 +325,7 @@ kv_status kv_sst_open(kv_sst_reader **out, kv_env *env, const char *path, uint64
     /* Data blocks lie before the first metadata block. */
     uint64_t data_end = bloom_size ? bloom_off : index_off;
     if (data_end > foff) {
-        set_err(err, errlen, "corrupt sorted file %s: bad footer at offset %" PRIu64, path, foff);
+        kv_env_errf(err, errlen, "corrupt sorted file %s: bad footer at offset %" PRIu64, path, foff);
         kv_sst_close(r);
         return KV_CORRUPT;
     }
@@ -343,7 +335,7 @@ kv_status kv_sst_open(kv_sst_reader **out, kv_env *env, const char *path, uint64
         st = fetch_owned(r, bloom_off, bloom_size, &r->bloom_mem, &blk, &r->bloom_len, err, errlen);
         r->bloom = blk;
         if (st == KV_OK && !kv_bloom_filter_valid(r->bloom, r->bloom_len)) {
-            set_err(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad bloom filter)",
+            kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad bloom filter)",
                     path, bloom_off);
             st = KV_CORRUPT;
         }

@@ -287,10 +287,7 @@ kv_status kv_store_open(kv_store **out, const char *path, const kv_store_options
         /* Start a fresh log; the replayed contents are flushed at once so
            the old logs can go. */
         s->wal_number = s->next_file++;
-        char *logpath = kv_filename_log(path, s->wal_number);
-        st = logpath ? kv_wal_writer_open(&s->wal, s->env, logpath, err, sizeof err) : KV_NO_MEMORY;
-        free(logpath);
-        if (st != KV_OK) { kv_fail(s, st, "creating the write-ahead log: %s", err); goto out; }
+        if ((st = kv_open_new_log(s, s->wal_number, &s->wal)) != KV_OK) goto out;
         if ((st = kv_bg_start(s)) != KV_OK) goto out;
         bool replayed = false;
         for (size_t i = 0; i < s->ntables && !replayed; i++)

@@ -195,6 +195,8 @@ kv_status kv_read_newest(kv_store *s, kv_table *t, const void *row, size_t row_l
 /* ---- flush.c ---- */
 kv_status kv_bg_start(kv_store *s);
 void kv_bg_stop(kv_store *s);
+/* Creates log file @p number, durably named in the directory. */
+kv_status kv_open_new_log(kv_store *s, uint64_t number, kv_wal_writer **out);
 /* Opens a new log and moves every mem to imm (mu held, leader). */
 kv_status kv_switch_memstores(kv_store *s);
 /* Runs a compaction of every family of t (NULL: all) and waits. */

@@ -46,16 +46,6 @@ struct kv_wal_reader {
     uint64_t win_off;
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || errlen == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static void file_header(uint8_t h[WAL_FILE_HEADER_LEN]) {
     memcpy(h, WAL_MAGIC, WAL_MAGIC_LEN);
@@ -66,14 +56,14 @@ static void file_header(uint8_t h[WAL_FILE_HEADER_LEN]) {
 kv_status kv_wal_writer_open(kv_wal_writer **out, kv_env *env, const char *path, char *err,
                              size_t errlen) {
     if (!out || !env || !path) {
-        set_err(err, errlen, "wal: invalid argument");
+        kv_env_errf(err, errlen, "wal: invalid argument");
         return KV_INVALID;
     }
     *out = NULL;
     kv_wal_writer *w = calloc(1, sizeof *w);
     if (!w || !(w->path = strdup(path))) {
         free(w);
-        set_err(err, errlen, "wal %s: out of memory", path);
+        kv_env_errf(err, errlen, "wal %s: out of memory", path);
         return KV_NO_MEMORY;
     }
     w->env = env;
@@ -98,21 +88,21 @@ kv_status kv_wal_writer_open(kv_wal_writer **out, kv_env *env, const char *path,
 kv_status kv_wal_append(kv_wal_writer *w, const void *data, size_t len, char *err,
                         size_t errlen) {
     if (!w || (!data && len)) {
-        set_err(err, errlen, "wal append: invalid argument");
+        kv_env_errf(err, errlen, "wal append: invalid argument");
         return KV_INVALID;
     }
     if (w->failed != KV_OK) {
-        set_err(err, errlen, "wal %s: an earlier append failed; the log takes no more records",
+        kv_env_errf(err, errlen, "wal %s: an earlier append failed; the log takes no more records",
                 w->path);
         return w->failed;
     }
     if (len > UINT32_MAX) {
-        set_err(err, errlen, "wal %s: record of %zu bytes is above the 4 GiB limit", w->path, len);
+        kv_env_errf(err, errlen, "wal %s: record of %zu bytes is above the 4 GiB limit", w->path, len);
         return KV_TOO_LARGE;
     }
     w->rec.len = 0;
     if (kv_buf_reserve(&w->rec, WAL_RECORD_HEADER_LEN + len) != 0) {
-        set_err(err, errlen, "wal %s: out of memory for a %zu-byte record", w->path, len);
+        kv_env_errf(err, errlen, "wal %s: out of memory for a %zu-byte record", w->path, len);
         return KV_NO_MEMORY;
     }
     uint8_t *p = w->rec.data;
@@ -138,7 +128,7 @@ kv_status kv_wal_append(kv_wal_writer *w, const void *data, size_t len, char *er
 
 kv_status kv_wal_sync(kv_wal_writer *w, char *err, size_t errlen) {
     if (!w) {
-        set_err(err, errlen, "wal sync: invalid argument");
+        kv_env_errf(err, errlen, "wal sync: invalid argument");
         return KV_INVALID;
     }
     return w->env->sync(w->file, err, errlen);
@@ -171,7 +161,7 @@ static long long window(kv_wal_reader *r, uint64_t off, size_t n, const uint8_t 
     if (want > r->win_cap) {
         uint8_t *nw = realloc(r->win, want);
         if (!nw) {
-            set_err(err, errlen, "wal %s: out of memory for a %zu-byte record", r->path, n);
+            kv_env_errf(err, errlen, "wal %s: out of memory for a %zu-byte record", r->path, n);
             *st = KV_NO_MEMORY;
             return -1;
         }
@@ -192,14 +182,14 @@ static long long window(kv_wal_reader *r, uint64_t off, size_t n, const uint8_t 
 kv_status kv_wal_reader_open(kv_wal_reader **out, kv_env *env, const char *path, char *err,
                              size_t errlen) {
     if (!out || !env || !path) {
-        set_err(err, errlen, "wal: invalid argument");
+        kv_env_errf(err, errlen, "wal: invalid argument");
         return KV_INVALID;
     }
     *out = NULL;
     kv_wal_reader *r = calloc(1, sizeof *r);
     if (!r || !(r->path = strdup(path))) {
         free(r);
-        set_err(err, errlen, "wal %s: out of memory", path);
+        kv_env_errf(err, errlen, "wal %s: out of memory", path);
         return KV_NO_MEMORY;
     }
     r->env = env;
@@ -217,17 +207,17 @@ kv_status kv_wal_reader_open(kv_wal_reader **out, kv_env *env, const char *path,
             /* Died while writing the header: an empty log, if what is there
                is a prefix of a header. */
             if (memcmp(h, want, (size_t)got) != 0) {
-                set_err(err, errlen, "corrupt log %s: not a log file (bad header at offset 0)",
+                kv_env_errf(err, errlen, "corrupt log %s: not a log file (bad header at offset 0)",
                         path);
                 st = KV_CORRUPT;
             }
             r->done = true;
             r->offset = 0;
         } else if (memcmp(h, WAL_MAGIC, WAL_MAGIC_LEN) != 0) {
-            set_err(err, errlen, "corrupt log %s: not a log file (bad magic at offset 0)", path);
+            kv_env_errf(err, errlen, "corrupt log %s: not a log file (bad magic at offset 0)", path);
             st = KV_CORRUPT;
         } else if (kv_get_be32(h + 8) != WAL_VERSION) {
-            set_err(err, errlen, "corrupt log %s: unsupported log format version %u at offset 8",
+            kv_env_errf(err, errlen, "corrupt log %s: unsupported log format version %u at offset 8",
                     path, kv_get_be32(h + 8));
             st = KV_CORRUPT;
         } else {
@@ -245,7 +235,7 @@ kv_status kv_wal_reader_open(kv_wal_reader **out, kv_env *env, const char *path,
 kv_status kv_wal_read(kv_wal_reader *r, const uint8_t **data, size_t *len, char *err,
                       size_t errlen) {
     if (!r || !data || !len) {
-        set_err(err, errlen, "wal read: invalid argument");
+        kv_env_errf(err, errlen, "wal read: invalid argument");
         return KV_INVALID;
     }
     if (r->done)
@@ -285,7 +275,7 @@ kv_status kv_wal_read(kv_wal_reader *r, const uint8_t **data, size_t *len, char 
             r->done = true;
             return KV_NOT_FOUND;
         }
-        set_err(err, errlen,
+        kv_env_errf(err, errlen,
                 "corrupt log %s: bad checksum in record at offset %llu (length %u, %llu bytes "
                 "follow)",
                 r->path, (unsigned long long)off, plen, (unsigned long long)(r->file_size - end));
