@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up, then runs every test suite: the C unit tests, the same
-# unit tests under AddressSanitizer and UndefinedBehaviorSanitizer, and the
-# bats tests of the shell and the mounted filesystem. Ends with one line
+# unit tests under AddressSanitizer and UndefinedBehaviorSanitizer, the
+# threaded ones under ThreadSanitizer, and the bats tests of the shell and the mounted filesystem. Ends with one line
 # "N passed, M failed, K skipped" summing all suites; exits non-zero if any
 # test failed.
 set -uo pipefail
@@ -21,9 +21,10 @@ for f in tests/unit/test_*.c; do
   fi
 done
 
-count_meson() {   # $1 = build dir, $2 = label
-  local out="$log/$2.txt"
-  meson test -C "$1" --print-errorlogs >"$out" 2>&1
+count_meson() {   # $1 = build dir, $2 = label, then the tests to run (default all)
+  local out="$log/$2.txt" dir="$1" label="$2"
+  shift 2
+  meson test -C "$dir" --print-errorlogs "$@" >"$out" 2>&1
   local ok fail skip
   ok=$(awk '/^Ok:/ {print $2}' "$out"); fail=$(awk '/^Fail:/ {print $2}' "$out")
   skip=$(awk '/^Skipped:/ {print $2}' "$out")
@@ -32,7 +33,7 @@ count_meson() {   # $1 = build dir, $2 = label
   if [ -z "$ok" ]; then fail=$((fail + 1)); ok=0; fi
   grep -E '^ *[0-9]+/[0-9]+ ' "$out"
   [ "$fail" -gt 0 ] && sed -n '/^--- command ---/,$p' "$out" | tail -80
-  echo "$2: ${ok} passed, ${fail} failed, ${skip:-0} skipped"
+  echo "$label: ${ok} passed, ${fail} failed, ${skip:-0} skipped"
   passed=$((passed + ok)); failed=$((failed + fail)); skipped=$((skipped + ${skip:-0}))
 }
 
@@ -47,6 +48,16 @@ if ninja -C build-asan >"$log/asan-build.txt" 2>&1; then
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 count_meson build-asan unit-asan
 else
   tail -30 "$log/asan-build.txt"; failed=$((failed + 1))
+fi
+
+echo "== threaded unit tests under ThreadSanitizer"
+if [ ! -d build-tsan ]; then
+  meson setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dfuse=false -Dtools=false >/dev/null
+fi
+if ninja -C build-tsan >"$log/tsan-build.txt" 2>&1; then
+  TSAN_OPTIONS=halt_on_error=1 count_meson build-tsan unit-tsan test_concurrency test_durability test_memstore test_env
+else
+  tail -30 "$log/tsan-build.txt"; failed=$((failed + 1))
 fi
 
 echo "== bats tests"
