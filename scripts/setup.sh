@@ -8,6 +8,7 @@ packages=(
   build-essential meson ninja-build pkg-config
   libfuse3-dev fuse3 liblz4-dev libsnappy-dev libxxhash-dev
   libreadline-dev libjansson-dev
+  libleveldb-dev librocksdb-dev
   bats rsync tar findutils procps
 )
 

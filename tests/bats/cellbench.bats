@@ -1,0 +1,129 @@
+#!/usr/bin/env bats
+# cellbench: every workload on every engine prints one line with a positive
+# rate, and --fs mounts cellfs, measures it and unmounts. No timing
+# assertions (SPEC section 5: performance is measured, never tested).
+
+BUILD="${CELLFS_BUILD:-$BATS_TEST_DIRNAME/../../build}"
+CELLBENCH="$BUILD/tools/cellbench"
+
+setup() {
+    [ -x "$CELLBENCH" ] || { echo "cellbench not built at $CELLBENCH (set CELLFS_BUILD)" >&2; return 1; }
+    # cellbench's temp dirs go here, so that the test can see they are gone.
+    TEST_DIR="$(mktemp -d "${BATS_TMPDIR:-/tmp}/cellbench-test.XXXXXX")"
+    export TMPDIR="$TEST_DIR"
+}
+
+teardown() {
+    # Never leave a mount behind, even when a test failed half-way.
+    local m
+    for m in $(awk -v d="$TEST_DIR" 'index($2, d) == 1 { print $2 }' /proc/mounts); do
+        fusermount3 -u -z "$m" 2>/dev/null || true
+    done
+    [ -n "${TEST_DIR:-}" ] && rm -rf "$TEST_DIR"
+}
+
+# count_rate_lines WORKLOAD NAME: lines "WORKLOAD NAME RATE ops/s" with RATE > 0.
+count_rate_lines() {
+    printf '%s\n' "$output" | awk -v w="$1" -v n="$2" \
+        '$1 == w && $2 == n && $4 == "ops/s" && $3 + 0 > 0 { c++ } END { print c + 0 }'
+}
+
+mounts_under_test_dir() {
+    awk -v d="$TEST_DIR" 'index($2, d) == 1' /proc/mounts | wc -l
+}
+
+@test "all workloads on all engines: one line each with a positive rate, and peak-rss" {
+    run "$CELLBENCH" --num 2000
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    for w in fillseq fillrandom overwrite readrandom readseq seekrandom; do
+        for e in kvcore leveldb rocksdb; do
+            [ "$(count_rate_lines "$w" "$e")" -eq 1 ] || { echo "no single line for $w $e:"; echo "$output"; false; }
+        done
+    done
+    for e in kvcore leveldb rocksdb; do
+        printf '%s\n' "$output" | grep -Eq "^peak-rss +$e +[0-9]+\.[0-9] MiB"
+    done
+    # Ratios name the other engines.
+    printf '%s\n' "$output" | grep -Eq '^fillseq +kvcore .* x[0-9]+\.[0-9]{2} vs leveldb +x[0-9]+\.[0-9]{2} vs rocksdb'
+    ! printf '%s\n' "$output" | grep -q -e FAILED -e WARNING
+    # Every engine read the same data.
+    [ "$(printf '%s\n' "$output" | awk '$1 == "readrandom" { print $(NF-3) }' | sort -u | wc -l)" -eq 1 ]
+    # The temporary databases are gone.
+    [ -z "$(ls -A "$TEST_DIR")" ]
+}
+
+@test "--benchmarks and --engines choose and order; a read first loads the database" {
+    run "$CELLBENCH" --num 500 --benchmarks readrandom,fillseq --engines rocksdb,kvcore
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    [ "$(count_rate_lines readrandom kvcore)" -eq 1 ]
+    [ "$(count_rate_lines fillseq rocksdb)" -eq 1 ]
+    [ "$(printf '%s\n' "$output" | grep -c leveldb)" -eq 0 ]
+    printf '%s\n' "$output" | grep -Eq '^readrandom +kvcore .*\(500 of 500 found\) \(after an untimed fillseq'
+    # Lines come grouped by workload, engines in the order given.
+    [ "$(printf '%s\n' "$output" | awk '$4 == "ops/s" { printf "%s/%s ", $1, $2 }')" = \
+      "readrandom/rocksdb readrandom/kvcore fillseq/rocksdb fillseq/kvcore " ]
+}
+
+@test "--db keeps the databases in the directory given" {
+    run "$CELLBENCH" --num 300 --benchmarks fillseq --db "$TEST_DIR/db"
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    [ -d "$TEST_DIR/db/kvcore" ] && [ -d "$TEST_DIR/db/leveldb" ] && [ -d "$TEST_DIR/db/rocksdb" ]
+}
+
+@test "bad options: exit status 2 and a message" {
+    run "$CELLBENCH" --engines kvcore,nosuch
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"unknown engine 'nosuch'"* ]]
+    run "$CELLBENCH" --benchmarks fillseq,fillfast
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"unknown benchmark 'fillfast'"* ]]
+    run "$CELLBENCH" --num 10x
+    [ "$status" -eq 2 ]
+    run "$CELLBENCH" --key-size 4
+    [ "$status" -eq 2 ]
+}
+
+@test "--fs: native and cellfs lines for create, stat and read; unmounted at the end" {
+    [ -c /dev/fuse ] || skip "/dev/fuse is absent"
+    run "$CELLBENCH" --fs --files 200
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    for p in create stat read; do
+        [ "$(count_rate_lines "$p" native)" -eq 1 ]
+        [ "$(count_rate_lines "$p" cellfs)" -eq 1 ]
+        printf '%s\n' "$output" | grep -Eq "^$p +cellfs .* x[0-9]+\.[0-9]{2} vs native"
+    done
+    # Passthrough is measured or reported as not available, never a failure.
+    printf '%s\n' "$output" | grep -Eq '^passthrough: '
+    ! printf '%s\n' "$output" | grep -q FAILED
+    [ "$(mounts_under_test_dir)" -eq 0 ]
+    [ -z "$(ls -A "$TEST_DIR")" ]
+}
+
+@test "--fs with a cellfs that cannot mount: native still measured, status 1, nothing left" {
+    [ -c /dev/fuse ] || skip "/dev/fuse is absent"
+    run "$CELLBENCH" --fs --files 50 --cellfs /bin/false
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"cellfs:      FAILED:"* ]]
+    [ "$(count_rate_lines read native)" -eq 1 ]
+    [ "$(mounts_under_test_dir)" -eq 0 ]
+    [ -z "$(ls -A "$TEST_DIR")" ]
+}
+
+@test "--fs interrupted: the mount is removed" {
+    [ -c /dev/fuse ] || skip "/dev/fuse is absent"
+    "$CELLBENCH" --fs --files 1000000 >"$BATS_TMPDIR/cellbench-int.$$" 2>&1 &
+    local pid=$! i
+    # Wait until the mount is there, then interrupt.
+    for i in $(seq 1 100); do
+        [ "$(mounts_under_test_dir)" -gt 0 ] && break
+        sleep 0.1
+    done
+    [ "$(mounts_under_test_dir)" -gt 0 ]
+    kill -INT "$pid"
+    local st=0
+    wait "$pid" || st=$?
+    rm -f "$BATS_TMPDIR/cellbench-int.$$"
+    [ "$st" -eq 130 ]
+    [ "$(mounts_under_test_dir)" -eq 0 ]
+    [ -z "$(ls -A "$TEST_DIR")" ]
+}

@@ -1,0 +1,111 @@
+/*
+ * The libkvcore engine of cellbench: one table "bench" with one family
+ * "cf"; a key is a row, the qualifier is empty, the value is the cell.
+ * Writes use kv_put with the default durability (the log is written with
+ * one write(2) per put, not fsync'd); reads use kv_get, scans kv_scan with
+ * start_row and limit. Calls only kvcore.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "kvcore.h"
+
+static const char kTable[] = "bench";
+static const char kFamily[] = "cf";
+
+static void kvc_version(char *buf, size_t len) { snprintf(buf, len, "%s", KVCORE_VERSION); }
+
+static int fail(engine *e, const char *what, int st) {
+    const char *detail = e->db != NULL ? kv_store_errmsg(e->db) : "";
+    snprintf(e->err, sizeof e->err, "%s: %s%s%s", what, kv_strerror(st), *detail ? ": " : "",
+             detail);
+    return -1;
+}
+
+static int kvc_open(engine *e, const char *dir, const engine_config *cfg) {
+    kv_store_options o = KV_STORE_OPTIONS_INIT;
+    o.create_if_missing = true;
+    o.write_buffer_size = cfg->write_buffer_size;
+    o.block_cache_size = cfg->cache_size;
+    o.owner = "cellbench";
+    char msg[400] = "";
+    kv_store *s = NULL;
+    kv_status st = kv_store_open(&s, dir, &o, msg, sizeof msg);
+    if (st != KV_OK) {
+        snprintf(e->err, sizeof e->err, "kv_store_open %s: %s: %s", dir, kv_strerror(st), msg);
+        return -1;
+    }
+    e->db = s;
+    kv_family_desc fam = KV_FAMILY_DESC_INIT;
+    snprintf(fam.name, sizeof fam.name, "%s", kFamily);
+    fam.bloom = cfg->bloom_bits > 0 ? KV_BLOOM_ROW : KV_BLOOM_NONE;
+    if (cfg->block_size > 0)
+        fam.blocksize = (int32_t)cfg->block_size;
+    st = kv_table_create(s, kTable, &fam, 1);
+    if (st != KV_OK && st != KV_EXISTS) {
+        fail(e, "kv_table_create", st);
+        kv_store_close(s);
+        e->db = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static int kvc_close(engine *e) {
+    kv_status st = kv_store_close(e->db);
+    e->db = NULL;
+    if (st != KV_OK) {
+        snprintf(e->err, sizeof e->err, "kv_store_close: %s", kv_strerror(st));
+        return -1;
+    }
+    return 0;
+}
+
+static int kvc_put(engine *e, const char *key, size_t key_len, const char *value,
+                   size_t value_len) {
+    kv_status st = kv_put(e->db, kTable, key, key_len, kFamily, "", 0, KV_LATEST_TIMESTAMP, value,
+                          value_len, NULL);
+    return st == KV_OK ? 0 : fail(e, "kv_put", st);
+}
+
+static int kvc_get(engine *e, const char *key, size_t key_len, bool *found) {
+    kv_result *r = NULL;
+    kv_status st = kv_get(&r, e->db, kTable, key, key_len, NULL);
+    if (st != KV_OK)
+        return fail(e, "kv_get", st);
+    *found = r->ncells > 0;
+    kv_result_free(r);
+    return 0;
+}
+
+static int kvc_scan(engine *e, const char *start, size_t start_len, uint64_t limit,
+                    uint64_t *entries, uint64_t *bytes) {
+    kv_read_options ro = KV_READ_OPTIONS_INIT;
+    ro.start_row = start;
+    ro.start_row_len = start_len;
+    ro.limit = limit;
+    kv_scan *sc = NULL;
+    kv_status st = kv_scan_open(&sc, e->db, kTable, &ro);
+    if (st != KV_OK)
+        return fail(e, "kv_scan_open", st);
+    uint64_t n = 0, b = 0;
+    const kv_result *row;
+    while ((st = kv_scan_next(&row, sc)) == KV_OK) {
+        n++;
+        b += row->row_len;
+        for (size_t i = 0; i < row->ncells; i++)
+            b += row->cells[i].value_len;
+    }
+    kv_scan_close(sc);
+    if (st != KV_NOT_FOUND)
+        return fail(e, "kv_scan_next", st);
+    *entries = n;
+    *bytes = b;
+    return 0;
+}
+
+const engine_ops engine_kvcore_ops = {
+    "kvcore", kvc_version, kvc_open, kvc_close, kvc_put, kvc_get, kvc_scan,
+};

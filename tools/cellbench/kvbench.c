@@ -1,0 +1,288 @@
+/*
+ * kvbench.h: one child per engine (so that VmHWM is per engine), the
+ * workloads in the order given, then the report. Calls workload.c,
+ * child.c, report.c and the engines through engine.h.
+ */
+#include "kvbench.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "kvcore.h"
+#include "report.h"
+#include "util.h"
+#include "workload.h"
+
+/* What an engine's child sends back. */
+typedef struct engine_report {
+    int setup_failed;
+    char err[512];
+    size_t nresults;
+    workload_result results[BENCH_MAX_WORKLOADS];
+    unsigned char preloaded[BENCH_MAX_WORKLOADS];
+    uint64_t peak_rss_kib;
+} engine_report;
+
+typedef struct engine_job {
+    const bench_options *o;
+    const engine_ops *ops;
+    char dir[PATH_MAX];
+    bool progress;
+} engine_job;
+
+static int reopen_empty(engine *e, const engine_job *job, bool *open) {
+    if (*open && e->ops->close(e) != 0)
+        return -1;
+    *open = false;
+    if (bench_rmtree(job->dir) != 0) {
+        bench_fmt(e->err, sizeof e->err, "cannot empty %s: %s", job->dir, strerror(errno));
+        return -1;
+    }
+    if (e->ops->open(e, job->dir, &job->o->engine) != 0)
+        return -1;
+    *open = true;
+    return 0;
+}
+
+static void run_engine(const engine_job *job, engine_report *rep, value_pool *pool) {
+    const bench_options *o = job->o;
+    engine e = {job->ops, NULL, ""};
+    bool open = false, loaded = false;
+    if (reopen_empty(&e, job, &open) != 0) {
+        rep->setup_failed = 1;
+        bench_fmt(rep->err, sizeof rep->err, "%s", e.err);
+        return;
+    }
+    for (size_t i = 0; i < o->nworkloads; i++) {
+        workload_id w = o->workloads[i];
+        workload_result *r = &rep->results[i];
+        rep->nresults = i + 1;
+        if (job->progress)
+            fprintf(stderr, "cellbench: %-8s %-11s ...\r", job->ops->name, workload_name(w));
+        int rc = 0;
+        if (workload_is_fresh_fill(w) && reopen_empty(&e, job, &open) != 0)
+            rc = -1;
+        if (rc == 0 && workload_needs_data(w) && !loaded) {
+            /* db_bench would read an empty database here; load one with
+               fillseq, untimed, so that the figure means something. */
+            workload_result pre;
+            rc = workload_run(&e, WL_FILLSEQ, &o->wl, pool, &pre);
+            rep->preloaded[i] = 1;
+            loaded = true;
+        }
+        if (rc == 0) {
+            rc = workload_run(&e, w, &o->wl, pool, r);
+        } else {
+            r->failed = 1;
+            bench_fmt(r->err, sizeof r->err, "%s", e.err);
+        }
+        if (rc != 0)
+            break;
+        if (w != WL_READRANDOM && w != WL_READSEQ && w != WL_SEEKRANDOM)
+            loaded = true;
+    }
+    if (open && e.ops->close(&e) != 0 && rep->nresults > 0) {
+        workload_result *last = &rep->results[rep->nresults - 1];
+        if (!last->failed) {
+            last->failed = 1;
+            bench_fmt(last->err, sizeof last->err, "at close: %s", e.err);
+        }
+    }
+    if (job->progress)
+        fprintf(stderr, "%60s\r", "");
+}
+
+static int engine_child(void *ctx, int fd) {
+    const engine_job *job = ctx;
+    engine_report *rep = calloc(1, sizeof *rep);
+    if (rep == NULL)
+        return 1;
+    value_pool pool;
+    if (value_pool_init(&pool, job->o->wl.value_size, job->o->wl.seed) != 0) {
+        rep->setup_failed = 1;
+        bench_fmt(rep->err, sizeof rep->err, "out of memory");
+    } else {
+        run_engine(job, rep, &pool);
+        value_pool_free(&pool);
+    }
+    rep->peak_rss_kib = bench_peak_rss_kib();
+    int rc = child_write_all(fd, rep, sizeof *rep);
+    free(rep);
+    return rc == 0 ? 0 : 1;
+}
+
+static void print_header(const bench_options *o, const char *base, bool temp) {
+    char wb[32], cache[32], block[64];
+    bench_format_size(wb, sizeof wb, o->engine.write_buffer_size);
+    bench_format_size(cache, sizeof cache, o->engine.cache_size);
+    if (o->engine.block_size == 0)
+        bench_fmt(block, sizeof block, "each engine's default (kvcore 64 KiB, others 4 KiB)");
+    else
+        bench_format_size(block, sizeof block, o->engine.block_size);
+    printf("cellbench %s:", KVCORE_VERSION);
+    for (size_t i = 0; i < o->nengines; i++) {
+        char v[64];
+        o->engines[i]->version(v, sizeof v);
+        printf("%s %s %s", i ? "," : "", o->engines[i]->name, v);
+    }
+    printf("\n");
+    printf("Keys:         %zu bytes each\n", o->wl.key_size);
+    printf("Values:       %zu bytes each (random bytes; compression off in every engine)\n",
+           o->wl.value_size);
+    printf("Entries:      %" PRIu64 "; reads: %" PRIu64 "; seekrandom reads %" PRIu64
+           " entries per seek\n",
+           o->wl.num, o->wl.reads, o->wl.seek_nexts);
+    printf("Write buffer: %s   Block cache: %s   Bloom filter: ", wb, cache);
+    if (o->engine.bloom_bits > 0)
+        printf("%" PRIu32 " bits/key (kvcore: ROW)\n", o->engine.bloom_bits);
+    else
+        printf("none\n");
+    printf("Block size:   %s\n", block);
+    printf("WAL:          on, not synced (kvcore: default durability; LevelDB, RocksDB: default "
+           "write options, sync=false)\n");
+    printf("Database:     %s%s\n", base, temp ? " (temporary, removed at exit)" : "");
+    printf("Each engine runs in a process of its own; peak-rss is that process's VmHWM.\n");
+    printf("------------------------------------------------------------------------------\n");
+    fflush(stdout);
+}
+
+static void note_for(char *buf, size_t len, workload_id w, const workload_result *r,
+                     const bench_options *o, bool preloaded) {
+    buf[0] = '\0';
+    if (w == WL_READRANDOM)
+        bench_fmt(buf, len, "(%" PRIu64 " of %" PRIu64 " found)", r->found, r->ops);
+    else if (w == WL_READSEQ || w == WL_SEEKRANDOM)
+        bench_fmt(buf, len, "(%" PRIu64 " entries)", r->found);
+    if (preloaded) {
+        size_t n = strlen(buf);
+        bench_fmt(buf + n, len - n, "%s(after an untimed fillseq of %" PRIu64 ")", n ? " " : "",
+                 o->wl.num);
+    }
+}
+
+static void print_results(const bench_options *o, engine_report *const *reps,
+                          const child_outcome *outs) {
+    bool disagree = false;
+    for (size_t i = 0; i < o->nworkloads; i++) {
+        workload_id w = o->workloads[i];
+        uint64_t found0 = 0;
+        bool have_found = false;
+        for (size_t k = 0; k < o->nengines; k++) {
+            const engine_report *rep = reps[k];
+            const char *name = o->engines[k]->name;
+            if (outs[k].received != sizeof *rep) {
+                char msg[64];
+                bench_fmt(msg, sizeof msg, "the engine's process ended with status %d",
+                         outs[k].exit_status);
+                report_failed(stdout, workload_name(w), name, msg);
+                continue;
+            }
+            if (rep->setup_failed) {
+                report_failed(stdout, workload_name(w), name, rep->err);
+                continue;
+            }
+            if (i >= rep->nresults) {
+                report_failed(stdout, workload_name(w), name, "not run after an earlier failure");
+                continue;
+            }
+            const workload_result *r = &rep->results[i];
+            if (r->failed) {
+                report_failed(stdout, workload_name(w), name, r->err);
+                continue;
+            }
+            report_peer peers[BENCH_MAX_ENGINES];
+            size_t np = 0;
+            for (size_t j = 0; j < o->nengines; j++) {
+                if (j == k)
+                    continue;
+                const engine_report *other = reps[j];
+                bool ok = outs[j].received == sizeof *other && !other->setup_failed &&
+                          i < other->nresults && !other->results[i].failed;
+                double rate = 0;
+                if (ok) {
+                    double s = other->results[i].seconds > 1e-9 ? other->results[i].seconds : 1e-9;
+                    rate = (double)other->results[i].ops / s;
+                }
+                peers[np++] = (report_peer){o->engines[j]->name, rate};
+            }
+            char note[160];
+            note_for(note, sizeof note, w, r, o, rep->preloaded[i] != 0);
+            report_rate(stdout, workload_name(w), name, (double)r->ops, r->seconds, peers, np, note);
+            if (w == WL_READRANDOM || w == WL_READSEQ || w == WL_SEEKRANDOM) {
+                if (have_found && r->found != found0)
+                    disagree = true;
+                found0 = r->found;
+                have_found = true;
+            }
+        }
+    }
+    for (size_t k = 0; k < o->nengines; k++) {
+        if (outs[k].received != sizeof *reps[k])
+            continue;
+        report_peer peers[BENCH_MAX_ENGINES];
+        size_t np = 0;
+        for (size_t j = 0; j < o->nengines; j++)
+            if (j != k)
+                peers[np++] = (report_peer){
+                    o->engines[j]->name,
+                    outs[j].received == sizeof *reps[j] ? (double)reps[j]->peak_rss_kib : 0};
+        report_rss(stdout, o->engines[k]->name, reps[k]->peak_rss_kib, peers, np);
+    }
+    if (disagree)
+        printf("WARNING: the engines read different numbers of entries (see the notes): "
+               "one of them lost or invented data\n");
+}
+
+int kvbench_run(const bench_options *o, const sigset_t *saved) {
+    char base[PATH_MAX];
+    bool temp = o->db_dir == NULL;
+    if (bench_workdir(base, sizeof base, o->db_dir, "cellbench") != 0)
+        return 1;
+    print_header(o, base, temp);
+
+    engine_report *reps[BENCH_MAX_ENGINES] = {NULL};
+    child_outcome outs[BENCH_MAX_ENGINES];
+    memset(outs, 0, sizeof outs);
+    int status = 0;
+    for (size_t k = 0; k < o->nengines && status == 0; k++) {
+        reps[k] = calloc(1, sizeof *reps[k]);
+        if (reps[k] == NULL) {
+            fprintf(stderr, "cellbench: out of memory\n");
+            status = 1;
+            break;
+        }
+        engine_job job = {o, o->engines[k], "", isatty(STDERR_FILENO) != 0};
+        bench_fmt(job.dir, sizeof job.dir, "%s/%s", base, o->engines[k]->name);
+        if (child_run(&outs[k], saved, engine_child, &job, reps[k], sizeof *reps[k]) != 0)
+            status = 1;
+        else if (outs[k].interrupted)
+            status = 130;
+    }
+    if (status == 0) {
+        print_results(o, reps, outs);
+        for (size_t k = 0; k < o->nengines; k++) {
+            const engine_report *rep = reps[k];
+            bool ok = outs[k].received == sizeof *rep && !rep->setup_failed &&
+                      rep->nresults == o->nworkloads &&
+                      !rep->results[rep->nresults - 1].failed;
+            if (!ok)
+                status = 1;
+        }
+    } else if (status == 130) {
+        fprintf(stderr, "cellbench: interrupted\n");
+    }
+    for (size_t k = 0; k < o->nengines; k++)
+        free(reps[k]);
+    if (temp && bench_rmtree(base) != 0) {
+        fprintf(stderr, "cellbench: could not remove %s\n", base);
+        if (status == 0)
+            status = 1;
+    }
+    return status;
+}

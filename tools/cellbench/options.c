@@ -1,0 +1,239 @@
+/*
+ * Parsing of cellbench's options (options.h) with getopt_long; the
+ * defaults follow db_bench where it has the option. Called by main.c.
+ */
+#include "options.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvcore.h"
+#include "util.h"
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "Usage: cellbench [OPTIONS]          key-value workloads on kvcore, LevelDB, RocksDB\n"
+            "       cellbench --fs [OPTIONS]     small files: native dir, cellfs, passthrough\n\n"
+            "Key-value mode:\n"
+            "  --benchmarks=LIST     comma-separated workloads, in order (default\n"
+            "                        fillseq,fillrandom,overwrite,readrandom,readseq,seekrandom)\n"
+            "  --engines=LIST        kvcore,leveldb,rocksdb (default all three)\n"
+            "  --num=N               keys, and puts per fill workload (default 1000000)\n"
+            "  --reads=N             operations of the read workloads (default --num)\n"
+            "  --key-size=BYTES      key length, 8..64 (default 16)\n"
+            "  --value-size=BYTES    value length (default 100)\n"
+            "  --seek-nexts=N        entries read per seekrandom seek (default 10)\n"
+            "  --write-buffer-size=SIZE  memtable/memstore of every engine (default 64M)\n"
+            "  --cache-size=SIZE     block cache of every engine (default 8M)\n"
+            "  --bloom-bits=N        bloom filter bits per key, 0 = none (default 10)\n"
+            "  --block-size=SIZE     data block size, 0 = each engine's default (default 0)\n"
+            "  --seed=N              random seed (default 301)\n"
+            "File mode (--fs):\n"
+            "  --files=N             files created, stat'ed and read (default 10000)\n"
+            "  --file-size=SIZE      bytes per file (default 1K)\n"
+            "  --cellfs=PATH         the cellfs binary (default: beside cellbench)\n"
+            "  --passthrough=PATH    libfuse's passthrough example binary (default: in PATH)\n"
+            "Both:\n"
+            "  --db=DIR              work in DIR and keep it (default: a temp dir, removed)\n"
+            "  -h, --help, -V, --version\n\n"
+            "SIZE takes K, M, G suffixes (binary). See cellbench(1).\n");
+}
+
+enum {
+    OPT_BENCH = 256, OPT_ENGINES, OPT_NUM, OPT_READS, OPT_KEY, OPT_VALUE, OPT_SEEK, OPT_WB,
+    OPT_CACHE, OPT_BLOOM, OPT_BLOCK, OPT_SEED, OPT_FS, OPT_FILES, OPT_FILE_SIZE, OPT_CELLFS,
+    OPT_PASSTHROUGH, OPT_DB,
+};
+
+static int bad(const char *fmt, const char *arg) {
+    fprintf(stderr, "cellbench: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'cellbench --help'.\n");
+    return OPTIONS_BAD;
+}
+
+static int parse_number(uint64_t *out, const char *arg, const char *name, bool allow_suffix) {
+    uint64_t v;
+    bool digits = arg[0] != '\0' && strspn(arg, "0123456789") == strlen(arg);
+    if ((!allow_suffix && !digits) || bench_parse_size(&v, arg) != 0) {
+        fprintf(stderr, "cellbench: bad value for --%s: '%s'\nTry 'cellbench --help'.\n", name,
+                arg);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_list(bench_options *o, char *list, bool engines) {
+    size_t *count = engines ? &o->nengines : &o->nworkloads;
+    *count = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(list, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        if (engines) {
+            const engine_ops *e = engine_find(tok);
+            if (e == NULL)
+                return bad("unknown engine '%s' (kvcore, leveldb, rocksdb)", tok);
+            for (size_t i = 0; i < o->nengines; i++)
+                if (o->engines[i] == e)
+                    return bad("engine '%s' given twice", tok);
+            if (o->nengines == BENCH_MAX_ENGINES)
+                return bad("too many engines%s", "");
+            o->engines[o->nengines++] = e;
+        } else {
+            int w = workload_parse(tok);
+            if (w < 0)
+                return bad("unknown benchmark '%s' (fillseq, fillrandom, overwrite, readrandom, "
+                           "readseq, seekrandom)",
+                           tok);
+            if (o->nworkloads == BENCH_MAX_WORKLOADS)
+                return bad("too many benchmarks%s", "");
+            o->workloads[o->nworkloads++] = (workload_id)w;
+        }
+    }
+    if (*count == 0)
+        return bad("empty list for --%s", engines ? "engines" : "benchmarks");
+    return OPTIONS_OK;
+}
+
+int options_parse(bench_options *o, int argc, char **argv) {
+    memset(o, 0, sizeof *o);
+    o->wl.num = 1000000;
+    o->wl.key_size = 16;
+    o->wl.value_size = 100;
+    o->wl.seek_nexts = 10;
+    o->wl.seed = 301;
+    o->engine.write_buffer_size = 64u << 20;
+    o->engine.cache_size = 8u << 20;
+    o->engine.bloom_bits = 10;
+    o->files = 10000;
+    o->file_size = 1024;
+    for (int i = 0; i < WL_COUNT; i++)
+        o->workloads[o->nworkloads++] = (workload_id)i;
+    o->engines[o->nengines++] = &engine_kvcore_ops;
+    o->engines[o->nengines++] = &engine_leveldb_ops;
+    o->engines[o->nengines++] = &engine_rocksdb_ops;
+    bool reads_set = false;
+
+    static const struct option longopts[] = {
+        {"benchmarks", required_argument, NULL, OPT_BENCH},
+        {"engines", required_argument, NULL, OPT_ENGINES},
+        {"num", required_argument, NULL, OPT_NUM},
+        {"reads", required_argument, NULL, OPT_READS},
+        {"key-size", required_argument, NULL, OPT_KEY},
+        {"value-size", required_argument, NULL, OPT_VALUE},
+        {"seek-nexts", required_argument, NULL, OPT_SEEK},
+        {"write-buffer-size", required_argument, NULL, OPT_WB},
+        {"cache-size", required_argument, NULL, OPT_CACHE},
+        {"bloom-bits", required_argument, NULL, OPT_BLOOM},
+        {"block-size", required_argument, NULL, OPT_BLOCK},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"fs", no_argument, NULL, OPT_FS},
+        {"files", required_argument, NULL, OPT_FILES},
+        {"file-size", required_argument, NULL, OPT_FILE_SIZE},
+        {"cellfs", required_argument, NULL, OPT_CELLFS},
+        {"passthrough", required_argument, NULL, OPT_PASSTHROUGH},
+        {"db", required_argument, NULL, OPT_DB},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    uint64_t v;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+        const char *shortname = "";
+        for (const struct option *lo = longopts; lo->name != NULL; lo++)
+            if (lo->val == c)
+                shortname = lo->name;
+        switch (c) {
+        case 'h':
+            usage(stdout);
+            return OPTIONS_EXIT;
+        case 'V':
+            printf("cellbench %s (libkvcore %s)\n", KVCORE_VERSION, KVCORE_VERSION);
+            return OPTIONS_EXIT;
+        case OPT_BENCH:
+        case OPT_ENGINES: {
+            char *copy = strdup(optarg);
+            if (copy == NULL)
+                return bad("out of memory%s", "");
+            int rc = parse_list(o, copy, c == OPT_ENGINES);
+            free(copy);
+            if (rc != OPTIONS_OK)
+                return rc;
+            break;
+        }
+        case OPT_NUM:
+        case OPT_READS:
+        case OPT_KEY:
+        case OPT_VALUE:
+        case OPT_SEEK:
+        case OPT_BLOOM:
+        case OPT_SEED:
+        case OPT_FILES:
+            if (parse_number(&v, optarg, shortname, false) != 0)
+                return OPTIONS_BAD;
+            if (c == OPT_NUM) o->wl.num = v;
+            if (c == OPT_READS) { o->wl.reads = v; reads_set = true; }
+            if (c == OPT_KEY) o->wl.key_size = (size_t)v;
+            if (c == OPT_VALUE) o->wl.value_size = (size_t)v;
+            if (c == OPT_SEEK) o->wl.seek_nexts = v;
+            if (c == OPT_BLOOM) o->engine.bloom_bits = (uint32_t)(v > 64 ? 65 : v);
+            if (c == OPT_SEED) o->wl.seed = v;
+            if (c == OPT_FILES) o->files = v;
+            break;
+        case OPT_WB:
+        case OPT_CACHE:
+        case OPT_BLOCK:
+        case OPT_FILE_SIZE:
+            if (parse_number(&v, optarg, shortname, true) != 0)
+                return OPTIONS_BAD;
+            if (c == OPT_WB) o->engine.write_buffer_size = v;
+            if (c == OPT_CACHE) o->engine.cache_size = v;
+            if (c == OPT_BLOCK) o->engine.block_size = (uint32_t)(v > (1u << 30) ? 0xFFFFFFFFu : v);
+            if (c == OPT_FILE_SIZE) o->file_size = v;
+            break;
+        case OPT_FS: o->fs_mode = true; break;
+        case OPT_CELLFS: o->cellfs_path = optarg; break;
+        case OPT_PASSTHROUGH: o->passthrough_path = optarg; break;
+        case OPT_DB: o->db_dir = optarg; break;
+        default:
+            return bad("unknown option or missing value: '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return bad("unexpected argument '%s'", argv[optind]);
+    if (!reads_set)
+        o->wl.reads = o->wl.num;
+    if (o->wl.num == 0 || o->wl.num > 100000000000ull)
+        return bad("--num must be 1..100000000000%s", "");
+    /* The key holds the decimal key number zero-padded; 8 bytes already
+       fit 10^8 distinct keys, and kvcore rows may be long. */
+    if (o->wl.key_size < 8 || o->wl.key_size > 64)
+        return bad("--key-size must be 8..64%s", "");
+    if (o->wl.key_size < 20) {
+        uint64_t cap = 1;
+        for (size_t i = 0; i < o->wl.key_size; i++)
+            cap *= 10;
+        if (o->wl.num > cap)
+            return bad("--num does not fit in --key-size digits%s", "");
+    }
+    if (o->wl.value_size > (64u << 20))
+        return bad("--value-size must be at most 64M%s", "");
+    if (o->wl.seek_nexts == 0)
+        return bad("--seek-nexts must be at least 1%s", "");
+    if (o->engine.bloom_bits > 64)
+        return bad("--bloom-bits must be 0..64%s", "");
+    if (o->engine.write_buffer_size < (64u << 10) || o->engine.cache_size < (64u << 10))
+        return bad("--write-buffer-size and --cache-size must be at least 64K%s", "");
+    if (o->engine.block_size != 0 && (o->engine.block_size < 512 || o->engine.block_size > (64u << 20)))
+        return bad("--block-size must be 0 or 512..64M%s", "");
+    if (o->files == 0 || o->files > 10000000)
+        return bad("--files must be 1..10000000%s", "");
+    if (o->file_size > (64u << 20))
+        return bad("--file-size must be at most 64M%s", "");
+    return OPTIONS_OK;
+}
