@@ -47,6 +47,7 @@ struct kv_scan {
     kv_buf upper;               /* reversed: next rows are below this key */
     bool have_upper;
     kv_buf target;
+    kv_buf colkey;              /* the column being read */
     kv_buf scratch;
     kv_buf bytes;               /* row, qualifiers, values of the result */
     cell_ref *refs;
@@ -135,6 +136,11 @@ static int bounds_copy(kv_buf *b, const void *p, size_t n, const void **out) {
     return 0;
 }
 
+static int cmp_column(const void *a, const void *b) {
+    const kv_column *x = a, *y = b;
+    return kv_key_compare(x->qualifier, x->qualifier_len, y->qualifier, y->qualifier_len);
+}
+
 static bool selected(const kv_read_options *o, const char *family) {
     if (!o->columns || o->ncolumns == 0) return true;
     for (size_t i = 0; i < o->ncolumns; i++)
@@ -157,6 +163,7 @@ void kv_scan_close(kv_scan *sc) {
     kv_buf_free(&sc->row_key);
     kv_buf_free(&sc->upper);
     kv_buf_free(&sc->target);
+    kv_buf_free(&sc->colkey);
     kv_buf_free(&sc->scratch);
     kv_buf_free(&sc->bytes);
     free(sc->refs);
@@ -223,8 +230,13 @@ static kv_status scan_open(kv_scan **out, kv_store *s, kv_table *t, const kv_rea
             size_t k = 0;
             for (size_t c = 0; c < o->ncolumns; c++)
                 if (strcmp(o->columns[c].family, f->desc.name) == 0) cols[k++] = o->columns[c];
+            /* in cell order, each once: read_family_row seeks to them in turn */
+            qsort(cols, k, sizeof *cols, cmp_column);
+            size_t u = 0;
+            for (size_t c = 0; c < k; c++)
+                if (u == 0 || cmp_column(&cols[u - 1], &cols[c]) != 0) cols[u++] = cols[c];
             fr->cols = cols;
-            fr->ncols = ncols;
+            fr->ncols = u;
         }
         kv_matcher_init(&fr->matcher, KV_MATCH_READ, &fr->desc, 0, sc->now);
         int32_t mv = o->max_versions <= 0 ? 1 : o->max_versions;
@@ -362,19 +374,23 @@ static kv_status iter_failed(kv_scan *sc, size_t fi, kv_status st) {
 /* Reads family fr's entries of the row sc->row_key (the iterator is at the
    row's first entry or past it), adding kept cells. Leaves the iterator
    after the row. */
-static kv_status read_family_row(kv_scan *sc, size_t fi) {
+static void skip_family_row(kv_scan *sc, size_t fi);
+
+/* Feeds family fi's entries that start with prefix (the iterator is at the
+   first of them or past them) to the matcher, adding kept cells, and stops
+   at the first entry without the prefix. */
+static kv_status read_entries(kv_scan *sc, size_t fi, const uint8_t *prefix, size_t prefix_len) {
     fam_reader *fr = &sc->fams[fi];
     kv_iter *it = fr->it;
     kv_matcher *m = &fr->matcher;
-    kv_matcher_start_row(m);
     size_t col_prefix_len = 0;
-    kv_buf *colkey = &sc->target;
+    kv_buf *colkey = &sc->colkey;
     colkey->len = 0;
     kv_key_parts kp;
     while (it->valid(it)) {
         size_t klen, vlen;
         const uint8_t *key = it->key(it, &klen);
-        if (klen < sc->row_key.len || memcmp(key, sc->row_key.data, sc->row_key.len) != 0) break;
+        if (klen < prefix_len || memcmp(key, prefix, prefix_len) != 0) break;
         if (kv_key_decode(&kp, key, klen, &sc->scratch) != KV_OK) {
             return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
         }
@@ -394,6 +410,34 @@ static kv_status read_family_row(kv_scan *sc, size_t fi) {
         it->next(it);
     }
     return iter_failed(sc, fi, it->status(it));
+}
+
+/* Reads family fi's part of the row sc->row_key (the iterator is at the
+   row's first entry or past it) and leaves the iterator after the row.
+   With selected columns it seeks to each of them rather than reading the
+   whole row, so a read of one cell costs the same in a row of a million. */
+static kv_status read_family_row(kv_scan *sc, size_t fi) {
+    fam_reader *fr = &sc->fams[fi];
+    kv_matcher_start_row(&fr->matcher);
+    if (fr->ncols == 0) return read_entries(sc, fi, sc->row_key.data, sc->row_key.len);
+    kv_buf *tg = &sc->target;
+    /* Family-level markers lead the row and apply to every column. */
+    tg->len = 0;
+    uint8_t kind = KV_KIND_FAMILY_MARKER;
+    if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &kind, 1))
+        return KV_NO_MEMORY;
+    kv_status st = read_entries(sc, fi, tg->data, tg->len);
+    for (size_t c = 0; st == KV_OK && c < fr->ncols; c++) {
+        tg->len = 0;
+        uint8_t col = KV_KIND_COLUMN;
+        if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &col, 1) ||
+            kv_key_encode_row(tg, fr->cols[c].qualifier, fr->cols[c].qualifier_len))
+            return KV_NO_MEMORY;
+        fr->it->seek(fr->it, tg->data, tg->len);
+        st = read_entries(sc, fi, tg->data, tg->len);
+    }
+    if (st == KV_OK) skip_family_row(sc, fi);
+    return st;
 }
 
 /* Skips the rest of row sc->row_key in family fi. */

@@ -362,6 +362,16 @@ static void test_family_and_row_deletes(bool flushed) {
     kv_mutation_free(m);
     if (flushed) flush(&fx);
     CHECK_STR(get_str(&fx, "t", "r", NULL), "a:@30=a-empty30;b:y@20=by20;");
+    kv_column picks[4] = {{"b", "y", 1}, {"a", "y", 1}, {"a", "", 0}, {"b", "x", 1}};
+    kv_read_options po = KV_READ_OPTIONS_INIT;
+    po.columns = picks;
+    po.ncolumns = 4;
+    CHECK_STR(get_str(&fx, "t", "r", &po), "a:@30=a-empty30;b:y@20=by20;");
+    po.raw = true;
+    po.max_versions = 5;
+    CHECK_STR(get_str(&fx, "t", "r", &po), flushed
+              ? "a:@20#14;a:@30=a-empty30;b:@10#10;b:y@20=by20;"
+              : "a:@20#14;a:@30=a-empty30;a:y@20=ay20;b:@10#10;b:x@10=bx10;b:y@20=by20;");
     REQUIRE(kv_mutation_new(&m, "r", 1) == KV_OK);
     CHECK_EQ(kv_mutation_delete_row(m, KV_LATEST_TIMESTAMP), KV_OK);
     CHECK_EQ(kv_mutate(fx.s, "t", m, NULL), KV_OK);
@@ -536,6 +546,19 @@ static void test_scans(bool flushed) {
     o.columns = &b;
     o.ncolumns = 1;
     CHECK_STR(scan_rows(&fx, "t", &o), "abc2(1) row1(1) row3(1) ");
+    /* selected qualifiers: each read by seeking to it, rows in order both ways */
+    kv_column sel[3] = {{"b", "p", 1}, {"a", "q", 1}, {"b", "p", 1}};
+    o = (kv_read_options)KV_READ_OPTIONS_INIT;
+    o.columns = sel;
+    o.ncolumns = 3;
+    CHECK_STR(scan_rows(&fx, "t", &o), "abc1(1) abc2(2) abc3(1) row1(2) row2(1) row3(2) zz(1) ");
+    o.reversed = true;
+    CHECK_STR(scan_rows(&fx, "t", &o), "zz(1) row3(2) row2(1) row1(2) abc3(1) abc2(2) abc1(1) ");
+    kv_column absent = {"a", "nope", 4};
+    o = (kv_read_options)KV_READ_OPTIONS_INIT;
+    o.columns = &absent;
+    o.ncolumns = 1;
+    CHECK_STR(scan_rows(&fx, "t", &o), "");
     o = (kv_read_options)KV_READ_OPTIONS_INIT;
     o.raw = true;
     CHECK_STR(scan_rows(&fx, "t", &o), flushed
