@@ -101,7 +101,7 @@ static int set_ref(fs_handle *h, const fs_path *p)
         free(qual);
         return -ENOMEM;
     }
-    memcpy(row, p->row, p->row_len);
+    if (p->row_len) memcpy(row, p->row, p->row_len);
     if (p->qual_len) memcpy(qual, p->qual, p->qual_len);
     free(h->ref_row);
     free(h->ref_qual);

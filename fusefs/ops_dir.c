@@ -119,22 +119,29 @@ static int load_small(cellfs *fs, fs_dirh *d)
         kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
         if (st == KV_NO_FAMILY) return 0;
         if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
+        /* Each q follows its older versions, and its newest version is q
+           itself: removing the names in listing order (rm -r) then never
+           meets one that an earlier removal took away. */
         const kv_cell *prev = NULL;
+        char qname[FS_NAME_MAX + 1];
         for (size_t i = 0; i < r->ncells && rc == 0; i++) {
             const kv_cell *c = &r->cells[i];
             if (c->type != KV_TYPE_PUT || strcmp(c->family, p->family) != 0) continue;
+            bool first = !prev || prev->qualifier_len != c->qualifier_len ||
+                         memcmp(prev->qualifier, c->qualifier, c->qualifier_len) != 0;
+            if (first && prev) rc = names_add(d, qname, false, &cap);
             char name[FS_NAME_MAX + 1];
             size_t n = fs_name_encode(name, c->qualifier, c->qualifier_len);
             if (n == 0) { rc = -ENOMEM; break; }
-            bool first = !prev || prev->qualifier_len != c->qualifier_len ||
-                         memcmp(prev->qualifier, c->qualifier, c->qualifier_len) != 0;
-            if (first) rc = names_add(d, name, false, &cap);
-            if (rc == 0 && fs->versions) {
+            if (first) {
+                memcpy(qname, name, n + 1);
+            } else if (rc == 0 && fs->versions) {
                 fs_ts_suffix(name + n, c->timestamp);
                 rc = names_add(d, name, false, &cap);
             }
             prev = c;
         }
+        if (rc == 0 && prev) rc = names_add(d, qname, false, &cap);
         kv_result_free(r);
     }
     return rc;

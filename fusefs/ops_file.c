@@ -267,6 +267,21 @@ static bool same_column(const fs_path *a, const fs_path *b)
            memcmp(a->qual, b->qual, a->qual_len) == 0;
 }
 
+/* The timestamp that makes a version the newest value of its column (mv
+   q@T q): the store clock once it has passed @p newest, so that the put
+   cannot meet the delete of version T in the same mutation and later
+   implicit writes still win; newest + 1 when the column holds versions
+   from the future. */
+static int64_t restore_ts(cellfs *fs, int64_t newest)
+{
+    for (int i = 0; i < 20; i++) {
+        int64_t now = kv_store_now(fs->store);
+        if (now > newest) return now;
+        nanosleep(&(struct timespec){ 0, 500000 }, NULL);
+    }
+    return newest < INT64_MAX - 1 ? newest + 1 : newest;
+}
+
 static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf, fs_path *pt,
                        unsigned int flags)
 {
@@ -278,13 +293,17 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
     if (strcmp(pf->table, pt->table) != 0 || pf->row_len != pt->row_len ||
         memcmp(pf->row, pt->row, pf->row_len) != 0)
         return -EXDEV;
+    bool restore = false;          /* mv q@T q: that version becomes the newest value */
     if (same_column(pf, pt)) {
         if (pf->has_version == pt->has_version &&
             (!pf->has_version || pf->version == pt->version))
             return 0;
-        fs_log(fs, "rename %s -> %s: moving a version within its own column is not "
-               "supported", from, to);
-        return -EINVAL;
+        if (!pf->has_version) {
+            fs_log(fs, "rename %s -> %s: a column cannot become one of its own versions "
+                   "(copy it: cp q q@ts)", from, to);
+            return -EINVAL;
+        }
+        restore = !pt->has_version;
     }
     rc = fs_family_check(fs, pt);
     if (rc) {
@@ -309,6 +328,10 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
             rc = -EEXIST;
     }
     int64_t put_ts = pt->has_version ? pt->version : src_ts;
+    if (rc == 0 && restore) {
+        put_ts = restore_ts(fs, ndst ? dst_ts[0] : src_ts);
+        ndst = 0;                  /* q keeps its other versions, as a write would */
+    }
     if (rc == 0 && fs_put_masked(fs, pt, put_ts)) {
         if (pt->has_version) {
             fs_log(fs, "rename %s -> %s: a delete marker hides a put at %lld", from, to,

@@ -219,8 +219,76 @@ teardown() {
     printf 'b' > "$T/row1/cf/q@200"
     fs_unmount "$MNT"
     fs_mount "$STORE" "$MNT" -o versions
+    # the newest version is q itself, listed after the older ones
     run ls -f "$T/row1/cf"
-    [ "$output" = "$(printf '.\n..\nq\nq@200\nq@100')" ]
+    [ "$output" = "$(printf '.\n..\nq@100\nq')" ]
     [ "$(cat "$T/row1/cf/q@100")" = "a" ]
+    [ "$(cat "$T/row1/cf/q@200")" = "b" ]
     [ "$(stat -c %Y "$T/row1/cf/q@100")" -eq 0 ]
+}
+
+@test "-o versions: plain rm -r of a row removes every version" {
+    printf "{NAME => 'cf', VERSIONS => '5'}\n{NAME => 'g'}\n" > "$T/.schema"
+    for q in a b c; do
+        for ts in 100 200 300; do printf '%s' "$q$ts" > "$T/row1/cf/$q@$ts"; done
+    done
+    echo newest > "$T/row1/cf/b"
+    printf 'g' > "$T/row1/g/x@5"
+    mkdir -p "$T/row2/cf"
+    echo keep > "$T/row2/cf/a"
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o versions
+    [ "$(ls "$T/row1/cf" | wc -l)" -eq 10 ]
+    rm -r "$T/row1"
+    [ ! -e "$T/row1" ]
+    [ "$(ls "$T")" = "row2" ]
+    run cat "$T/row1/cf/a@100"
+    [ "$status" -ne 0 ]
+    [ "$(cat "$T/row2/cf/a")" = "keep" ]
+    # and with other tools that remove a tree in listing order
+    for ts in 1 2 3 4 5; do printf 'v' > "$T/row2/cf/q@$ts"; done
+    find "$T/row2" -delete
+    [ -z "$(ls "$T")" ]
+    mkdir -p "$T/row3/cf"
+    for ts in 1 2 3 4 5; do printf 'v' > "$T/row3/cf/q@$ts"; done
+    python3 -c 'import shutil, sys; shutil.rmtree(sys.argv[1])' "$T/row3"
+    [ -z "$(ls "$T")" ]
+}
+
+@test "mv q@T q makes the version at T the newest value; mv q q@T is EINVAL" {
+    printf "{NAME => 'cf', VERSIONS => '5'}\n" > "$T/.schema"
+    printf 'v1' > "$T/row1/cf/q@1000"
+    printf 'v2' > "$T/row1/cf/q@2000"
+    printf 'v3' > "$T/row1/cf/q"
+    before=$(date +%s)
+    mv "$T/row1/cf/q@1000" "$T/row1/cf/q"
+    [ "$(cat "$T/row1/cf/q")" = "v1" ]
+    [ "$(stat -c %Y "$T/row1/cf/q")" -ge "$before" ]
+    [ ! -e "$T/row1/cf/q@1000" ]
+    [ "$(cat "$T/row1/cf/q@2000")" = "v2" ]
+    # the value it replaced is still a version, as after a write
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o versions
+    [ "$(ls "$T/row1/cf" | wc -l)" -eq 3 ]
+    [ "$(cat "$T/row1/cf/$(ls "$T/row1/cf" | grep -v -e '^q$' -e '^q@2000$')")" = "v3" ]
+    # later writes win over the restored value
+    printf 'v4' > "$T/row1/cf/q"
+    [ "$(cat "$T/row1/cf/q")" = "v4" ]
+    # a version written this very millisecond
+    for i in 1 2 3 4 5; do
+        t=$(date +%s%3N)
+        printf 'w%s' "$i" > "$T/row1/cf/q@$t"
+        mv "$T/row1/cf/q@$t" "$T/row1/cf/q"
+        [ "$(cat "$T/row1/cf/q")" = "w$i" ]
+    done
+    # a version moves to another time within its column
+    mv "$T/row1/cf/q@2000" "$T/row1/cf/q@2500"
+    [ "$(cat "$T/row1/cf/q@2500")" = "v2" ]
+    [ ! -e "$T/row1/cf/q@2000" ]
+    # the column cannot become one of its versions
+    run python3 -c "import os,sys; os.rename(sys.argv[1], sys.argv[2])" "$T/row1/cf/q" "$T/row1/cf/q@5"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"Invalid argument"* ]]
+    grep -q "cannot become one of its own versions" "$FS_TMP/cellfs.log"
+    [ "$(cat "$T/row1/cf/q")" = "w5" ]
 }

@@ -61,15 +61,35 @@ fs_unmount() {
     fi
 }
 
-# fs_setup: temp dir with STORE and MNT, mounted with -o create [options].
-fs_setup() {
+# fs_setup_dirs: temp dir with STORE (not yet created) and MNT, unmounted.
+fs_setup_dirs() {
     fs_require_fuse
     FS_TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/cellfs-bats.XXXXXX")
     STORE="$FS_TMP/store"
     MNT="$FS_TMP/mnt"
     mkdir -p "$MNT"
     FS_PIDS=""
+}
+
+# fs_setup: temp dir with STORE and MNT, mounted with -o create [options].
+fs_setup() {
+    fs_setup_dirs
     fs_mount "$STORE" "$MNT" -o create "$@"
+}
+
+# fs_daemon_pid MNT: the pid of the cellfs process whose arguments include
+# MNT (a daemon started by mount(8) rather than by fs_mount); fails if none.
+fs_daemon_pid() {
+    local p exe
+    exe=$(realpath "$CELLFS")
+    for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/exe" 2>/dev/null)" = "$exe" ] || continue
+        if tr '\0' '\n' < "$p/cmdline" 2>/dev/null | grep -qxF -- "$1"; then
+            echo "${p#/proc/}"
+            return 0
+        fi
+    done
+    return 1
 }
 
 # fs_teardown: always unmount and clean up, even after a failure.
