@@ -147,7 +147,7 @@ int fs_cell_versions(cellfs *fs, const fs_path *p, int64_t **ts, size_t *n)
 bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts)
 {
     kv_read_options o = KV_READ_OPTIONS_INIT;
-    kv_column col = { p->family, NULL, 0 };
+    kv_column col = { p->family, p->qual, p->qual_len };   /* family markers come too */
     o.columns = &col;
     o.ncolumns = 1;
     o.max_versions = INT32_MAX;
