@@ -450,7 +450,7 @@ static void *flush_main(void *arg) {
                 s->compaction_wanted = true;
                 pthread_cond_broadcast(&s->compact_cv);
             } else if (!s->shutting_down) {
-                kv_log(s, KV_LOG_ERROR, "background flush failed (will retry): %s", s->errmsg);
+                kv_log(s, KV_LOG_ERROR, "background flush failed (will retry): %s", kv_store_errmsg(s));
                 struct timespec until;
                 clock_gettime(CLOCK_REALTIME, &until);
                 until.tv_sec += 1;

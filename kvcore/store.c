@@ -16,15 +16,38 @@
 
 /* ---- messages ---- */
 
-/* Records an error as the store's last failure message; passes background
-   messages (kv_log) to the user's log sink. Failures of a call are returned
-   to its caller and not logged, so that nothing is reported twice. */
+/* The message slot of the calling thread, taking the oldest slot when the
+   thread has none (errmsg_mu held). */
+static struct kv_errslot *thread_slot(kv_store *s, bool create) {
+    pthread_t self = pthread_self();
+    for (size_t i = 0; i < KV_ERRMSG_SLOTS; i++)
+        if (s->errslots[i].used && pthread_equal(s->errslots[i].thread, self)) return &s->errslots[i];
+    if (!create) return NULL;
+    struct kv_errslot *slot = &s->errslots[s->errslot_next++ % KV_ERRMSG_SLOTS];
+    slot->used = true;
+    slot->thread = self;
+    return slot;
+}
+
+static bool on_background_thread(const kv_store *s) {
+    pthread_t self = pthread_self();
+    return (s->bg_started && pthread_equal(self, s->bg_thread)) ||
+           (s->compact_started && pthread_equal(self, s->compact_thread));
+}
+
+/* Records a failure message for the calling thread (a background thread's
+   also becomes the store's background message, which callers whose writes
+   fail because of it are given); passes kv_log's messages to the user's log
+   sink. Failures of a call are returned to its caller and not logged, so
+   that nothing is reported twice. */
 static void vrecord(kv_store *s, int level, bool to_sink, const char *fmt, va_list ap) {
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
     if (level == KV_LOG_ERROR) {
         pthread_mutex_lock(&s->errmsg_mu);
-        snprintf(s->errmsg, sizeof s->errmsg, "%s", msg);
+        struct kv_errslot *slot = thread_slot(s, true);
+        snprintf(slot->text, sizeof slot->text, "%s", msg);
+        if (on_background_thread(s)) snprintf(s->bg_errmsg, sizeof s->bg_errmsg, "%s", msg);
         pthread_mutex_unlock(&s->errmsg_mu);
     }
     if (to_sink && s->opts.log) s->opts.log(s->opts.log_ctx, level, msg);
@@ -39,6 +62,14 @@ kv_status kv_fail(kv_store *s, kv_status status, const char *fmt, ...) {
     return status;
 }
 
+kv_status kv_fail_background(kv_store *s, kv_status status, const char *what) {
+    char bg[512];
+    pthread_mutex_lock(&s->errmsg_mu);
+    snprintf(bg, sizeof bg, "%s", s->bg_errmsg[0] ? s->bg_errmsg : kv_strerror(status));
+    pthread_mutex_unlock(&s->errmsg_mu);
+    return kv_fail(s, status, "%s: %s", what, bg);
+}
+
 void kv_log(kv_store *s, int level, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -46,7 +77,13 @@ void kv_log(kv_store *s, int level, const char *fmt, ...) {
     va_end(ap);
 }
 
-const char *kv_store_errmsg(kv_store *s) { return s ? s->errmsg : ""; }
+const char *kv_store_errmsg(kv_store *s) {
+    if (!s) return "";
+    pthread_mutex_lock(&s->errmsg_mu);
+    struct kv_errslot *slot = thread_slot(s, false);
+    pthread_mutex_unlock(&s->errmsg_mu);
+    return slot ? slot->text : "";
+}
 
 /* ---- clock ---- */
 
@@ -316,7 +353,8 @@ out:
     free(manifest);
     free(lockpath);
     if (st != KV_OK) {
-        if (errmsg && errlen) snprintf(errmsg, errlen, "%s", s->errmsg[0] ? s->errmsg : kv_strerror(st));
+        const char *why = kv_store_errmsg(s);
+        if (errmsg && errlen) snprintf(errmsg, errlen, "%s", why[0] ? why : kv_strerror(st));
         if (s->bg_started) kv_bg_stop(s);
         free_store(s);
         return st;

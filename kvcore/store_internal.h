@@ -15,7 +15,7 @@
  *                          version) so that each sees the previous one.
  *   mu                     guards the writer queue, family memstore and
  *                          file-set pointers, background state, counters.
- *   errmsg_mu              guards errmsg only.
+ *   errmsg_mu              guards the message slots only (a leaf lock).
  * Memstores are written only by the current write leader (one at a time);
  * readers take references to memstores and file sets under mu and then read
  * without locks.
@@ -78,6 +78,8 @@ typedef struct kv_namespace {
     kv_property *props;         /* malloc'd keys and values */
 } kv_namespace;
 
+#define KV_ERRMSG_SLOTS 32
+
 /* A writer waiting in the queue (write.c). */
 typedef struct kv_writer kv_writer;
 
@@ -132,14 +134,25 @@ struct kv_store {
 
     bool read_only;
 
+    /* Failure messages, one per calling thread, so that one thread's
+       failure never rewrites the text another is reading (errmsg_mu). */
     pthread_mutex_t errmsg_mu;
-    char errmsg[512];
+    struct kv_errslot {
+        bool used;
+        pthread_t thread;
+        char text[512];
+    } errslots[KV_ERRMSG_SLOTS];
+    size_t errslot_next;
+    char bg_errmsg[512];        /* the last background failure */
 };
 
 /* ---- store.c ---- */
 /* Records a call's failure message on the store; returns status. */
 kv_status kv_fail(kv_store *s, kv_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Fails a call because background work failed: the caller's message
+   says what it was doing and why the background work failed. */
+kv_status kv_fail_background(kv_store *s, kv_status status, const char *what);
 /* Reports a background event to the log sink (errors also become the
    store's last failure message). */
 void kv_log(kv_store *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -228,7 +228,8 @@ kv_status kv_write_replay(kv_store *s, const uint8_t *rec, size_t len) {
 static kv_status make_room(kv_store *s, bool force) {
     size_t *mem_bytes = &s->mem_bytes;
     for (;;) {
-        if (s->bg_error != KV_OK && s->flush_pending) return s->bg_error;
+        if (s->bg_error != KV_OK && s->flush_pending)
+            return kv_fail_background(s, s->bg_error, "memstores are full and cannot be flushed");
         if (!force && *mem_bytes < s->opts.write_buffer_size) return KV_OK;
         if (s->flush_pending) {
             pthread_cond_wait(&s->bg_cv, &s->mu);
@@ -353,7 +354,7 @@ static kv_status enqueue(kv_store *s, kv_writer *w) {
         while (s->flush_pending && s->bg_error == KV_OK) pthread_cond_wait(&s->bg_cv, &s->mu);
         /* bg_error also reports a flush whose files were written but whose
            manifest was not (flush_pending is then already false). */
-        if (s->bg_error != KV_OK) st = w->status = s->bg_error;
+        if (s->bg_error != KV_OK) st = w->status = kv_fail_background(s, s->bg_error, "flush failed");
     }
     pthread_mutex_unlock(&s->mu);
     pthread_cond_destroy(&w->cv);

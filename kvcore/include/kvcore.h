@@ -11,7 +11,8 @@
  * Conventions
  *  - Every call that can fail returns a kv_status: KV_OK (0) or a negative
  *    code; kv_strerror() names it and kv_store_errmsg() gives the detail of
- *    the last failure on a store ("corrupt block in 000012.sst at offset 8").
+ *    the calling thread's last failure on a store ("corrupt block in
+ *    000012.sst at offset 8").
  *    KV_NOT_FOUND is an answer, not a failure.
  *  - Out-parameters come first. Options structs have an initialiser macro;
  *    a NULL options pointer means the defaults.
@@ -117,9 +118,11 @@ kv_status kv_store_open(kv_store **out, const char *path, const kv_store_options
  */
 kv_status kv_store_close(kv_store *store);
 
-/** The detail text of the last failure on this store ("" if none). The
- *  pointer stays valid until the next call on the store from any thread;
- *  copy it if threads share the store. */
+/** The detail text of the calling thread's last failure on this store (""
+ *  if none), such as "corrupt block in /s/000012.sst at offset 8192". Each
+ *  thread sees its own failures only. The pointer stays valid until the
+ *  thread's next failing call on the store (or until 32 other threads have
+ *  failed since); copy it to keep it. */
 const char *kv_store_errmsg(kv_store *store);
 
 typedef struct kv_store_stats {
