@@ -494,7 +494,7 @@ static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
     kv_status st = KV_OK;
     if (h->append_pure && !h->whole && ts == KV_LATEST_TIMESTAMP) {
         if (h->len > h->append_base)
-            st = kv_append(fs->store, p->table, p->row, p->row_len, p->family, p->qual,
+            st = kv_append(NULL, NULL, fs->store, p->table, p->row, p->row_len, p->family, p->qual,
                            p->qual_len, h->buf + h->append_base, h->len - h->append_base, &w);
     } else if (h->whole) {
         st = put_one(fs, p, ts, h->buf, h->len, &w);

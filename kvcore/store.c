@@ -550,9 +550,12 @@ static void end_read_modify_write(kv_store *s) {
 
 typedef kv_status (*rmw_fn)(kv_store *s, bool found, const kv_buf *old, kv_buf *out, void *ctx);
 
+/* Reads the newest value of one cell, lets fn compute the new one, and
+   writes it, atomically with respect to other such calls. When written is
+   non-NULL the new value is moved there on success. */
 static kv_status read_modify_write(kv_store *s, const char *table, const void *row, size_t row_len,
                                    const char *family, const void *q, size_t qlen, rmw_fn fn,
-                                   void *ctx, const kv_write_options *wopts) {
+                                   void *ctx, const kv_write_options *wopts, kv_buf *written) {
     if (!s || !row || !family) return KV_INVALID;
     kv_durability d = wopts ? wopts->durability : KV_DURABILITY_DEFAULT;
     kv_table *t;
@@ -575,6 +578,10 @@ static kv_status read_modify_write(kv_store *s, const char *table, const void *r
     }
     end_read_modify_write(s);
     kv_buf_free(&old);
+    if (st == KV_OK && written) {
+        *written = val;
+        val = (kv_buf){0};
+    }
     kv_buf_free(&val);
     return st;
 }
@@ -601,7 +608,7 @@ kv_status kv_increment(int64_t *result, kv_store *s, const char *table, const vo
                        const kv_write_options *wopts) {
     incr_ctx c = {delta, 0};
     kv_status st = read_modify_write(s, table, row, row_len, family, qualifier, qualifier_len,
-                                     do_increment, &c, wopts);
+                                     do_increment, &c, wopts, NULL);
     if (st == KV_OK && result) *result = c.result;
     return st;
 }
@@ -616,13 +623,24 @@ static kv_status do_append(kv_store *s, bool found, const kv_buf *old, kv_buf *o
     return KV_OK;
 }
 
-kv_status kv_append(kv_store *s, const char *table, const void *row, size_t row_len,
-                    const char *family, const void *qualifier, size_t qualifier_len,
-                    const void *data, size_t data_len, const kv_write_options *wopts) {
+kv_status kv_append(void **result, size_t *result_len, kv_store *s, const char *table,
+                    const void *row, size_t row_len, const char *family, const void *qualifier,
+                    size_t qualifier_len, const void *data, size_t data_len,
+                    const kv_write_options *wopts) {
+    if (result) *result = NULL;
+    if (result_len) *result_len = 0;
     if (data_len && !data) return KV_INVALID;
     append_ctx c = {data, data_len};
-    return read_modify_write(s, table, row, row_len, family, qualifier, qualifier_len, do_append, &c,
-                             wopts);
+    kv_buf value = {0};
+    kv_status st = read_modify_write(s, table, row, row_len, family, qualifier, qualifier_len,
+                                     do_append, &c, wopts, result ? &value : NULL);
+    if (st == KV_OK && result) {
+        /* an empty value still gets a buffer, so that success is non-NULL */
+        if (!value.data && kv_buf_reserve(&value, 1)) return KV_NO_MEMORY;
+        *result = value.data;
+        if (result_len) *result_len = value.len;
+    }
+    return st;
 }
 
 static bool compare_ok(kv_compare_op op, int c) {

@@ -392,10 +392,13 @@ kv_status kv_increment(int64_t *result, kv_store *store, const char *table, cons
                        size_t qualifier_len, int64_t delta, const kv_write_options *wopts);
 
 /** Appends @p data to the newest value of the cell (absent = empty) and
- *  stores the result with the current timestamp, atomically like increment. */
-kv_status kv_append(kv_store *store, const char *table, const void *row, size_t row_len,
-                    const char *family, const void *qualifier, size_t qualifier_len,
-                    const void *data, size_t data_len, const kv_write_options *wopts);
+ *  stores the result with the current timestamp, atomically like increment.
+ *  When @p result is non-NULL it receives a malloc'd copy of the new value
+ *  (free it with free()) and @p result_len, when non-NULL, its length. */
+kv_status kv_append(void **result, size_t *result_len, kv_store *store, const char *table,
+                    const void *row, size_t row_len, const char *family, const void *qualifier,
+                    size_t qualifier_len, const void *data, size_t data_len,
+                    const kv_write_options *wopts);
 
 typedef enum kv_compare_op {
     KV_CMP_LESS, KV_CMP_LESS_OR_EQUAL, KV_CMP_EQUAL, KV_CMP_NOT_EQUAL,

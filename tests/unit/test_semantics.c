@@ -458,8 +458,12 @@ static void test_counters(void) {
     kv_result_free(r);
     CHECK_EQ(kv_increment(&v, fx.s, "t", "r", 1, "nofam", "c", 1, 1, NULL), KV_NO_FAMILY);
 
-    CHECK_EQ(kv_append(fx.s, "t", "r", 1, "cf", "text", 4, "def", 3, NULL), KV_OK);
-    CHECK_EQ(kv_append(fx.s, "t", "r", 1, "cf", "new", 3, "xyz", 3, NULL), KV_OK);
+    void *appended = NULL;
+    size_t appended_len = 0;
+    CHECK_EQ(kv_append(&appended, &appended_len, fx.s, "t", "r", 1, "cf", "text", 4, "def", 3, NULL), KV_OK);
+    CHECK_BYTES(appended, appended_len, "abcdef");
+    free(appended);
+    CHECK_EQ(kv_append(NULL, NULL, fx.s, "t", "r", 1, "cf", "new", 3, "xyz", 3, NULL), KV_OK);
     kv_column cols[2] = {{"cf", "text", 4}, {"cf", "new", 3}};
     o.columns = cols;
     o.ncolumns = 2;

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
@@ -192,22 +193,15 @@ int cmd_append(cellsh *sh, const sh_command *cmd) {
         if (cmd->args[i].kind != SH_HASH) return sh_error(sh, "append: unexpected argument");
         if (sh_hash_check(sh, &cmd->args[i], put_options, "append") < 0) return -1;
     }
-    kv_status st = kv_append(sh->store, table, row, row_len, col.family, col.qualifier,
-                             col.qualifier_len, value, value_len, &sh->wopts);
-    if (st != KV_OK) return sh_kv_error(sh, st, table);
-    /* kv_append does not return the new value; read it back to print it as
-     * the HBase shell does. */
-    kv_column kc = { col.family, col.qualifier, col.qualifier_len };
-    kv_read_options ro = KV_READ_OPTIONS_INIT;
-    ro.columns = &kc;
-    ro.ncolumns = 1;
-    kv_result *res = NULL;
-    st = kv_get(&res, sh->store, table, row, row_len, &ro);
+    void *value_now = NULL;
+    size_t value_now_len = 0;
+    kv_status st = kv_append(&value_now, &value_now_len, sh->store, table, row, row_len, col.family,
+                             col.qualifier, col.qualifier_len, value, value_len, &sh->wopts);
     if (st != KV_OK) return sh_kv_error(sh, st, table);
     fputs("CURRENT VALUE = ", sh->out);
-    if (res->ncells > 0) sh_print_escaped(sh->out, res->cells[0].value, res->cells[0].value_len);
+    sh_print_escaped(sh->out, value_now, value_now_len);
     fputc('\n', sh->out);
-    kv_result_free(res);
+    free(value_now);
     sh_footer_took(sh);
     return 0;
 }
