@@ -275,17 +275,31 @@ kv_status kv_store_open(kv_store **out, const char *path, const kv_store_options
     size_t nlogs = 0;
     if (st != KV_OK) goto out;
 
-    st = s->env->mkdir(s->env, path, err, sizeof err);
-    bool created_dir = st == KV_OK;
-    if (st == KV_OK && !s->opts.create_if_missing) {
-        s->env->remove(s->env, path, err, sizeof err);
-        st = kv_fail(s, KV_NOT_FOUND, "no store at %s", path);
+    /* A missing directory becomes a new store (when asked); an existing one
+       must be a store or empty, so that no other directory is written into. */
+    char **names = NULL;
+    st = s->env->list(s->env, path, &names, err, sizeof err);
+    if (st == KV_NOT_FOUND) {
+        if (!s->opts.create_if_missing) { st = kv_fail(s, KV_NOT_FOUND, "no store at %s", path); goto out; }
+        st = s->env->mkdir(s->env, path, err, sizeof err);
+        if (st == KV_NOT_FOUND) { st = kv_fail(s, st, "cannot create %s: parent directory missing", path); goto out; }
+        if (st != KV_OK && st != KV_EXISTS) { kv_fail(s, st, "%s", err); goto out; }
+    } else if (st != KV_OK) {
+        kv_fail(s, st, "%s", err);
         goto out;
+    } else {
+        bool has_manifest = false, has_other = false;
+        for (char **n = names; *n; n++) {
+            if (strcmp(*n, "MANIFEST") == 0) has_manifest = true;
+            else if (strcmp(*n, "LOCK") != 0 && strcmp(*n, "MANIFEST.tmp") != 0) has_other = true;
+        }
+        kv_free_names(names);
+        if (!has_manifest && has_other) {
+            st = kv_fail(s, KV_INVALID, "%s is not a cellfs store: it holds other files and no MANIFEST", path);
+            goto out;
+        }
     }
-    if (st == KV_EXISTS) st = KV_OK;
-    if (st == KV_NOT_FOUND) { st = kv_fail(s, st, "cannot create %s: parent directory missing", path); goto out; }
-    if (st != KV_OK) { kv_fail(s, st, "%s", err); goto out; }
-    (void)created_dir;
+    st = KV_OK;
 
     lockpath = kv_filename_lock(path);
     st = lockpath ? s->env->lock(s->env, lockpath, s->opts.owner ? s->opts.owner : "", &s->lock, err, sizeof err)

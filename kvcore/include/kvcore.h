@@ -103,7 +103,10 @@ typedef struct kv_store_options {
  * Opens (or with create_if_missing creates) the store in directory @p path,
  * replays its write-ahead log and starts its background thread.
  * On success *out holds the handle; close it with kv_store_close.
- * Errors: KV_NOT_FOUND (no store and not create_if_missing), KV_EXISTS,
+ * An existing directory must hold a store or be empty: one holding other
+ * files is refused (KV_INVALID) and left untouched.
+ * Errors: KV_NOT_FOUND (no store and not create_if_missing, or no parent
+ * directory), KV_EXISTS (error_if_exists), KV_INVALID,
  * KV_LOCKED (another opener; the message names its pid and owner text),
  * KV_CORRUPT, KV_IO. On failure *out is NULL; when @p errmsg is non-NULL
  * the detail is written there (at most @p errlen bytes, NUL-terminated).

@@ -11,6 +11,8 @@
 #include "testutil.h"
 
 #include <stdbool.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct fixture {
     char *dir;
@@ -684,6 +686,48 @@ static void test_catalog(void) {
     fx_end(&fx);
 }
 
+/* ---- what kv_store_open accepts ---- */
+
+static void test_open_rules(void) {
+    char *dir = test_tmpdir("openrules");
+    char path[1024], err[512];
+    kv_store *s = NULL;
+    kv_store_options o = KV_STORE_OPTIONS_INIT;
+    /* a directory holding other files is not turned into a store */
+    snprintf(path, sizeof path, "%s/notes.txt", dir);
+    FILE *f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fputs("mine\n", f);
+    fclose(f);
+    o.create_if_missing = true;
+    CHECK_EQ(kv_store_open(&s, dir, &o, err, sizeof err), KV_INVALID);
+    CHECK(strstr(err, "not a cellfs store") != NULL);
+    snprintf(path, sizeof path, "%s/MANIFEST", dir);
+    CHECK(access(path, F_OK) != 0);
+    snprintf(path, sizeof path, "%s/LOCK", dir);
+    CHECK(access(path, F_OK) != 0);
+    /* a missing store is not created unless asked */
+    snprintf(path, sizeof path, "%s/new", dir);
+    o.create_if_missing = false;
+    CHECK_EQ(kv_store_open(&s, path, &o, err, sizeof err), KV_NOT_FOUND);
+    CHECK(strstr(err, "no store at") != NULL);
+    CHECK(access(path, F_OK) != 0);
+    /* nor is a missing parent */
+    snprintf(path, sizeof path, "%s/no/such/parent", dir);
+    o.create_if_missing = true;
+    CHECK_EQ(kv_store_open(&s, path, &o, err, sizeof err), KV_NOT_FOUND);
+    CHECK(strstr(err, "parent directory missing") != NULL);
+    /* an empty directory becomes a store; error_if_exists refuses it next */
+    snprintf(path, sizeof path, "%s/empty", dir);
+    REQUIRE(mkdir(path, 0755) == 0);
+    REQUIRE(kv_store_open(&s, path, &o, err, sizeof err) == KV_OK);
+    CHECK_EQ(kv_store_close(s), KV_OK);
+    o.error_if_exists = true;
+    CHECK_EQ(kv_store_open(&s, path, &o, err, sizeof err), KV_EXISTS);
+    test_rmtree(dir);
+    free(dir);
+}
+
 int main(void) {
     for (int flushed = 0; flushed < 2; flushed++) {
         test_webtable(flushed);
@@ -699,5 +743,6 @@ int main(void) {
     test_implicit_timestamps();
     test_counters();
     test_catalog();
+    test_open_rules();
     return test_finish("test_semantics");
 }
