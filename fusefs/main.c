@@ -126,6 +126,7 @@ static int open_store(cellfs *fs, char *err, size_t errlen)
 {
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     o.create_if_missing = fs->create;
+    o.lock_wait_ms = 2000; /* the previous mount may still be closing */
     o.read_only = fs->read_only;
     if (fs->max_value) o.max_value_size = fs->max_value;
     if (fs->cache_size) o.block_cache_size = fs->cache_size;

@@ -302,8 +302,12 @@ kv_status kv_store_open(kv_store **out, const char *path, const kv_store_options
     st = KV_OK;
 
     lockpath = kv_filename_lock(path);
-    st = lockpath ? s->env->lock(s->env, lockpath, s->opts.owner ? s->opts.owner : "", &s->lock, err, sizeof err)
-                  : KV_NO_MEMORY;
+    st = lockpath ? KV_LOCKED : KV_NO_MEMORY;
+    for (unsigned waited = 0; st == KV_LOCKED; waited += 50) {
+        st = s->env->lock(s->env, lockpath, s->opts.owner ? s->opts.owner : "", &s->lock, err, sizeof err);
+        if (st != KV_LOCKED || waited >= s->opts.lock_wait_ms) break;
+        nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+    }
     if (st != KV_OK) { kv_fail(s, st, "%s", err); goto out; }
 
     manifest = kv_filename_manifest(path);

@@ -74,8 +74,12 @@ kv_status kv_wal_writer_open(kv_wal_writer **out, kv_env *env, const char *path,
         st = env->append(w->file, h, sizeof h, err, errlen);
     }
     if (st != KV_OK) {
-        if (w->file)
+        /* A full disk makes every write retry this: leave no empty or
+           half-headed log behind each time (best effort; st is the error). */
+        if (w->file) {
             env->close(w->file, NULL, 0);
+            env->remove(env, path, NULL, 0);
+        }
         free(w->path);
         free(w);
         return st;

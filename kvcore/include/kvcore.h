@@ -94,10 +94,14 @@ typedef struct kv_store_options {
     /* Clock for implicit timestamps (ms); NULL = the real-time clock. */
     int64_t (*clock_ms)(void *ctx);
     void *clock_ctx;
+    /* How long to wait for another holder to release the store before
+       failing with KV_LOCKED (milliseconds; 0 = fail at once). A process
+       that just unmounted the store may still be closing it. */
+    unsigned lock_wait_ms;
 } kv_store_options;
 
 #define KV_STORE_OPTIONS_INIT \
-    { false, false, false, 64u << 20, 64u << 20, 64u << 20, NULL, NULL, NULL, NULL, NULL, NULL }
+    { false, false, false, 64u << 20, 64u << 20, 64u << 20, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
 
 /**
  * Opens (or with create_if_missing creates) the store in directory @p path,

@@ -10,8 +10,10 @@
 #include "kvcore.h"
 #include "testutil.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct fixture {
@@ -688,6 +690,33 @@ static void test_catalog(void) {
 
 /* ---- what kv_store_open accepts ---- */
 
+static void *close_later(void *arg) {
+    nanosleep(&(struct timespec){0, 200 * 1000 * 1000}, NULL);
+    kv_store_close(arg);
+    return NULL;
+}
+
+/* A second opener fails at once, or waits for the holder with lock_wait_ms. */
+static void test_lock_wait(void) {
+    char *dir = test_tmpdir("lockwait");
+    char err[512];
+    kv_store_options o = KV_STORE_OPTIONS_INIT;
+    o.create_if_missing = true;
+    o.owner = "first opener";
+    kv_store *a, *b = NULL;
+    REQUIRE(kv_store_open(&a, dir, &o, err, sizeof err) == KV_OK);
+    CHECK_EQ(kv_store_open(&b, dir, &o, err, sizeof err), KV_LOCKED);
+    CHECK(strstr(err, "first opener") != NULL);
+    pthread_t t;
+    REQUIRE(pthread_create(&t, NULL, close_later, a) == 0);
+    o.lock_wait_ms = 5000;
+    CHECK_EQ(kv_store_open(&b, dir, &o, err, sizeof err), KV_OK);
+    pthread_join(t, NULL);
+    CHECK_EQ(kv_store_close(b), KV_OK);
+    test_rmtree(dir);
+    free(dir);
+}
+
 static void test_open_rules(void) {
     char *dir = test_tmpdir("openrules");
     char path[1024], err[512];
@@ -744,5 +773,6 @@ int main(void) {
     test_counters();
     test_catalog();
     test_open_rules();
+    test_lock_wait();
     return test_finish("test_semantics");
 }

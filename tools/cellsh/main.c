@@ -114,6 +114,8 @@ int main(int argc, char **argv) {
 
     kv_store_options opts = KV_STORE_OPTIONS_INIT;
     opts.create_if_missing = !read_only;
+    /* a mount that was just unmounted may still be closing the store */
+    opts.lock_wait_ms = 2000;
     opts.read_only = read_only;
     opts.owner = "cellsh";
     opts.log = log_sink;
