@@ -27,13 +27,16 @@ kv_status kv_open_new_log(kv_store *s, uint64_t number, kv_wal_writer **out) {
     char err[512] = "";
     char *path = kv_filename_log(s->dir, number);
     kv_status st = path ? kv_wal_writer_open(out, s->env, path, err, sizeof err) : KV_NO_MEMORY;
-    free(path);
     /* An fsync'd record must be findable after power loss: make the new
        log's directory entry durable before anything is logged in it. */
     if (st == KV_OK && (st = s->env->sync_dir(s->env, s->dir, err, sizeof err)) != KV_OK) {
         kv_wal_writer_close(*out, NULL, 0);
         *out = NULL;
     }
+    /* On a full disk every write retries this: leave no empty log behind
+       each time (best effort; nothing was logged in it). */
+    if (st != KV_OK && path) s->env->remove(s->env, path, NULL, 0);
+    free(path);
     if (st != KV_OK) return kv_fail(s, st, "creating a new write-ahead log: %s", err);
     return KV_OK;
 }
@@ -116,8 +119,11 @@ static kv_status write_family_file(kv_store *s, const kv_family_desc *desc, kv_i
         }
         first = false;
         if (kv_matcher_match(&m, kv_key_timestamp(key, klen), kv_key_type(key, klen),
-                             kv_key_sequence(key, klen), family_kind))
-            st = kv_sst_add(w, key, klen, val, vlen);
+                             kv_key_sequence(key, klen), family_kind) &&
+            (st = kv_sst_add(w, key, klen, val, vlen)) != KV_OK)
+            /* Say why (a full disk, mostly): the background log and the
+               writers refused because of this failure show this message. */
+            kv_fail(s, st, "writing %s: %s", path, kv_strerror(st));
     }
     if (st == KV_OK) st = it->status(it);
     kv_matcher_free(&m);

@@ -74,12 +74,8 @@ kv_status kv_wal_writer_open(kv_wal_writer **out, kv_env *env, const char *path,
         st = env->append(w->file, h, sizeof h, err, errlen);
     }
     if (st != KV_OK) {
-        /* A full disk makes every write retry this: leave no empty or
-           half-headed log behind each time (best effort; st is the error). */
-        if (w->file) {
+        if (w->file)
             env->close(w->file, NULL, 0);
-            env->remove(env, path, NULL, 0);
-        }
         free(w->path);
         free(w);
         return st;
@@ -140,6 +136,10 @@ kv_status kv_wal_sync(kv_wal_writer *w, char *err, size_t errlen) {
 
 uint64_t kv_wal_size(const kv_wal_writer *w) {
     return w ? w->size : 0;
+}
+
+bool kv_wal_failed(const kv_wal_writer *w) {
+    return w && w->failed != KV_OK;
 }
 
 kv_status kv_wal_writer_close(kv_wal_writer *w, char *err, size_t errlen) {

@@ -22,6 +22,8 @@ kv_status kv_wal_append(kv_wal_writer *w, const void *data, size_t len, char *er
 kv_status kv_wal_sync(kv_wal_writer *w, char *err, size_t errlen);
 /* Bytes written so far. */
 uint64_t kv_wal_size(const kv_wal_writer *w);
+/* Whether an append failed (the log then takes no more records). */
+bool kv_wal_failed(const kv_wal_writer *w);
 /* Closes (without sync); NULL is a no-op. */
 kv_status kv_wal_writer_close(kv_wal_writer *w, char *err, size_t errlen);
 

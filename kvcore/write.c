@@ -259,6 +259,10 @@ static void lead_group(kv_store *s, kv_writer *first, kv_writer *last) {
     if (now < s->clock_floor) now = s->clock_floor;
     bool deleted_implicitly = false, log = false, sync = false;
     uint32_t nmut = 0;
+    /* The log refuses records after a failed append (a full disk): try a
+       new one first, so that the first write after space returns works. */
+    if (kv_wal_failed(s->wal) && !s->flush_pending && kv_switch_memstores(s) == KV_OK)
+        s->mem_bytes = 0;
     pthread_mutex_unlock(&s->mu);
 
     put_u64(rec, first_seq);

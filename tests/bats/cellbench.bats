@@ -45,7 +45,7 @@ mounts_under_test_dir() {
     done
     # Ratios name the other engines.
     printf '%s\n' "$output" | grep -Eq '^fillseq +kvcore .* x[0-9]+\.[0-9]{2} vs leveldb +x[0-9]+\.[0-9]{2} vs rocksdb'
-    ! printf '%s\n' "$output" | grep -q -e FAILED -e WARNING
+    if printf '%s\n' "$output" | grep -q -e FAILED -e WARNING; then false; fi
     # Every engine read the same data.
     [ "$(printf '%s\n' "$output" | awk '$1 == "readrandom" { print $(NF-3) }' | sort -u | wc -l)" -eq 1 ]
     # The temporary databases are gone.
@@ -94,7 +94,7 @@ mounts_under_test_dir() {
     done
     # Passthrough is measured or reported as not available, never a failure.
     printf '%s\n' "$output" | grep -Eq '^passthrough: '
-    ! printf '%s\n' "$output" | grep -q FAILED
+    if printf '%s\n' "$output" | grep -q FAILED; then false; fi
     [ "$(mounts_under_test_dir)" -eq 0 ]
     [ -z "$(ls -A "$TEST_DIR")" ]
 }

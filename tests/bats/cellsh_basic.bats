@@ -210,7 +210,7 @@ EOF
 @test "timing lines only with --timing (the default of interactive mode)" {
     cellsh_e "create 't', 'f'" "scan 't'"
     expect_status 0
-    ! printf '%s\n' "$output" | grep -q seconds
+    if printf '%s\n' "$output" | grep -q seconds; then false; fi
     run "$CELLSH" --timing "$STORE" -e "put 't', 'r', 'f:a', 'v'" -e "scan 't'"
     expect_status 0
     expect_line "^Took [0-9]+\.[0-9]{4} seconds$"

@@ -174,6 +174,6 @@ EOF
     seq 1 2000 | awk '{ printf "r%d\tv\n", $1 }' > "$TEST_DIR/in.tsv"
     cellsh_e "create 't', 'f'" "import 't', '$TEST_DIR/in.tsv', {COLUMNS => 'HBASE_ROW_KEY,f:a'}"
     expect_status 0
-    ! printf '%s' "$output" | grep -q $'\r'
-    ! printf '%s' "$output" | grep -q 'rows/s'
+    if printf '%s' "$output" | grep -q $'\r'; then false; fi
+    if printf '%s' "$output" | grep -q 'rows/s'; then false; fi
 }

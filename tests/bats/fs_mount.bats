@@ -44,7 +44,7 @@ wait_daemon_gone() {
     # versions, from the fstab line, reached the daemon
     [ "$(ls "$T/r/cf")" = "$(printf 'q\nq@100')" ]
     fusermount3 -u "$MNT"
-    ! fs_is_mounted "$MNT"
+    if fs_is_mounted "$MNT"; then false; fi
     wait_daemon_gone
     # the unmount closed the store: a plain mount sees what was written
     fs_mount "$STORE" "$MNT"

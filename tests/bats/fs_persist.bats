@@ -22,7 +22,7 @@ teardown() {
     printf "{NAME => 'cf', VERSIONS => '2'}\n{NAME => 'x'}\n" > "$T/.schema"
     touch -d '2015-06-07 08:09:10' "$T/r7/cf/q"
     fs_unmount "$MNT"
-    ! fs_is_mounted "$MNT"
+    if fs_is_mounted "$MNT"; then false; fi
     fs_mount "$STORE" "$MNT"
     [ "$(ls "$T" | wc -l)" -eq 50 ]
     [ "$(cat "$T/r42/cf/q")" = "value 42" ]
@@ -51,7 +51,7 @@ teardown() {
     run "$CELLFS" "$STORE" "$FS_TMP/mnt2" -f
     [ "$status" -ne 0 ]
     [[ "$output" == *"$FS_PID"* ]] || [[ "$output" == *"lock"* ]] || [[ "$output" == *"held"* ]]
-    ! fs_is_mounted "$FS_TMP/mnt2"
+    if fs_is_mounted "$FS_TMP/mnt2"; then false; fi
 }
 
 @test "cellfs --help and --version" {
