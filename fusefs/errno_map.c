@@ -26,7 +26,6 @@ int fs_errno(kv_status st)
     case KV_NOT_COUNTER: return -EINVAL;
     case KV_READ_ONLY: return -EROFS;
     case KV_NO_MEMORY: return -ENOMEM;
-    case KV_CLOSED: return -EIO;
     }
     return -EIO;
 }

@@ -25,7 +25,6 @@ const char *kv_strerror(int status) {
     case KV_NOT_COUNTER: return "value is not an 8-byte counter";
     case KV_READ_ONLY: return "store is read-only";
     case KV_NO_MEMORY: return "out of memory";
-    case KV_CLOSED: return "store is closed or failed";
     default: return "unknown status";
     }
 }

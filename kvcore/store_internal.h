@@ -214,7 +214,8 @@ kv_status kv_open_new_log(kv_store *s, uint64_t number, kv_wal_writer **out);
 kv_status kv_switch_memstores(kv_store *s);
 /* Runs a compaction of every family of t (NULL: all) and waits. */
 kv_status kv_compact_now(kv_store *s, kv_table *t, bool major);
-/* Writes imm memstores to files synchronously (used at close). */
+/* Writes the set-aside (imm) memstores to sorted files and records them in
+   the manifest; the flush thread's work. */
 kv_status kv_flush_imm(kv_store *s);
 
 /* ---- mutation.c ---- */

@@ -58,7 +58,6 @@ typedef enum kv_status {
     KV_NOT_COUNTER = -13,   /* increment of a value that is not 8 bytes */
     KV_READ_ONLY = -14,     /* store opened read-only */
     KV_NO_MEMORY = -15,     /* allocation failed */
-    KV_CLOSED = -16,        /* store is closing or failed; reopen it */
 } kv_status;
 
 /** Returns a static, human-readable name of a status code. */
