@@ -247,8 +247,17 @@ int fs_resolve(cellfs *fs, fs_path *p)
 
 void fs_notify_changed(cellfs *fs, const char *path)
 {
+    atomic_fetch_add(&fs->commits, 1);
+    fs_kernel_forget(fs, path);
+}
+
+void fs_kernel_forget(cellfs *fs, const char *path)
+{
     if (!fs->fuse || fs->single_thread || !path) return;
     (void)fuse_invalidate_path(fs->fuse, path);
+    char *latest = fs_latest_path(path);
+    if (latest && strcmp(latest, path) != 0) (void)fuse_invalidate_path(fs->fuse, latest);
+    free(latest);
 }
 
 char *fs_latest_path(const char *path)

@@ -63,6 +63,7 @@ typedef struct cellfs {
     atomic_uint_fast64_t commits;
     /* Guarded by mu. */
     pthread_mutex_t mu;
+    pthread_cond_t readers_gone;     /* a cached reader closed (open_file.h) */
     struct fs_handle *handles;       /* every open file */
     struct fs_pending *pending;      /* mkdir'ed rows, newest first */
     size_t npending;
@@ -114,8 +115,14 @@ void fs_wopts(const cellfs *fs, bool fsync, kv_write_options *w);
 /** Milliseconds -> timespec and back. */
 void fs_ms_to_ts(int64_t ms, struct timespec *ts);
 int64_t fs_ts_to_ms(const struct timespec *ts);
-/** Tells the kernel that what @p path shows changed (attributes, data). */
+/** Tells the kernel that what @p path shows changed (attributes, data),
+ *  and for a q@<ts> path also what q shows; counts the change in
+ *  fs->commits. Call it after every change of a cell, once the store has
+ *  it. */
 void fs_notify_changed(cellfs *fs, const char *path);
+/** The kernel part of fs_notify_changed alone: drops what the kernel holds
+ *  of @p path (and of q for q@<ts>) when nothing changed in the store. */
+void fs_kernel_forget(cellfs *fs, const char *path);
 /** The path of the latest-value name of a q@<ts> path (malloc'd). */
 char *fs_latest_path(const char *path);
 

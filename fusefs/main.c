@@ -195,6 +195,11 @@ int main(int argc, char *argv[])
     cellfs *fs = calloc(1, sizeof *fs);
     if (!fs) return 1;
     pthread_mutex_init(&fs->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);   /* lease deadlines */
+    pthread_cond_init(&fs->readers_gone, &ca);
+    pthread_condattr_destroy(&ca);
     fs->store_path = absolute(a.store);
     fs->mountpoint = co.mountpoint;
     fs->create = a.create;
@@ -283,6 +288,7 @@ out_destroy:
     free(co.mountpoint);
     free(a.store);
     free(a.timeout);
+    pthread_cond_destroy(&fs->readers_gone);
     pthread_mutex_destroy(&fs->mu);
     free(fs);
     return rc;

@@ -122,7 +122,7 @@ static size_t collect(cellfs *fs, const char *path, fs_handle ***out)
     fs_handle **v = NULL;
     pthread_mutex_lock(&fs->mu);
     for (fs_handle *h = fs->handles; h; h = h->next) {
-        if (h->orphan || strcmp(h->path, path) != 0) continue;
+        if (h->orphan || h->opening || strcmp(h->path, path) != 0) continue;
         if (n == cap) {
             size_t nc = cap ? 2 * cap : 4;
             fs_handle **nv = realloc(v, nc * sizeof *nv);
@@ -198,6 +198,121 @@ static int load_cell(cellfs *fs, fs_handle *h, const char *path)
     return rc;
 }
 
+/* True when a write to @p writer changes what @p reader shows: the same
+   cell, or the q of a q@<ts> written. */
+static bool write_reaches(const char *writer, const char *reader)
+{
+    if (strcmp(writer, reader) == 0) return true;
+    const char *slash = strrchr(writer, '/');
+    const char *last = slash ? slash + 1 : writer;
+    size_t base;
+    int64_t ts;
+    if (fs_name_split_version(last, strlen(last), &base, &ts) != 1) return false;
+    size_t n = (size_t)(last - writer) + base;
+    return strlen(reader) == n && memcmp(writer, reader, n) == 0;
+}
+
+/* Cached readers a write to @p path would disturb; with @p mark, they are
+   marked lease_broken. fs->mu held. */
+static bool cached_readers(cellfs *fs, const char *path, bool mark)
+{
+    bool any = false;
+    for (fs_handle *o = fs->handles; o; o = o->next) {
+        if (!o->cached || o->orphan || !write_reaches(path, o->path)) continue;
+        any = true;
+        if (mark) o->lease_broken = true;
+    }
+    return any;
+}
+
+/* Whether a new reader of @p path may use the page cache: nothing writes
+   the cell, and no reader of it reads a snapshot older than the last
+   change directly (its reads may have left the kernel an older size).
+   fs->mu held. */
+static bool may_cache(cellfs *fs, const char *path)
+{
+    if (!fs->fuse || fs->single_thread) return false;   /* no invalidation */
+    uint64_t now = atomic_load(&fs->commits);
+    for (fs_handle *o = fs->handles; o; o = o->next) {
+        if (o->orphan) continue;
+        if (o->writable && write_reaches(o->path, path)) return false;
+        if (!o->writable && !o->cached && o->kind == FS_H_CELL && o->open_commits != now &&
+            strcmp(o->path, path) == 0)
+            return false;
+    }
+    return true;
+}
+
+/* Registers writer @p w (opening) and waits for the cached readers it
+   would disturb. fs->mu held on entry and return. */
+static void lease_take(cellfs *fs, fs_handle *w, bool *broken)
+{
+    w->opening = true;
+    w->refs = 1;
+    w->next = fs->handles;
+    fs->handles = w;
+    *broken = false;
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += FS_LEASE_WAIT_MS / 1000;
+    deadline.tv_nsec += (long)(FS_LEASE_WAIT_MS % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    while (cached_readers(fs, w->path, false)) {
+        if (pthread_cond_timedwait(&fs->readers_gone, &fs->mu, &deadline) == ETIMEDOUT) {
+            *broken = cached_readers(fs, w->path, true);
+            break;
+        }
+    }
+}
+
+static void lease_broken_log(cellfs *fs, const char *path)
+{
+    fs_log(fs, "write %s: a reader kept the file open for over %d ms; it may see the new "
+           "length of the value", path, FS_LEASE_WAIT_MS);
+}
+
+/* Removes @p h from the registry (fs->mu held). */
+static void unregister(cellfs *fs, fs_handle *h)
+{
+    for (fs_handle **pp = &fs->handles; *pp; pp = &(*pp)->next) {
+        if (*pp == h) {
+            *pp = h->next;
+            break;
+        }
+    }
+}
+
+fs_handle *fs_write_begin(cellfs *fs, const char *path)
+{
+    fs_handle *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    pthread_mutex_init(&w->mu, NULL);
+    w->path = strdup(path);
+    if (!w->path) {
+        handle_free(w);
+        return NULL;
+    }
+    w->writable = true;
+    bool broken;
+    pthread_mutex_lock(&fs->mu);
+    lease_take(fs, w, &broken);
+    pthread_mutex_unlock(&fs->mu);
+    if (broken) lease_broken_log(fs, path);
+    return w;
+}
+
+void fs_write_end(cellfs *fs, fs_handle *w)
+{
+    if (!w) return;
+    pthread_mutex_lock(&fs->mu);
+    unregister(fs, w);
+    handle_unref(fs, w);
+    pthread_mutex_unlock(&fs->mu);
+}
+
 int fs_handle_open(cellfs *fs, const char *path, const fs_path *p, int flags, bool create,
                    fs_handle **out)
 {
@@ -213,6 +328,15 @@ int fs_handle_open(cellfs *fs, const char *path, const fs_path *p, int flags, bo
     h->append_pure = h->append;
     bool trunc = h->writable && (flags & O_TRUNC);
     if (rc == 0 && h->writable && p->asof) rc = -EROFS;
+    bool registered = false;
+    if (rc == 0 && h->writable && p->kind == FS_CELL) {
+        bool broken;
+        pthread_mutex_lock(&fs->mu);
+        lease_take(fs, h, &broken);
+        pthread_mutex_unlock(&fs->mu);
+        if (broken) lease_broken_log(fs, path);
+        registered = true;
+    }
     if (rc == 0 && p->kind == FS_SCHEMA) {
         h->kind = FS_H_SCHEMA;
         char *text;
@@ -257,27 +381,59 @@ int fs_handle_open(cellfs *fs, const char *path, const fs_path *p, int flags, bo
         h->append_base = h->len;
     }
     if (rc != 0) {
-        if (h->scratch) {
-            pthread_mutex_lock(&fs->mu);
-            fs_scratch_put(fs, h->scratch);
-            pthread_mutex_unlock(&fs->mu);
-        }
+        pthread_mutex_lock(&fs->mu);
+        if (registered) unregister(fs, h);
+        if (h->scratch) fs_scratch_put(fs, h->scratch);
+        pthread_mutex_unlock(&fs->mu);
         handle_free(h);
         return rc;
     }
     pthread_mutex_lock(&fs->mu);
-    h->refs = 1;
-    h->next = fs->handles;
-    fs->handles = h;
+    if (registered) {
+        h->opening = false;
+    } else {
+        h->cached = h->kind == FS_H_CELL && !h->writable && h->len <= FS_CACHE_MAX_VALUE &&
+                    atomic_load(&fs->commits) == h->open_commits && may_cache(fs, path);
+        h->refs = 1;
+        h->next = fs->handles;
+        fs->handles = h;
+    }
     pthread_mutex_unlock(&fs->mu);
     *out = h;
     return 0;
+}
+
+void fs_handle_follow(cellfs *fs, fs_handle *h)
+{
+    if (h->kind != FS_H_CELL || h->writable) return;
+    uint64_t now = atomic_load(&fs->commits);
+    if (now == h->open_commits) return;
+    pthread_mutex_lock(&fs->mu);
+    bool broken = h->cached && h->lease_broken;
+    pthread_mutex_unlock(&fs->mu);
+    if (!broken) return;
+    uint8_t *v = NULL;
+    size_t len = 0;
+    int64_t ts = 0;
+    int rc = fs_cell_get(fs, &h->ref, &v, &len, &ts);
+    if (rc == 0) {
+        free(h->buf);
+        h->buf = v;
+        h->len = h->cap = len;
+        h->ts = ts;
+    } else if (rc == -ENOENT) {
+        h->len = 0;                /* removed meanwhile: reads as empty */
+    } else {
+        return;                    /* keep the snapshot; try again next read */
+    }
+    h->open_commits = now;
 }
 
 int fs_handle_read(cellfs *fs, fs_handle *h, char *buf, size_t size, off_t off)
 {
     pthread_mutex_t *mu = h->kind == FS_H_SCRATCH ? &fs->mu : &h->mu;
     pthread_mutex_lock(mu);
+    fs_handle_follow(fs, h);
     const uint8_t *data = h->buf;
     size_t len = h->len;
     if (h->kind == FS_H_SCRATCH) {
@@ -573,22 +729,13 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
     } else {
         rc = commit_cell(fs, h, fsync);
         if (rc == 0) {
-            atomic_fetch_add(&fs->commits, 1);
             h->dirty = false;
             h->written = false;
             changed = true;
         }
     }
-    bool version = h->ref.has_version;
     pthread_mutex_unlock(&h->mu);
-    if (changed && path) {
-        fs_notify_changed(fs, path);
-        if (version) {
-            char *latest = fs_latest_path(path);
-            fs_notify_changed(fs, latest);
-            free(latest);
-        }
-    }
+    if (changed && path) fs_notify_changed(fs, path);
     free(path);
     return rc;
 }
@@ -596,21 +743,22 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
 int fs_handle_release(cellfs *fs, fs_handle *h)
 {
     int rc = fs_handle_commit(fs, h, false, false);
-    /* A reader's snapshot may predate a commit that happened while it read;
-       its short reads have then told the kernel an old size, which must not
-       outlive the read. */
-    if (h->kind == FS_H_CELL && !h->writable && atomic_load(&fs->commits) != h->open_commits)
-        fs_notify_changed(fs, h->path);
     pthread_mutex_lock(&fs->mu);
-    for (fs_handle **pp = &fs->handles; *pp; pp = &(*pp)->next) {
-        if (*pp == h) {
-            *pp = h->next;
-            break;
-        }
-    }
+    unregister(fs, h);
+    /* A direct reader's snapshot may predate a commit that happened while
+       it read, and its short reads have then told the kernel an old size;
+       a cached reader whose lease a writer broke may have filled pages with
+       its old value. Neither may outlive the reader. */
+    bool stale = h->kind == FS_H_CELL && !h->writable &&
+                 (h->cached ? h->lease_broken
+                            : atomic_load(&fs->commits) != h->open_commits);
+    char *path = stale ? strdup(h->path) : NULL;
+    if (h->cached) pthread_cond_broadcast(&fs->readers_gone);
     h->released = true;
     handle_unref(fs, h);
     pthread_mutex_unlock(&fs->mu);
+    if (path) fs_kernel_forget(fs, path);
+    free(path);
     return rc;
 }
 

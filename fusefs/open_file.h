@@ -34,6 +34,12 @@ typedef struct fs_handle {
     char *path;                  /* registry key: the FUSE path (fs->mu) */
     bool orphan;                 /* unlinked or replaced: never written (fs->mu) */
     bool released;               /* FUSE released it; freed when refs = 0 (fs->mu) */
+    bool opening;                /* a writer waiting for cached readers (fs->mu):
+                                    registered, but skipped by every lookup */
+    bool cached;                 /* a reader served through the kernel's page
+                                    cache, not by direct I/O (fs->mu) */
+    bool lease_broken;           /* a write went ahead while this cached
+                                    reader stayed open too long (fs->mu) */
     int refs;                    /* registry + helpers holding it (fs->mu) */
     pthread_mutex_t mu;          /* guards all below */
     fs_hkind kind;
@@ -63,6 +69,31 @@ typedef struct fs_handle {
 /** Opens a handle for @p path (already parsed and resolved into @p p). */
 int fs_handle_open(cellfs *fs, const char *path, const fs_path *p, int flags, bool create,
                    fs_handle **out);
+/**
+ * Page cache leases. The kernel keeps one size and one set of cached pages
+ * per inode, shared by every open file, and a writer's truncate and writes
+ * change them at once. So a read-only open of a cell of at most
+ * FS_CACHE_MAX_VALUE bytes uses the page cache (h->cached) only while
+ * nothing writes that cell, and everything that changes a cell in place
+ * waits (at most FS_LEASE_WAIT_MS) until the cached readers of it have
+ * closed; meanwhile new readers read their own snapshot by direct I/O.
+ * With this, pages in the kernel hold the committed value, and a reader
+ * sees one whole value. Larger values are always read directly, so a slow
+ * reader of one (rsync to a network) never holds up a writer.
+ *
+ * fs_write_begin registers @p path as being written (until fs_write_end)
+ * and waits for its cached readers; a write to q@<ts> also waits for those
+ * of q, whose value it may change. A reader still open at the deadline is
+ * marked lease_broken: from then on it follows the committed value, as the
+ * kernel's size and pages do (fs_handle_follow), like a reader of a file
+ * rewritten on a disk; its pages and size are dropped when it closes.
+ * Returns the token for fs_write_end, or NULL when out of memory.
+ */
+#define FS_LEASE_WAIT_MS 1000
+#define FS_CACHE_MAX_VALUE (1u << 20)
+fs_handle *fs_write_begin(cellfs *fs, const char *path);
+void fs_write_end(cellfs *fs, fs_handle *token);
+
 /** Commits pending writes (see above). @p fsync: durability FSYNC_WAL, and
  *  make an already-committed value durable too. @p flush: called for a
  *  close(2) that may not be the last (shells dup2 and close before they
@@ -73,6 +104,9 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush);
 int fs_handle_release(cellfs *fs, fs_handle *h);
 
 int fs_handle_read(cellfs *fs, fs_handle *h, char *buf, size_t size, off_t off);
+/** A cached reader whose lease was broken reloads the committed value
+ *  when the cell changed since it loaded. h->mu held. */
+void fs_handle_follow(cellfs *fs, fs_handle *h);
 int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_t off);
 int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size);
 

@@ -65,6 +65,7 @@ static int stat_handle(cellfs *fs, fs_handle *h, struct stat *st)
         return 0;
     }
     pthread_mutex_lock(&h->mu);
+    fs_handle_follow(fs, h);
     int64_t ts = h->has_set_ts ? h->set_ts : h->ts;
     if (h->kind == FS_H_SCHEMA) ts = fs_ts_to_ms(&fs->mount_time);
     fs_stat_file(fs, st, h->len, ts, !h->ref.asof);
@@ -267,11 +268,13 @@ static int truncate_cell(cellfs *fs, const char *path, fs_path *p, off_t size)
         if ((size_t)size > n) memset(v + n, 0, (size_t)size - n);
         kv_write_options w;
         fs_wopts(fs, false, &w);
+        fs_handle *lease = fs_write_begin(fs, path);
         kv_status st = kv_put(fs->store, p->table, p->row, p->row_len, p->family, p->qual,
                               p->qual_len, p->has_version ? p->version : KV_LATEST_TIMESTAMP, v,
                               (size_t)size, &w);
         rc = fs_fail(fs, st, "truncate", path);
         if (rc == 0) fs_notify_changed(fs, path);
+        fs_write_end(fs, lease);
     }
     free(v);
     return rc;

@@ -119,9 +119,8 @@ static int load_small(cellfs *fs, fs_dirh *d)
         kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
         if (st == KV_NO_FAMILY) return 0;
         if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
-        /* Each q follows its older versions, and its newest version is q
-           itself: removing the names in listing order (rm -r) then never
-           meets one that an earlier removal took away. */
+        /* With -o versions each q follows all of its versions, newest
+           first; the newest is then listed twice, as q@<ts> and as q. */
         const kv_cell *prev = NULL;
         char qname[FS_NAME_MAX + 1];
         for (size_t i = 0; i < r->ncells && rc == 0; i++) {
@@ -133,9 +132,8 @@ static int load_small(cellfs *fs, fs_dirh *d)
             char name[FS_NAME_MAX + 1];
             size_t n = fs_name_encode(name, c->qualifier, c->qualifier_len);
             if (n == 0) { rc = -ENOMEM; break; }
-            if (first) {
-                memcpy(qname, name, n + 1);
-            } else if (rc == 0 && fs->versions) {
+            if (first) memcpy(qname, name, n + 1);
+            if (rc == 0 && fs->versions) {
                 fs_ts_suffix(name + n, c->timestamp);
                 rc = names_add(d, name, false, &cap);
             }

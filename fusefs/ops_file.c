@@ -87,12 +87,11 @@ static int open_common(const char *path, struct fuse_file_info *fi, bool create)
     rc = fs_handle_open(fs, path, &p, fi->flags, create, &h);
     if (rc == 0) {
         fi->fh = (uintptr_t)h;
-        fi->keep_cache = 0;
-        /* Cell files bypass the page cache: the kernel's idea of a file's
-           size is shared by every open file, and a writer's progress would
-           cut a concurrent reader's snapshot short. Each read is served from
-           the open file's own snapshot, so no reader sees a torn value. */
-        fi->direct_io = h->kind == FS_H_CELL;
+        /* Pages in the kernel always hold the committed value of a cell
+           (open_file.h, page cache leases), so a cached reader keeps them;
+           other cell files read and write their own snapshot directly. */
+        fi->keep_cache = h->cached;
+        fi->direct_io = h->kind == FS_H_CELL && !h->cached;
     }
 out:
     fs_path_free(&p);
@@ -173,19 +172,16 @@ static int unlink_cell(cellfs *fs, const char *path, fs_path *p)
     }
     kv_write_options w;
     fs_wopts(fs, false, &w);
+    /* Removing a version may change q's value in place. */
+    fs_handle *lease = p->has_version ? fs_write_begin(fs, path) : NULL;
     if (st == KV_OK) st = kv_mutate(fs->store, p->table, m, &w);
     kv_mutation_free(m);
     rc = fs_fail(fs, st, "unlink", path);
+    if (rc == 0) fs_notify_changed(fs, path);
+    fs_write_end(fs, lease);
     /* The row directory stays (in memory) until rmdir, as on a disk. */
     if (rc == 0 && fs_row_has_cells(fs, p, NULL) == 0) fs_pending_add(fs, p, NULL, true);
-    if (rc == 0) {
-        fs_handles_orphan(fs, path);
-        if (p->has_version) {
-            char *latest = fs_latest_path(path);
-            fs_notify_changed(fs, latest);
-            free(latest);
-        }
-    }
+    if (rc == 0) fs_handles_orphan(fs, path);
     return rc;
 }
 
@@ -360,20 +356,21 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
     }
     kv_write_options w;
     fs_wopts(fs, false, &w);
+    /* A new version may change q's value in place; a replaced q is a new
+       file, but waiting for its readers costs nothing when there are none. */
+    fs_handle *lease = rc == 0 && st == KV_OK ? fs_write_begin(fs, to) : NULL;
     if (rc == 0 && st == KV_OK) st = kv_mutate(fs->store, pt->table, m, &w);
     kv_mutation_free(m);
     free(v);
     free(dst_ts);
-    if (rc) return rc;
-    rc = fs_fail(fs, st, "rename", from);
     if (rc == 0) {
-        fs_handles_rename(fs, from, to, pt);
-        fs_notify_changed(fs, to);
-        char *latest = fs_latest_path(to);
-        if (latest && strcmp(latest, to) != 0) fs_notify_changed(fs, latest);
-        free(latest);
-        fs_pending_remove(fs, pt->table, pt->row, pt->row_len);
+        rc = fs_fail(fs, st, "rename", from);
+        if (rc == 0) fs_notify_changed(fs, to);
     }
+    fs_write_end(fs, lease);
+    if (rc) return rc;
+    fs_handles_rename(fs, from, to, pt);
+    fs_pending_remove(fs, pt->table, pt->row, pt->row_len);
     return rc;
 }
 

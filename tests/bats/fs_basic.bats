@@ -219,15 +219,17 @@ teardown() {
     printf 'b' > "$T/row1/cf/q@200"
     fs_unmount "$MNT"
     fs_mount "$STORE" "$MNT" -o versions
-    # the newest version is q itself, listed after the older ones
+    # every version as q@<ts>, newest first, then q (the newest again)
     run ls -f "$T/row1/cf"
-    [ "$output" = "$(printf '.\n..\nq@100\nq')" ]
+    [ "$output" = "$(printf '.\n..\nq@200\nq@100\nq')" ]
+    [ "$(stat -c %Y "$T/row1/cf/q@200")" -eq 0 ]
+    cmp "$T/row1/cf/q@200" "$T/row1/cf/q"
     [ "$(cat "$T/row1/cf/q@100")" = "a" ]
     [ "$(cat "$T/row1/cf/q@200")" = "b" ]
     [ "$(stat -c %Y "$T/row1/cf/q@100")" -eq 0 ]
 }
 
-@test "-o versions: plain rm -r of a row removes every version" {
+@test "-o versions: rm -rf of a row removes every version" {
     printf "{NAME => 'cf', VERSIONS => '5'}\n{NAME => 'g'}\n" > "$T/.schema"
     for q in a b c; do
         for ts in 100 200 300; do printf '%s' "$q$ts" > "$T/row1/cf/$q@$ts"; done
@@ -238,21 +240,21 @@ teardown() {
     echo keep > "$T/row2/cf/a"
     fs_unmount "$MNT"
     fs_mount "$STORE" "$MNT" -o versions
-    [ "$(ls "$T/row1/cf" | wc -l)" -eq 10 ]
-    rm -r "$T/row1"
+    # a, c: three versions each, and the name of the newest; b: four and b
+    [ "$(ls "$T/row1/cf" | wc -l)" -eq 13 ]
+    rm -rf "$T/row1"
     [ ! -e "$T/row1" ]
     [ "$(ls "$T")" = "row2" ]
     run cat "$T/row1/cf/a@100"
     [ "$status" -ne 0 ]
     [ "$(cat "$T/row2/cf/a")" = "keep" ]
-    # and with other tools that remove a tree in listing order
-    for ts in 1 2 3 4 5; do printf 'v' > "$T/row2/cf/q@$ts"; done
-    find "$T/row2" -delete
-    [ -z "$(ls "$T")" ]
-    mkdir -p "$T/row3/cf"
-    for ts in 1 2 3 4 5; do printf 'v' > "$T/row3/cf/q@$ts"; done
-    python3 -c 'import shutil, sys; shutil.rmtree(sys.argv[1])' "$T/row3"
-    [ -z "$(ls "$T")" ]
+    # removing only the versions leaves nothing behind either
+    for ts in 1 2 3; do printf 'v' > "$T/row2/cf/q@$ts"; done
+    rm "$T/row2/cf"/q@*
+    [ ! -e "$T/row2/cf/q" ]
+    [ "$(ls "$T/row2/cf" | grep -c '^q')" -eq 0 ]
+    [ "$(ls "$T/row2/cf" | wc -l)" -eq 2 ]
+    [ "$(cat "$T/row2/cf/a")" = "keep" ]
 }
 
 @test "mv q@T q makes the version at T the newest value; mv q q@T is EINVAL" {
@@ -269,8 +271,12 @@ teardown() {
     # the value it replaced is still a version, as after a write
     fs_unmount "$MNT"
     fs_mount "$STORE" "$MNT" -o versions
-    [ "$(ls "$T/row1/cf" | wc -l)" -eq 3 ]
-    [ "$(cat "$T/row1/cf/$(ls "$T/row1/cf" | grep -v -e '^q$' -e '^q@2000$')")" = "v3" ]
+    # q, q@2000, the restored version under its new time, and v3
+    [ "$(ls "$T/row1/cf" | wc -l)" -eq 4 ]
+    [ "$(ls "$T/row1/cf" | grep -c '^q@')" -eq 3 ]
+    newest=$(ls "$T/row1/cf" | grep '^q@' | sort -t@ -k2 -n | tail -1)
+    cmp "$T/row1/cf/$newest" "$T/row1/cf/q"
+    [ "$(cat "$T/row1/cf/$(ls "$T/row1/cf" | grep -v -e '^q$' -e '^q@2000$' -e "^$newest\$")")" = "v3" ]
     # later writes win over the restored value
     printf 'v4' > "$T/row1/cf/q"
     [ "$(cat "$T/row1/cf/q")" = "v4" ]
@@ -291,4 +297,38 @@ teardown() {
     [[ "$output" == *"Invalid argument"* ]]
     grep -q "cannot become one of its own versions" "$FS_TMP/cellfs.log"
     [ "$(cat "$T/row1/cf/q")" = "w5" ]
+}
+
+@test "cell contents come from the kernel's page cache and stay right after every write" {
+    printf "{NAME => 'cf', VERSIONS => '5'}\n" > "$T/.schema"
+    mkdir -p "$T/row1/cf"
+    head -c 100000 /dev/urandom > "$FS_TMP/v"
+    cp "$FS_TMP/v" "$T/row1/cf/q"
+    cmp "$FS_TMP/v" "$T/row1/cf/q"
+    # the pages stayed in the kernel after the read, and mmap works
+    [ "$(fincore -n -o PAGES "$T/row1/cf/q")" -gt 0 ]
+    python3 -c 'import mmap, sys
+f = open(sys.argv[1], "rb"); m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+sys.exit(bytes(m) != open(sys.argv[2], "rb").read())' "$T/row1/cf/q" "$FS_TMP/v"
+    # every kind of write is seen by the next read, through the cache
+    echo one > "$T/row1/cf/q";            [ "$(cat "$T/row1/cf/q")" = "one" ]
+    printf 'two' >> "$T/row1/cf/q";       [ "$(cat "$T/row1/cf/q")" = "$(printf 'one\ntwo')" ]
+    printf 'XY' | dd of="$T/row1/cf/q" bs=1 seek=1 conv=notrunc 2>/dev/null
+    [ "$(cat "$T/row1/cf/q")" = "$(printf 'oXY\ntwo')" ]
+    truncate -s 2 "$T/row1/cf/q";         [ "$(cat "$T/row1/cf/q")" = "oX" ]
+    sed -i 's/X/Z/' "$T/row1/cf/q";       [ "$(cat "$T/row1/cf/q")" = "oZ" ]
+    printf 'at 5' > "$T/row1/cf/q@5"
+    newest=$(stat -c %Y "$T/row1/cf/q")
+    printf 'future' > "$T/row1/cf/q@99999999999999"
+    [ "$(cat "$T/row1/cf/q")" = "future" ]
+    rm "$T/row1/cf/q@99999999999999";     [ "$(cat "$T/row1/cf/q")" = "oZ" ]
+    [ "$(stat -c %Y "$T/row1/cf/q")" -eq "$newest" ]
+    mv "$T/row1/cf/q@5" "$T/row1/cf/q";   [ "$(cat "$T/row1/cf/q")" = "at 5" ]
+    echo other > "$T/row1/cf/p"
+    mv "$T/row1/cf/p" "$T/row1/cf/q";     [ "$(cat "$T/row1/cf/q")" = "other" ]
+    rm "$T/row1/cf/q"
+    run cat "$T/row1/cf/q"
+    [ "$status" -ne 0 ]
+    echo back > "$T/row1/cf/q";           [ "$(cat "$T/row1/cf/q")" = "back" ]
+    [ "$(stat -c %s "$T/row1/cf/q")" -eq 5 ]
 }

@@ -42,7 +42,7 @@ wait_daemon_gone() {
     printf 'a' > "$T/r/cf/q@100"
     printf 'b' > "$T/r/cf/q@200"
     # versions, from the fstab line, reached the daemon
-    [ "$(ls "$T/r/cf")" = "$(printf 'q\nq@100')" ]
+    [ "$(ls "$T/r/cf")" = "$(printf 'q\nq@100\nq@200')" ]
     fusermount3 -u "$MNT"
     if fs_is_mounted "$MNT"; then false; fi
     wait_daemon_gone
