@@ -268,10 +268,16 @@ static void lease_take(cellfs *fs, fs_handle *w, bool *broken)
     }
 }
 
-static void lease_broken_log(cellfs *fs, const char *path)
+/* lease_take with its own locking, and the log line when it ran out. */
+static void write_lease(cellfs *fs, fs_handle *w)
 {
-    fs_log(fs, "write %s: a reader kept the file open for over %d ms; it may see the new "
-           "length of the value", path, FS_LEASE_WAIT_MS);
+    bool broken;
+    pthread_mutex_lock(&fs->mu);
+    lease_take(fs, w, &broken);
+    pthread_mutex_unlock(&fs->mu);
+    if (broken)
+        fs_log(fs, "write %s: a reader kept the file open for over %d ms; it now follows the "
+               "new value", w->path, FS_LEASE_WAIT_MS);
 }
 
 /* Removes @p h from the registry (fs->mu held). */
@@ -296,11 +302,7 @@ fs_handle *fs_write_begin(cellfs *fs, const char *path)
         return NULL;
     }
     w->writable = true;
-    bool broken;
-    pthread_mutex_lock(&fs->mu);
-    lease_take(fs, w, &broken);
-    pthread_mutex_unlock(&fs->mu);
-    if (broken) lease_broken_log(fs, path);
+    write_lease(fs, w);
     return w;
 }
 
@@ -330,11 +332,7 @@ int fs_handle_open(cellfs *fs, const char *path, const fs_path *p, int flags, bo
     if (rc == 0 && h->writable && p->asof) rc = -EROFS;
     bool registered = false;
     if (rc == 0 && h->writable && p->kind == FS_CELL) {
-        bool broken;
-        pthread_mutex_lock(&fs->mu);
-        lease_take(fs, h, &broken);
-        pthread_mutex_unlock(&fs->mu);
-        if (broken) lease_broken_log(fs, path);
+        write_lease(fs, h);
         registered = true;
     }
     if (rc == 0 && p->kind == FS_SCHEMA) {
