@@ -8,6 +8,7 @@
  */
 #include "bt_write.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,27 +22,39 @@ typedef struct entry_state {
     bool pending;                           /* to be sent (again) */
 } entry_state;
 
-/* Records the outcome of a row; a failure's text goes to @p last, which
- * describes the batch's failure when the call returns one. */
-static void settle(entry_state *e, bt_code code, bool retryable, const bt_status *why,
-                   bt_status *last) {
+/* What the call says when rows failed: the message of the first row that
+ * failed for good, else of the last transient failure. */
+typedef struct failures {
+    bt_status first_final;
+    size_t first_final_row;      /* SIZE_MAX: none yet */
+    bt_status last;
+} failures;
+
+/* Records the outcome of row @p e (index @p row). */
+static void settle(entry_state *e, size_t row, bt_code code, bool retryable,
+                   const bt_status *why, failures *f) {
     e->code = code;
     e->pending = code != BT_OK && retryable;
-    if (code != BT_OK) *last = *why;
+    if (code == BT_OK) return;
+    f->last = *why;
+    if (!retryable && row < f->first_final_row) {
+        f->first_final = *why;
+        f->first_final_row = row;
+    }
 }
 
 /* Sends one MutateRows request holding the rows @p idx[0..k) and settles
  * each from the streamed statuses. Rows the stream never reported get the
  * call's own status. */
 static void send_request(bt_client *c, const char *name, entry_state *es, const size_t *idx,
-                         size_t k, bt_status *last) {
+                         size_t k, failures *f) {
     Btpb__MutateRowsRequest req = BTPB__MUTATE_ROWS_REQUEST__INIT;
     Btpb__MutateRowsRequest__Entry **entries = malloc(k * sizeof *entries);
     bool *reported = calloc(k, sizeof *reported);
     bt_status st;
     if (!entries || !reported) {
         bt_fail(&st, BT_ERROR, "out of memory");
-        for (size_t j = 0; j < k; j++) settle(&es[idx[j]], BT_ERROR, false, &st, last);
+        for (size_t j = 0; j < k; j++) settle(&es[idx[j]], idx[j], BT_ERROR, false, &st, f);
         free(entries);
         free(reported);
         return;
@@ -70,8 +83,8 @@ static void send_request(bt_client *c, const char *name, entry_state *es, const 
                         e->status->message ? e->status->message : "");
                 why.grpc_code = code;
             }
-            settle(&es[idx[e->index]], bt_code_from_grpc(code), bt_grpc_retryable(code), &why,
-                   last);
+            settle(&es[idx[e->index]], idx[e->index], bt_code_from_grpc(code),
+                   bt_grpc_retryable(code), &why, f);
         }
         protobuf_c_message_free_unpacked(&m->base, NULL);
     }
@@ -84,8 +97,8 @@ static void send_request(bt_client *c, const char *name, entry_state *es, const 
     }
     for (size_t j = 0; j < k; j++)
         if (!reported[j])
-            settle(&es[idx[j]], st.code, st.grpc_code >= 0 && bt_grpc_retryable(st.grpc_code), &st,
-                   last);
+            settle(&es[idx[j]], idx[j], st.code,
+                   st.grpc_code >= 0 && bt_grpc_retryable(st.grpc_code), &st, f);
     free(entries);
     free(reported);
 }
@@ -98,8 +111,8 @@ bt_code bt_mutate_rows(bt_client *c, const char *table_id, const bt_row_mutation
         for (size_t i = 0; codes && i < n; i++) codes[i] = rc;
         return rc;
     }
-    bt_status last;
-    bt_status_ok(&last);
+    failures f = { .first_final_row = SIZE_MAX };
+    bt_status_ok(&f.last);
     bt_arena a = BT_ARENA_INIT;
     entry_state *es = calloc(n ? n : 1, sizeof *es);
     size_t *idx = malloc((n ? n : 1) * sizeof *idx);
@@ -114,7 +127,7 @@ bt_code bt_mutate_rows(bt_client *c, const char *table_id, const bt_row_mutation
         bt_status why;
         Btpb__MutateRowsRequest__Entry *e = bt_arena_alloc(&a, sizeof *e);
         if (!e) {
-            settle(&es[i], bt_fail(&why, BT_ERROR, "out of memory"), false, &why, &last);
+            settle(&es[i], i, bt_fail(&why, BT_ERROR, "out of memory"), false, &why, &f);
             continue;
         }
         btpb__mutate_rows_request__entry__init(e);
@@ -123,7 +136,7 @@ bt_code bt_mutate_rows(bt_client *c, const char *table_id, const bt_row_mutation
             mrc = bt_map_mutations(&e->mutations, &e->n_mutations, &a, rows[i].ops, rows[i].nops,
                                    now_ms, &why);
         if (mrc != BT_OK) {
-            settle(&es[i], mrc, false, &why, &last);
+            settle(&es[i], i, mrc, false, &why, &f);
             continue;
         }
         e->row_key.data = (uint8_t *)(uintptr_t)rows[i].row;
@@ -149,18 +162,22 @@ bt_code bt_mutate_rows(bt_client *c, const char *table_id, const bt_row_mutation
                 bytes += es[i].bytes;
             }
             if (k == 0) break;
-            send_request(c, name, es, idx, k, &last);
+            send_request(c, name, es, idx, k, &f);
             sent += k;
         }
         if (sent == 0) break;
     }
     rc = BT_OK;
+    size_t first_failed = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
         if (codes) codes[i] = es[i].code;
-        if (es[i].code != BT_OK && rc == BT_OK) rc = es[i].code;
+        if (es[i].code != BT_OK && rc == BT_OK) {
+            rc = es[i].code;
+            first_failed = i;
+        }
     }
     if (rc == BT_OK) bt_status_ok(st);
-    else if (st) *st = last;
+    else if (st) *st = first_failed == f.first_final_row ? f.first_final : f.last;
     free(es);
     free(idx);
     bt_arena_free(&a);
