@@ -9,6 +9,7 @@ packages=(
   libfuse3-dev fuse3 liblz4-dev libsnappy-dev libxxhash-dev
   libreadline-dev libjansson-dev
   libleveldb-dev librocksdb-dev
+  libgrpc-dev protobuf-c-compiler libprotobuf-c-dev
   bats rsync tar findutils procps
 )
 

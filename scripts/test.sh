@@ -13,10 +13,11 @@ log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
 # Every test file must be registered with a suite.
-for f in tests/unit/test_*.c; do
+for f in tests/unit/test_*.c tests/bigtable/test_*.c; do
+  [ -e "$f" ] || continue
   name=$(basename "$f" .c)
-  if ! grep -q "'$name'" tests/unit/meson.build; then
-    echo "UNREGISTERED: $f is not listed in tests/unit/meson.build"
+  if ! grep -q "'$name'" "$(dirname "$f")/meson.build"; then
+    echo "UNREGISTERED: $f is not listed in $(dirname "$f")/meson.build"
     failed=$((failed + 1))
   fi
 done
