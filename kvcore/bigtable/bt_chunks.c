@@ -182,6 +182,10 @@ int bt_asm_feed(bt_asm *a, const Btpb__ReadRowsResponse__CellChunk *c, bt_row *o
         !c->commit_row)
         return 0;
     if (a->in_cell) return protocol_error(st, "commit_row inside a split cell");
+    if (bt_row_sort_families(&a->cur) < 0) {
+        bt_fail(st, BT_ERROR, "out of memory");
+        return -1;
+    }
     uint8_t *last = dup_bytes(a->cur.key, a->cur.key_len);
     if (!last) {
         bt_fail(st, BT_ERROR, "out of memory");

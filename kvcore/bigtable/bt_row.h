@@ -33,6 +33,12 @@ typedef struct bt_row {
 /** Frees everything @p r holds and leaves it empty (BT_ROW_INIT). */
 void bt_row_clear(bt_row *r);
 
+/** Puts the cells of @p r in HBase's order of families (by name), keeping
+ *  the server's order within each family. Bigtable does not promise an
+ *  order of families within a row (the emulator's changes from read to
+ *  read). Returns 0, or -1 when out of memory (@p r unchanged). */
+int bt_row_sort_families(bt_row *r);
+
 /** Appends an empty cell to @p r and returns it, or NULL when out of
  *  memory (@p r unchanged). */
 bt_cell *bt_row_add_cell(bt_row *r);
