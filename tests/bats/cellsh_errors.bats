@@ -23,10 +23,11 @@ snapshot() {
         "put 't', 'r'"
         "put 't', 'r', 'f:q'"
         "put 't', 'r', 'nofamily:q', 'v'"
-        "put 't', 'r', 'noqualifier', 'v'"
+        "put 't', 'r', ':q', 'v'"
         "put 'nope', 'r', 'f:q', 'v'"
         "put 't', 'r', 'f:q', 'v', 'notanumber'"
-        "put 't', 'r', 'f:q', 'v', -1"
+        "put 't', 'r', 'f:q', 'v', 5, 6"
+        "put 't', 'r', 'f:q', 'v', {TTL => 5}"
         "put 't' 'r', 'f:q', 'v'"
         "put 't', 'r', 'f:q', 'unterminated"
         "put t, 'r', 'f:q', 'v'"
@@ -64,15 +65,7 @@ snapshot() {
         "list '('"
         "1234"
     )
-    local c
-    for c in "${cmds[@]}"; do
-        run "$CELLSH" "$STORE" -e "$c"
-        if [ "$status" -ne 1 ] || ! printf '%s\n' "$output" | grep -q '^ERROR: '; then
-            echo "command: $c" >&2
-            echo "status $status, output: $output" >&2
-            return 1
-        fi
-    done
+    expect_each_fails "${cmds[@]}"
     [ "$(snapshot)" = "$before" ]
 }
 

@@ -132,7 +132,9 @@ int sh_arg_column(cellsh *sh, const sh_value *v, sh_column *out) {
 
 int sh_arg_cell_column(cellsh *sh, const sh_value *v, sh_column *out) {
     if (sh_arg_column(sh, v, out) < 0) return -1;
-    if (!out->qualifier)
-        return sh_error(sh, "column '%s' needs a qualifier: use 'family:qualifier'", out->family);
+    if (!out->qualifier) {   /* HBase's Put takes a missing qualifier as empty */
+        out->qualifier = "";
+        out->qualifier_len = 0;
+    }
     return 0;
 }

@@ -45,7 +45,8 @@ typedef struct sh_column {
     size_t qualifier_len;
 } sh_column;
 int sh_arg_column(cellsh *sh, const sh_value *v, sh_column *out);
-/* Like sh_arg_column but a qualifier is required ("f:" is the empty one). */
+/* A column of one cell: like sh_arg_column, but "f" means the empty
+ * qualifier, as in HBase's put 't', 'r', 'f', 'v'. */
 int sh_arg_cell_column(cellsh *sh, const sh_value *v, sh_column *out);
 
 #endif

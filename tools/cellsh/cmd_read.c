@@ -145,6 +145,5 @@ int cmd_get_counter(cellsh *sh, const sh_command *cmd) {
         fprintf(sh->out, "COUNTER VALUE = %" PRId64 "\n", (int64_t)u);
     }
     kv_result_free(res);
-    if (rc == 0) sh_footer_took(sh);
     return rc;
 }

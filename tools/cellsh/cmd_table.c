@@ -83,7 +83,6 @@ int cmd_create(cellsh *sh, const sh_command *cmd) {
         return sh_kv_error(sh, st, table);
     }
     fprintf(sh->out, "Created table %s\n", table);
-    sh_footer_took(sh);
     return 0;
 }
 
@@ -172,7 +171,6 @@ int cmd_alter(cellsh *sh, const sh_command *cmd) {
                            : kv_table_alter_family(sh->store, table, &ops[i].desc);
         if (st != KV_OK) rc = sh_kv_error(sh, st, table);
     }
-    if (rc == 0) sh_footer_took(sh);
     return rc;
 }
 
@@ -255,7 +253,6 @@ int cmd_exists(cellsh *sh, const sh_command *cmd) {
     kv_status st = kv_table_exists(sh->store, table);
     if (st != KV_OK && st != KV_NOT_FOUND && st != KV_INVALID) return sh_kv_error(sh, st, table);
     fprintf(sh->out, "Table %s %s\n", table, st == KV_OK ? "does exist" : "does not exist");
-    sh_footer_took(sh);
     return 0;
 }
 
@@ -264,7 +261,6 @@ int cmd_enable(cellsh *sh, const sh_command *cmd) {
     if (sh_arg_name(sh, &cmd->args[0], "table name", &table) < 0) return -1;
     kv_status st = kv_table_enable(sh->store, table);
     if (st != KV_OK && st != KV_ENABLED) return sh_kv_error(sh, st, table);
-    sh_footer_took(sh);
     return 0;
 }
 
@@ -273,7 +269,6 @@ int cmd_disable(cellsh *sh, const sh_command *cmd) {
     if (sh_arg_name(sh, &cmd->args[0], "table name", &table) < 0) return -1;
     kv_status st = kv_table_disable(sh->store, table);
     if (st != KV_OK && st != KV_DISABLED) return sh_kv_error(sh, st, table);
-    sh_footer_took(sh);
     return 0;
 }
 
@@ -284,7 +279,6 @@ static int print_enabled(cellsh *sh, const sh_command *cmd, bool want_enabled) {
     kv_status st = kv_table_is_enabled(&enabled, sh->store, table);
     if (st != KV_OK) return sh_kv_error(sh, st, table);
     fprintf(sh->out, "%s\n", enabled == want_enabled ? "true" : "false");
-    sh_footer_took(sh);
     return 0;
 }
 
@@ -296,7 +290,6 @@ int cmd_drop(cellsh *sh, const sh_command *cmd) {
     if (sh_arg_name(sh, &cmd->args[0], "table name", &table) < 0) return -1;
     kv_status st = kv_table_drop(sh->store, table);
     if (st != KV_OK) return sh_kv_error(sh, st, table);
-    sh_footer_took(sh);
     return 0;
 }
 
@@ -310,7 +303,6 @@ static int truncate_table(cellsh *sh, const sh_command *cmd, bool preserve) {
     fprintf(sh->out, " - Truncating table%s...\n", preserve ? " (with region boundaries)" : "");
     st = kv_table_truncate(sh->store, table, preserve);
     if (st != KV_OK) return sh_kv_error(sh, st, table);
-    sh_footer_took(sh);
     return 0;
 }
 
@@ -336,7 +328,6 @@ static int maintain(cellsh *sh, const sh_command *cmd, int what) {
     }
     kv_status st = what == 0 ? kv_flush(sh->store, table) : kv_compact(sh->store, table, what == 2);
     if (st != KV_OK) return sh_kv_error(sh, st, table);
-    sh_footer_took(sh);
     return 0;
 }
 

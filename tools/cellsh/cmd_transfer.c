@@ -147,7 +147,6 @@ int cmd_import(cellsh *sh, const sh_command *cmd) {
         fprintf(sh->out, "Imported %" PRIu64 " row(s), %" PRIu64 " cell(s)", t.rows, t.cells);
         if (t.bad_lines) fprintf(sh->out, "; skipped %" PRIu64 " bad line(s)", t.bad_lines);
         fputc('\n', sh->out);
-        sh_footer_took(sh);
     }
     sh_transfer_free(&t);
     return rc;
@@ -243,7 +242,6 @@ int cmd_export(cellsh *sh, const sh_command *cmd) {
         FILE *summary = out == sh->out ? sh->err : sh->out;
         fflush(sh->out);   /* the data before the summary */
         fprintf(summary, "Exported %" PRIu64 " row(s), %" PRIu64 " cell(s)\n", t.rows, t.cells);
-        if (summary == sh->out) sh_footer_took(sh);
     }
     sh_read_spec_free(&spec);
     sh_transfer_free(&t);
