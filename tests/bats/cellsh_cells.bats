@@ -165,13 +165,13 @@ put 't', 'r', 'f:q', 'v10', 10
 put 't', 'r', 'f:q', 'v20', 20
 deleteall 't', 'r', 'f:q', 20
 put 't', 'r', 'f:q', 'v15', 15
-get 't', 'r', {VERSIONS => 3}
+get 't', 'r', {COLUMN => 'f', VERSIONS => 3}
 scan 't', {RAW => true, VERSIONS => 3}
 flush 't'
 major_compact 't'
 scan 't', {RAW => true, VERSIONS => 3}
 put 't', 'r', 'f:q', 'v15', 15
-get 't', 'r', {VERSIONS => 3}
+get 't', 'r', {COLUMN => 'f', VERSIONS => 3}
 EOF
     expect_status 0
     expect_output <<'EOF'
@@ -226,12 +226,12 @@ create 't', {NAME => 'f', VERSIONS => 2}
 put 't', 'r', 'f:q', 'v1', 1
 put 't', 'r', 'f:q', 'v2', 2
 put 't', 'r', 'f:q', 'v3', 3
-get 't', 'r', {VERSIONS => 2}
+get 't', 'r', {COLUMN => 'f', VERSIONS => 2}
 delete 't', 'r', 'f:q'
-get 't', 'r', {VERSIONS => 2}
+get 't', 'r', {COLUMN => 'f', VERSIONS => 2}
 scan 't', {RAW => true, VERSIONS => 3}
 delete 't', 'r', 'f:q', 1
-get 't', 'r', {VERSIONS => 2}
+get 't', 'r', {COLUMN => 'f', VERSIONS => 2}
 EOF
     expect_status 0
     expect_output <<'EOF'
@@ -262,7 +262,7 @@ put 't', 'r', 'f:a', 'a5', 5
 put 't', 'r', 'f:b', 'b5', 5
 put 't', 'r', 'f:b', 'b7', 7
 delete 't', 'r', 'f', 5
-get 't', 'r', {VERSIONS => 5}
+get 't', 'r', {COLUMN => 'f', VERSIONS => 5}
 delete 't', 'r', 'f:b', 7
 deleteall 't', 'r', 'f:a', 4
 deleteall 't', 'r2', 'f', 3
@@ -323,7 +323,7 @@ put 't', 'c1', 'f:x', 'vc1', 1
 scan 't', {STARTROW => 'a2', STOPROW => 'c1'}
 scan 't', {ROWPREFIXFILTER => 'a'}
 scan 't', {LIMIT => 1, REVERSED => true}
-scan 't', {COLUMNS => ['g'], MAXLENGTH => 4}
+scan 't', {COLUMNS => ['g'], MAXLENGTH => 23}
 count 't', {INTERVAL => 2}
 EOF
     expect_status 0

@@ -144,7 +144,7 @@ EOF
     expect_status 0
     local cmds=(
         "deleteall 't', {CACHE => 10}"
-        "deleteall 't', {ROWPREFIXFILTER => 'p', CACHE => 0}"
+        "deleteall 't', {ROWPREFIXFILTER => 'p', CACHE => 'many'}"
         "deleteall 't', 'r', {VISIBILITY => 'X'}"
         "deleteall 't', 'r', 'f:q', 10, 20"
         "deleteall 't', 'r', 'f:q', 'soon'"

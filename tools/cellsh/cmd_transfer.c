@@ -130,7 +130,7 @@ int cmd_import(cellsh *sh, const sh_command *cmd) {
     const sh_value *v;
     if ((v = sh_hash_get(opts, "TIMESTAMP"))) {
         if (sh_arg_int(sh, v, "TIMESTAMP", &t.timestamp) < 0) return -1;
-        if (t.timestamp < 0 || t.timestamp == KV_LATEST_TIMESTAMP)
+        if (t.timestamp == KV_LATEST_TIMESTAMP)
             return sh_error(sh, "TIMESTAMP is out of range");
     }
     int rc = 0;
@@ -163,7 +163,7 @@ int cmd_export(cellsh *sh, const sh_command *cmd) {
     const sh_value *opts = cmd->nargs > 2 ? &cmd->args[2] : &empty;
     if (opts->kind != SH_HASH) return sh_error(sh, "export options must be a hash");
     sh_read_spec spec;
-    sh_read_spec_init(&spec);
+    sh_read_spec_init(&spec, SH_READ_EXPORT);
     t.spec = &spec;
     int fmt = FMT_TSV, rc = 0;
     if (sh_read_spec_apply(sh, &spec, opts, SH_READ_EXPORT, "export") < 0 ||

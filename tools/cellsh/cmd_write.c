@@ -96,7 +96,7 @@ static int read_delete(cellsh *sh, const sh_command *cmd, bool all_versions, del
         if (sh_arg_bytes(sh, p, "ROWPREFIXFILTER", &d->prefix, &d->prefix_len) < 0) return -1;
         const sh_value *c = sh_hash_get(rv, "CACHE");
         if (c && sh_arg_int(sh, c, "CACHE", &d->cache) < 0) return -1;
-        if (d->cache < 1) return sh_error(sh, "CACHE must be at least 1");
+        if (d->cache < 1) d->cache = 1;   /* HBase then sends each row alone */
     } else if (sh_arg_bytes(sh, rv, "row", &d->row, &d->row_len) < 0) {
         return -1;
     }

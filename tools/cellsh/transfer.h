@@ -51,6 +51,12 @@ typedef struct sh_transfer {
  * HBASE_ROW_KEY is required for import, added first for export. */
 int sh_transfer_parse_map(sh_transfer *t, const char *spec, size_t len, bool is_import);
 void sh_transfer_free(sh_transfer *t);
+/* Reports an import that Ctrl-C stopped before @p line of the file, with
+ * the rows and cells imported before it; returns -1. */
+int sh_import_interrupted(sh_transfer *t, uint64_t line);
+/* The end of an export's scan: 0 at its end, -1 after a failure (already
+ * reported) or Ctrl-C (reported here, with how far the export got). */
+int sh_transfer_scan_end(sh_transfer *t, enum sh_scan_step step);
 
 int sh_tsv_import(sh_transfer *t);
 int sh_tsv_export(sh_transfer *t, FILE *out);
