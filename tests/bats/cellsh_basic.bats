@@ -92,6 +92,12 @@ COLUMN FAMILIES DESCRIPTION
 {NAME => 'f1', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '3', KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'LZ4', TTL => '86400 SECONDS (1 DAY)', MIN_VERSIONS => '0', BLOCKCACHE => 'true', BLOCKSIZE => '65536', REPLICATION_SCOPE => '0'}
 {NAME => 'f2', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'NONE', TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKCACHE => 'true', BLOCKSIZE => '65536', REPLICATION_SCOPE => '0'}
 2 row(s)
+Updating all regions with the new schema...
+1/1 regions updated.
+Done.
+Updating all regions with the new schema...
+1/1 regions updated.
+Done.
 Table t is DISABLED
 t
 COLUMN FAMILIES DESCRIPTION
@@ -121,8 +127,8 @@ Table nope does not exist
 true
 false
 Truncating 't' table (it may take a while):
- - Disabling table...
- - Truncating table...
+Disabling table...
+Truncating table...
 0 row(s)
 true
 EOF

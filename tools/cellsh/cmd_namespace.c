@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "listing.h"
 #include "output.h"
 
 /* Sets every KEY => 'value' pair of a properties hash (skipping @p skip). */

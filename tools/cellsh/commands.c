@@ -23,8 +23,22 @@ static const sh_command_def commands[] = {
     { "exit", "general", cmd_exit, 0, 0, "exit",
       "Leaves the shell (also: quit, or end of input). In a script, stops reading it." },
     { "quit", "general", cmd_exit, 0, 0, "quit", "Same as exit." },
+    { "status", "general", cmd_status, 0, 2, "status ['summary' | 'simple' | 'detailed']",
+      "Shows the store as HBase shows a cluster: one server (this process) holding one\n"
+      "region per table. 'summary' (the default) is one line; 'simple' adds the figures of\n"
+      "the store (sorted files, bytes on disk, in memory and in the block cache, flushes,\n"
+      "compactions, the last sequence number); 'detailed' adds each table as a region with\n"
+      "its families and state. 'replication' is an error: a local store has none.\n"
+      "  cellsh> status\n  cellsh> status 'simple'\n  cellsh> status 'detailed'" },
+    { "table_help", "general", cmd_table_help, 0, 0, "table_help",
+      "Explains HBase's table references (t = get_table 't'; t.scan) and the commands\n"
+      "that stand for them in cellsh, which has none." },
     { "version", "general", cmd_version, 0, 0, "version",
-      "Prints the versions of cellsh and libkvcore." },
+      "Prints the version, as HBase's \"VERSION, rREVISION, DATE\" line: \"0.1.0, cellsh,\n"
+      "libkvcore 0.1.0\"." },
+    { "whoami", "general", cmd_whoami, 0, 0, "whoami",
+      "Prints the user running the shell as HBase does with simple authentication,\n"
+      "\"alice (auth:SIMPLE)\", and the user's groups, the primary one first." },
 
     /* ddl */
     { "create", "ddl", cmd_create, 2, -1,

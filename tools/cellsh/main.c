@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kvcore.h"
@@ -122,6 +123,9 @@ int main(int argc, char **argv) {
     opts.log_ctx = stderr;
     char errmsg[1024] = "";
     kv_status st = kv_store_open(&sh.store, store_path, &opts, errmsg, sizeof errmsg);
+    struct timespec now;
+    if (clock_gettime(CLOCK_REALTIME, &now) == 0)
+        sh.opened_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
     if (st != KV_OK) {
         if (errmsg[0]) fprintf(stderr, "ERROR: %s\n", errmsg);
         else fprintf(stderr, "ERROR: cannot open store %s: %s\n", store_path, kv_strerror(st));

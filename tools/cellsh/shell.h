@@ -28,6 +28,8 @@ typedef struct cellsh {
     unsigned long errors;      /* commands that failed so far */
     kv_write_options wopts;
     double started;            /* when the current command began (s) */
+    int64_t opened_ms;         /* when the store was opened (epoch ms): the
+                                  "start code" that status shows */
     sh_arena *arena;           /* the current statement's arena */
 } cellsh;
 
