@@ -21,7 +21,7 @@ int sh_interrupt_install(void) {
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0;   /* no SA_RESTART: reads return EINTR */
+    sa.sa_flags = SA_RESTART;
     return sigaction(SIGINT, &sa, NULL);
 }
 

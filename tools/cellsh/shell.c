@@ -117,7 +117,6 @@ void sh_footer_rows(cellsh *sh, uint64_t rows) {
 
 int sh_execute(cellsh *sh, const sh_command *cmd) {
     sh->started = sh_now();
-    sh_interrupt_clear();
     int rc;
     const sh_command_def *def = sh_command_find(cmd->name);
     if (!def) {
