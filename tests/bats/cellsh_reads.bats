@@ -129,7 +129,7 @@ COUNTER VALUE = 11
 EOF
 }
 
-@test "negative timestamps round-trip through put, get, scan, delete, JSON and TSV" {
+@test "negative timestamps round-trip through put, get, scan, delete, a flush, JSON and TSV" {
     cellsh_script <<EOF
 create 't', {NAME => 'f', VERSIONS => 5}
 put 't', 'r', 'f:q', 'minus five', -5
@@ -141,6 +141,8 @@ export 't', '$TEST_DIR/t.json'
 export 't', '$TEST_DIR/t.tsv', {COLUMNS => 'HBASE_ROW_KEY,HBASE_TS_KEY,f:q'}
 delete 't', 'r', 'f:q', -1
 scan 't', {VERSIONS => 5}
+flush 't'
+scan 't', {VERSIONS => 5, TIMERANGE => [-100, 0]}
 create 'u', {NAME => 'f', VERSIONS => 5}
 import 'u', '$TEST_DIR/t.json'
 export 'u', '$TEST_DIR/u.json'
@@ -165,6 +167,9 @@ Exported 1 row(s), 3 cell(s)
 Exported 1 row(s), 1 cell(s)
 ROW                                   COLUMN+CELL
  r                                    column=f:q, timestamp=2, value=plus two
+ r                                    column=f:q, timestamp=-5, value=minus five
+1 row(s)
+ROW                                   COLUMN+CELL
  r                                    column=f:q, timestamp=-5, value=minus five
 1 row(s)
 Created table u

@@ -127,6 +127,8 @@ int main(int argc, char **argv) {
     opts.log = log_sink;
     opts.log_ctx = stderr;
     char errmsg[1024] = "";
+    /* before the open: a Ctrl-C while it waits for the lock is recorded */
+    if (sh_interrupt_install() != 0) perror("cellsh: warning: cannot catch Ctrl-C");
     /* kvcore's threads, started by the open, inherit a mask that blocks
      * SIGINT, so that Ctrl-C always reaches this thread's handler */
     sigset_t sigint, old;
@@ -146,7 +148,6 @@ int main(int argc, char **argv) {
         return EXIT_OPEN;
     }
 
-    if (sh_interrupt_install() != 0) perror("cellsh: warning: cannot catch Ctrl-C");
     int failed = 0;
     bool stop_on_error = !keep_going;
     if (nexec > 0) {
