@@ -95,7 +95,7 @@ COLUMN                                CELL
  f:q                                  timestamp=40, value=v40
  f:q                                  timestamp=30, value=v30
  f:q                                  timestamp=20, value=v20
-3 row(s)
+1 row(s)
 COLUMN                                CELL
  f:q                                  timestamp=30, value=v30
 1 row(s)
@@ -104,7 +104,7 @@ COLUMN                                CELL
 COLUMN                                CELL
  f:q                                  timestamp=30, value=v30
  f:q                                  timestamp=20, value=v20
-2 row(s)
+1 row(s)
 ROW                                   COLUMN+CELL
  r                                    column=f:q, timestamp=40, value=v40
  r                                    column=f:q, timestamp=30, value=v30
@@ -139,20 +139,20 @@ COLUMN                                CELL
  anchor:cnnsi.com                     timestamp=9, value=CNN
  anchor:my.look.ca                    timestamp=8, value=CNN.com
  contents:html                        timestamp=6, value=<html>t6
-3 row(s)
+1 row(s)
 COLUMN                                CELL
  contents:html                        timestamp=6, value=<html>t6
  contents:html                        timestamp=5, value=<html>t5
  contents:html                        timestamp=3, value=<html>t3
-3 row(s)
+1 row(s)
 COLUMN                                CELL
  anchor:cnnsi.com                     timestamp=9, value=CNN
  anchor:my.look.ca                    timestamp=8, value=CNN.com
-2 row(s)
+1 row(s)
 COLUMN                                CELL
  anchor:cnnsi.com                     timestamp=9, value=CNN
  contents:html                        timestamp=6, value=<html>t6
-2 row(s)
+1 row(s)
 ROW                                   COLUMN+CELL
 0 row(s)
 EOF
@@ -239,11 +239,11 @@ Created table t
 COLUMN                                CELL
  f:q                                  timestamp=3, value=v3
  f:q                                  timestamp=2, value=v2
-2 row(s)
+1 row(s)
 COLUMN                                CELL
  f:q                                  timestamp=2, value=v2
  f:q                                  timestamp=1, value=v1
-2 row(s)
+1 row(s)
 ROW                                   COLUMN+CELL
  r                                    column=f:q, timestamp=3, type=Delete
  r                                    column=f:q, timestamp=3, value=v3

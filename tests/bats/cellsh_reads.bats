@@ -62,11 +62,11 @@ ERROR: Failed parse of {"VERSIONS"=>3}, Hash
 COLUMN                                CELL
  f:q                                  timestamp=2, value=v2
  f:q                                  timestamp=1, value=v1
-2 row(s)
+1 row(s)
 COLUMN                                CELL
  f:q                                  timestamp=2, value=v2
  f:q                                  timestamp=1, value=v1
-2 row(s)
+1 row(s)
 COLUMN                                CELL
  f:q                                  timestamp=1, value=v1
 1 row(s)
@@ -100,7 +100,7 @@ Created table t
 COLUMN                                CELL
  f:                                   timestamp=1, value=bare
  f:q                                  timestamp=1, value=named
-2 row(s)
+1 row(s)
 COLUMN                                CELL
  f:                                   timestamp=1, value=bare
 1 row(s)
@@ -162,7 +162,7 @@ COLUMN                                CELL
 COLUMN                                CELL
  f:q                                  timestamp=-1, value=minus one
  f:q                                  timestamp=-5, value=minus five
-2 row(s)
+1 row(s)
 Exported 1 row(s), 3 cell(s)
 Exported 1 row(s), 1 cell(s)
 ROW                                   COLUMN+CELL
@@ -217,7 +217,7 @@ COLUMN                                CELL
  f:hits                               timestamp=TS, value=42
  f:n                                  timestamp=1, value=256
  f:s                                  timestamp=1, value=text
-3 row(s)
+1 row(s)
 COLUMN                                CELL
  f:hits                               timestamp=TS, value=42
 1 row(s)
@@ -233,7 +233,7 @@ ROW                                   COLUMN+CELL
 COLUMN                                CELL
  f:hits                               timestamp=TS, value=000000000000002a
  f:n                                  timestamp=1, value=\x00\x00\x01\x00
-2 row(s)
+1 row(s)
 EOF
 }
 
@@ -311,7 +311,7 @@ COLUMN                                CELL
  f:d                                  timestamp=1, value=1.5
  f:e                                  timestamp=1, value=1.0E10
  f:f                                  timestamp=1, value=0.25
-4 row(s)
+1 row(s)
 EOF
 }
 
@@ -414,4 +414,26 @@ Current count: 2000, row: r02000
 ERROR: CACHE must be an integer, not 'x'
 ERROR: count takes an options hash or an INTERVAL number, not a string
 EOF
+}
+
+@test "get ends with 1 row(s) for a row with cells, however many, and 0 row(s) without, as HBase does" {
+    cellsh_script <<'EOF2'
+create 't', {NAME => 'f', VERSIONS => 3}
+put 't', 'r', 'f:a', 'a1', 1
+put 't', 'r', 'f:a', 'a2', 2
+put 't', 'r', 'f:b', 'b1', 1
+get 't', 'r', {COLUMN => 'f', VERSIONS => 3}
+get 't', 'nope'
+EOF2
+    expect_status 0
+    expect_output <<'EOF2'
+Created table t
+COLUMN                                CELL
+ f:a                                  timestamp=2, value=a2
+ f:a                                  timestamp=1, value=a1
+ f:b                                  timestamp=1, value=b1
+1 row(s)
+COLUMN                                CELL
+0 row(s)
+EOF2
 }

@@ -23,7 +23,7 @@ Current count: 100000, row: row100000
 COLUMN                                CELL
  cf:a                                 timestamp=TS, value=v54321
  cf:b                                 timestamp=TS, value=w54321
-2 row(s)
+1 row(s)
 EOF
 }
 

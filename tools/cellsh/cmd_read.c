@@ -56,7 +56,8 @@ int cmd_get(cellsh *sh, const sh_command *cmd) {
     sh_print_header(sh->out, "COLUMN", "CELL");
     for (size_t i = 0; i < res->ncells && rc == 0; i++)
         rc = print_cell(sh, NULL, &res->cells[i], &spec.format);
-    if (rc == 0) sh_footer_rows(sh, res->ncells);
+    /* HBase counts the row, not its cells */
+    if (rc == 0) sh_footer_rows(sh, res->ncells > 0);
     kv_result_free(res);
     sh_read_spec_free(&spec);
     return rc;
