@@ -10,7 +10,7 @@ packages=(
   libreadline-dev libjansson-dev
   libleveldb-dev librocksdb-dev
   libgrpc-dev protobuf-c-compiler libprotobuf-c-dev
-  bats rsync tar findutils procps
+  bats rsync tar findutils procps python3
 )
 
 missing=()

@@ -92,6 +92,12 @@ COLUMN FAMILIES DESCRIPTION
 {NAME => 'f1', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '3', KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'LZ4', TTL => '86400 SECONDS (1 DAY)', MIN_VERSIONS => '0', BLOCKCACHE => 'true', BLOCKSIZE => '65536', REPLICATION_SCOPE => '0'}
 {NAME => 'f2', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'NONE', TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKCACHE => 'true', BLOCKSIZE => '65536', REPLICATION_SCOPE => '0'}
 2 row(s)
+Updating all regions with the new schema...
+1/1 regions updated.
+Done.
+Updating all regions with the new schema...
+1/1 regions updated.
+Done.
 Table t is DISABLED
 t
 COLUMN FAMILIES DESCRIPTION
@@ -121,8 +127,8 @@ Table nope does not exist
 true
 false
 Truncating 't' table (it may take a while):
- - Disabling table...
- - Truncating table...
+Disabling table...
+Truncating table...
 0 row(s)
 true
 EOF
@@ -207,14 +213,29 @@ EOF
     expect_line "^ERROR: "
 }
 
-@test "timing lines only with --timing (the default of interactive mode)" {
+@test "timing lines in HBase 2's style, only with --timing (the default of interactive mode)" {
     cellsh_e "create 't', 'f'" "scan 't'"
     expect_status 0
     if printf '%s\n' "$output" | grep -q seconds; then false; fi
-    run "$CELLSH" --timing "$STORE" -e "put 't', 'r', 'f:a', 'v'" -e "scan 't'"
+    run "$CELLSH" --timing "$STORE" -e "put 't', 'r', 'f:a', 'v'" -e "scan 't'" -e "get 't', 'nope'"
     expect_status 0
+    # HBase 2: "N row(s)" alone, then "Took X.XXXX seconds" after every command
+    output="$(printf '%s\n' "$output" | sed -E 's/[0-9]+\.[0-9]{4} seconds/X seconds/')"
+    expect_output <<'EOF'
+Took X seconds
+ROW                                   COLUMN+CELL
+ r                                    column=f:a, timestamp=TS, value=v
+1 row(s)
+Took X seconds
+COLUMN                                CELL
+0 row(s)
+Took X seconds
+EOF
+    # a failed command is timed too
+    run "$CELLSH" --timing "$STORE" -e "get 'nope', 'r'"
+    expect_status 1
+    expect_line "^ERROR: Unknown table nope!"
     expect_line "^Took [0-9]+\.[0-9]{4} seconds$"
-    expect_line "^1 row\(s\) in [0-9]+\.[0-9]{4} seconds$"
 }
 
 @test "exit stops a script" {
@@ -252,7 +273,8 @@ EOF
     expect_line "cellsh\(main\):001:0> create 't', 'f'"
     expect_line "^Created table t"
     expect_line "cellsh\(main\):002:1\* LIMIT => 1\}"
-    expect_line "^0 row\(s\) in [0-9.]+ seconds"
+    expect_line "^0 row\(s\)"
+    expect_line "^Took [0-9]+\.[0-9]{4} seconds"
     expect_line "^ERROR: Unknown command 'bogus'"
     grep -qx "LIMIT => 1}" "$TEST_DIR/.cellsh_history"
 }

@@ -95,7 +95,7 @@ COLUMN                                CELL
  f:q                                  timestamp=40, value=v40
  f:q                                  timestamp=30, value=v30
  f:q                                  timestamp=20, value=v20
-3 row(s)
+1 row(s)
 COLUMN                                CELL
  f:q                                  timestamp=30, value=v30
 1 row(s)
@@ -104,7 +104,7 @@ COLUMN                                CELL
 COLUMN                                CELL
  f:q                                  timestamp=30, value=v30
  f:q                                  timestamp=20, value=v20
-2 row(s)
+1 row(s)
 ROW                                   COLUMN+CELL
  r                                    column=f:q, timestamp=40, value=v40
  r                                    column=f:q, timestamp=30, value=v30
@@ -139,20 +139,20 @@ COLUMN                                CELL
  anchor:cnnsi.com                     timestamp=9, value=CNN
  anchor:my.look.ca                    timestamp=8, value=CNN.com
  contents:html                        timestamp=6, value=<html>t6
-3 row(s)
+1 row(s)
 COLUMN                                CELL
  contents:html                        timestamp=6, value=<html>t6
  contents:html                        timestamp=5, value=<html>t5
  contents:html                        timestamp=3, value=<html>t3
-3 row(s)
+1 row(s)
 COLUMN                                CELL
  anchor:cnnsi.com                     timestamp=9, value=CNN
  anchor:my.look.ca                    timestamp=8, value=CNN.com
-2 row(s)
+1 row(s)
 COLUMN                                CELL
  anchor:cnnsi.com                     timestamp=9, value=CNN
  contents:html                        timestamp=6, value=<html>t6
-2 row(s)
+1 row(s)
 ROW                                   COLUMN+CELL
 0 row(s)
 EOF
@@ -165,13 +165,13 @@ put 't', 'r', 'f:q', 'v10', 10
 put 't', 'r', 'f:q', 'v20', 20
 deleteall 't', 'r', 'f:q', 20
 put 't', 'r', 'f:q', 'v15', 15
-get 't', 'r', {VERSIONS => 3}
+get 't', 'r', {COLUMN => 'f', VERSIONS => 3}
 scan 't', {RAW => true, VERSIONS => 3}
 flush 't'
 major_compact 't'
 scan 't', {RAW => true, VERSIONS => 3}
 put 't', 'r', 'f:q', 'v15', 15
-get 't', 'r', {VERSIONS => 3}
+get 't', 'r', {COLUMN => 'f', VERSIONS => 3}
 EOF
     expect_status 0
     expect_output <<'EOF'
@@ -226,12 +226,12 @@ create 't', {NAME => 'f', VERSIONS => 2}
 put 't', 'r', 'f:q', 'v1', 1
 put 't', 'r', 'f:q', 'v2', 2
 put 't', 'r', 'f:q', 'v3', 3
-get 't', 'r', {VERSIONS => 2}
+get 't', 'r', {COLUMN => 'f', VERSIONS => 2}
 delete 't', 'r', 'f:q'
-get 't', 'r', {VERSIONS => 2}
+get 't', 'r', {COLUMN => 'f', VERSIONS => 2}
 scan 't', {RAW => true, VERSIONS => 3}
 delete 't', 'r', 'f:q', 1
-get 't', 'r', {VERSIONS => 2}
+get 't', 'r', {COLUMN => 'f', VERSIONS => 2}
 EOF
     expect_status 0
     expect_output <<'EOF'
@@ -239,11 +239,11 @@ Created table t
 COLUMN                                CELL
  f:q                                  timestamp=3, value=v3
  f:q                                  timestamp=2, value=v2
-2 row(s)
+1 row(s)
 COLUMN                                CELL
  f:q                                  timestamp=2, value=v2
  f:q                                  timestamp=1, value=v1
-2 row(s)
+1 row(s)
 ROW                                   COLUMN+CELL
  r                                    column=f:q, timestamp=3, type=Delete
  r                                    column=f:q, timestamp=3, value=v3
@@ -262,7 +262,7 @@ put 't', 'r', 'f:a', 'a5', 5
 put 't', 'r', 'f:b', 'b5', 5
 put 't', 'r', 'f:b', 'b7', 7
 delete 't', 'r', 'f', 5
-get 't', 'r', {VERSIONS => 5}
+get 't', 'r', {COLUMN => 'f', VERSIONS => 5}
 delete 't', 'r', 'f:b', 7
 deleteall 't', 'r', 'f:a', 4
 deleteall 't', 'r2', 'f', 3
@@ -323,7 +323,7 @@ put 't', 'c1', 'f:x', 'vc1', 1
 scan 't', {STARTROW => 'a2', STOPROW => 'c1'}
 scan 't', {ROWPREFIXFILTER => 'a'}
 scan 't', {LIMIT => 1, REVERSED => true}
-scan 't', {COLUMNS => ['g'], MAXLENGTH => 4}
+scan 't', {COLUMNS => ['g'], MAXLENGTH => 23}
 count 't', {INTERVAL => 2}
 EOF
     expect_status 0

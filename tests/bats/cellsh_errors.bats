@@ -23,10 +23,11 @@ snapshot() {
         "put 't', 'r'"
         "put 't', 'r', 'f:q'"
         "put 't', 'r', 'nofamily:q', 'v'"
-        "put 't', 'r', 'noqualifier', 'v'"
+        "put 't', 'r', ':q', 'v'"
         "put 'nope', 'r', 'f:q', 'v'"
         "put 't', 'r', 'f:q', 'v', 'notanumber'"
-        "put 't', 'r', 'f:q', 'v', -1"
+        "put 't', 'r', 'f:q', 'v', 5, 6"
+        "put 't', 'r', 'f:q', 'v', {TTL => 5}"
         "put 't' 'r', 'f:q', 'v'"
         "put 't', 'r', 'f:q', 'unterminated"
         "put t, 'r', 'f:q', 'v'"
@@ -64,15 +65,7 @@ snapshot() {
         "list '('"
         "1234"
     )
-    local c
-    for c in "${cmds[@]}"; do
-        run "$CELLSH" "$STORE" -e "$c"
-        if [ "$status" -ne 1 ] || ! printf '%s\n' "$output" | grep -q '^ERROR: '; then
-            echo "command: $c" >&2
-            echo "status $status, output: $output" >&2
-            return 1
-        fi
-    done
+    expect_each_fails "${cmds[@]}"
     [ "$(snapshot)" = "$before" ]
 }
 
@@ -168,4 +161,30 @@ EOF
     HOLDER_PID=
     run "$CELLSH" "$STORE" -e "count 't'"
     expect_status 0
+}
+
+@test "SIGINT (Ctrl-C) stops a script: the command running says how far it got, the rest does not run, status 130" {
+    mkfifo "$TEST_DIR/rows.tsv"
+    exec 7<>"$TEST_DIR/rows.tsv"
+    "$CELLSH" "$STORE" -e "create 'u', 'f'" \
+        -e "import 'u', '$TEST_DIR/rows.tsv', {COLUMNS => 'HBASE_ROW_KEY,f:a'}" \
+        -e "put 'u', 'after', 'f:a', 'x'" > "$TEST_DIR/out" 2>&1 &
+    HOLDER_PID=$!
+    # the table exists once the handler is in place and the import has begun
+    for _ in $(seq 1 100); do
+        grep -q "Created table u" "$TEST_DIR/out" && break
+        sleep 0.1
+    done
+    kill -INT "$HOLDER_PID"
+    printf 'r1\tv\nr2\tv\n' >&7
+    local rc=0
+    wait "$HOLDER_PID" || rc=$?
+    HOLDER_PID=
+    exec 7>&-
+    [ "$rc" -eq 130 ]
+    grep -q "^ERROR: import interrupted (Ctrl-C) at $TEST_DIR/rows.tsv line 1: 0 row(s), 0 cell(s) before it were imported" "$TEST_DIR/out"
+    cellsh_e "count 'u'"
+    expect_output <<'EOF'
+0 row(s)
+EOF
 }

@@ -11,18 +11,19 @@ teardown() { cellsh_teardown; }
     cellsh_script <<EOF
 create 't', 'cf'
 import 't', '$TEST_DIR/big.tsv', {COLUMNS => 'HBASE_ROW_KEY,cf:a,cf:b'}
-count 't'
+count 't', INTERVAL => 100000
 get 't', 'row054321'
 EOF
     expect_status 0
     expect_output <<'EOF'
 Created table t
 Imported 100000 row(s), 200000 cell(s)
+Current count: 100000, row: row100000
 100000 row(s)
 COLUMN                                CELL
  cf:a                                 timestamp=TS, value=v54321
  cf:b                                 timestamp=TS, value=w54321
-2 row(s)
+1 row(s)
 EOF
 }
 

@@ -82,6 +82,56 @@ int sh_value_text(cellsh *sh, const sh_value *v, const char *what, char *buf, si
     return 0;
 }
 
+static void inspect_string(sh_buf *b, const char *s, size_t n) {
+    sh_buf_puts(b, "\"");
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '"': sh_buf_puts(b, "\\\""); break;
+        case '\\': sh_buf_puts(b, "\\\\"); break;
+        case '\n': sh_buf_puts(b, "\\n"); break;
+        case '\t': sh_buf_puts(b, "\\t"); break;
+        case '\r': sh_buf_puts(b, "\\r"); break;
+        case 0x1b: sh_buf_puts(b, "\\e"); break;
+        default:
+            if (c < 0x20 || c == 0x7f) sh_buf_printf(b, "\\x%02X", c);
+            else sh_buf_put(b, &s[i], 1);
+        }
+    }
+    sh_buf_puts(b, "\"");
+}
+
+void sh_value_inspect(sh_buf *b, const sh_value *v) {
+    switch (v->kind) {
+    case SH_INT: sh_buf_printf(b, "%" PRId64, v->num); return;
+    case SH_STR: inspect_string(b, v->str, v->len); return;
+    case SH_CONST:
+        if (sh_value_is(v, "true") || sh_value_is(v, "false") || sh_value_is(v, "nil"))
+            sh_buf_put(b, v->str, v->len);
+        else
+            inspect_string(b, v->str, v->len);
+        return;
+    case SH_ARRAY:
+        sh_buf_puts(b, "[");
+        for (size_t i = 0; i < v->n; i++) {
+            if (i) sh_buf_puts(b, ", ");
+            sh_value_inspect(b, &v->items[i]);
+        }
+        sh_buf_puts(b, "]");
+        return;
+    case SH_HASH:
+        sh_buf_puts(b, "{");
+        for (size_t i = 0; i < v->n; i++) {
+            if (i) sh_buf_puts(b, ", ");
+            sh_value_inspect(b, &v->items[2 * i]);
+            sh_buf_puts(b, "=>");
+            sh_value_inspect(b, &v->items[2 * i + 1]);
+        }
+        sh_buf_puts(b, "}");
+        return;
+    }
+}
+
 bool sh_value_is(const sh_value *v, const char *s) {
     if (v->kind != SH_STR && v->kind != SH_CONST) return false;
     return strlen(s) == v->len && strncasecmp(v->str, s, v->len) == 0;
@@ -132,7 +182,9 @@ int sh_arg_column(cellsh *sh, const sh_value *v, sh_column *out) {
 
 int sh_arg_cell_column(cellsh *sh, const sh_value *v, sh_column *out) {
     if (sh_arg_column(sh, v, out) < 0) return -1;
-    if (!out->qualifier)
-        return sh_error(sh, "column '%s' needs a qualifier: use 'family:qualifier'", out->family);
+    if (!out->qualifier) {   /* HBase's Put takes a missing qualifier as empty */
+        out->qualifier = "";
+        out->qualifier_len = 0;
+    }
     return 0;
 }

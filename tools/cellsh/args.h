@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "convert.h"
 #include "shell.h"
 #include "value.h"
 
@@ -27,6 +28,11 @@ int sh_arg_bool(cellsh *sh, const sh_value *v, const char *what, bool *out);
 /* The text of a scalar (string, integer or bare word) for attribute values;
  * returns -1 for hashes, arrays and strings holding NUL bytes. */
 int sh_value_text(cellsh *sh, const sh_value *v, const char *what, char *buf, size_t len);
+
+/* Appends v as Ruby's inspect shows it, for messages that quote HBase's:
+ * {"VERSIONS"=>3}, "text", [1, 2], true. Bare words other than true,
+ * false and nil are HBase constants, whose values are their names. */
+void sh_value_inspect(sh_buf *b, const sh_value *v);
 
 /* True when v is a string or bare word equal to s (case-insensitive). */
 bool sh_value_is(const sh_value *v, const char *s);
@@ -45,7 +51,8 @@ typedef struct sh_column {
     size_t qualifier_len;
 } sh_column;
 int sh_arg_column(cellsh *sh, const sh_value *v, sh_column *out);
-/* Like sh_arg_column but a qualifier is required ("f:" is the empty one). */
+/* A column of one cell: like sh_arg_column, but "f" means the empty
+ * qualifier, as in HBase's put 't', 'r', 'f', 'v'. */
 int sh_arg_cell_column(cellsh *sh, const sh_value *v, sh_column *out);
 
 #endif

@@ -1,14 +1,15 @@
 /*
- * Batches of row mutations for import (see transfer.h): collected, applied
- * with kv_mutate_batch, freed.
+ * Batches of row mutations (see batch.h): collected, applied with
+ * kv_mutate_batch, freed.
  */
-#include "transfer.h"
+#include "batch.h"
 
 #define SH_BATCH_BYTES (4u << 20)
 
 void sh_batch_init(sh_batch *b, cellsh *sh, const char *table) {
     b->sh = sh;
     b->table = table;
+    b->max = SH_BATCH_MAX;
     b->n = 0;
     b->bytes = 0;
 }
@@ -25,7 +26,7 @@ int sh_batch_flush(sh_batch *b) {
 int sh_batch_add(sh_batch *b, kv_mutation *m, size_t bytes) {
     b->ms[b->n++] = m;
     b->bytes += bytes;
-    if (b->n == SH_BATCH_MAX || b->bytes >= SH_BATCH_BYTES) return sh_batch_flush(b);
+    if (b->n >= b->max || b->bytes >= SH_BATCH_BYTES) return sh_batch_flush(b);
     return 0;
 }
 

@@ -1,9 +1,14 @@
 /*
- * General commands: help (from the command table in commands.c), exit and
- * version.
+ * General commands: help (from the command table in commands.c), exit,
+ * version, whoami and table_help. status is in cmd_status.c.
  */
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "commands.h"
@@ -72,6 +77,64 @@ int cmd_exit(cellsh *sh, const sh_command *cmd) {
 
 int cmd_version(cellsh *sh, const sh_command *cmd) {
     (void)cmd;
-    fprintf(sh->out, "cellsh %s (libkvcore %s)\n", KVCORE_VERSION, KVCORE_VERSION);
+    /* HBase prints "VERSION, rREVISION, DATE"; the first field is what
+     * scripts take */
+    fprintf(sh->out, "%s, cellsh, libkvcore %s\n", KVCORE_VERSION, KVCORE_VERSION);
+    return 0;
+}
+
+/* HBase's User.toString with simple authentication, then the groups, the
+ * primary one first as Hadoop's Unix group mapping lists them. */
+int cmd_whoami(cellsh *sh, const sh_command *cmd) {
+    (void)cmd;
+    struct passwd *pw = getpwuid(geteuid());
+    if (!pw) return sh_error(sh, "cannot find the name of user %ld", (long)geteuid());
+    fprintf(sh->out, "%s (auth:SIMPLE)\n", pw->pw_name);
+    int n = 64;
+    gid_t *groups = malloc((size_t)n * sizeof *groups);
+    if (groups && getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0) {
+        gid_t *more = realloc(groups, (size_t)n * sizeof *groups);
+        if (more) groups = more;
+        if (!more || getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0) n = 0;
+    }
+    if (!groups) n = 0;
+    fputs("    groups: ", sh->out);
+    struct group *g = getgrgid(pw->pw_gid);
+    if (g) fputs(g->gr_name, sh->out);
+    else fprintf(sh->out, "%ld", (long)pw->pw_gid);
+    for (int i = 0; i < n; i++) {
+        if (groups[i] == pw->pw_gid) continue;
+        g = getgrgid(groups[i]);
+        if (g) fprintf(sh->out, ", %s", g->gr_name);
+        else fprintf(sh->out, ", %ld", (long)groups[i]);
+    }
+    fputc('\n', sh->out);
+    free(groups);
+    return 0;
+}
+
+int cmd_table_help(cellsh *sh, const sh_command *cmd) {
+    (void)cmd;
+    fputs("Help for table-reference commands.\n\n"
+          "In the HBase shell a table reference is a Ruby object, made by create or get_table,\n"
+          "on which the table commands can be called:\n\n"
+          "  hbase> t = create 't', 'cf'\n"
+          "  hbase> t = get_table 't'\n"
+          "  hbase> t.put 'r', 'cf:q', 'v'\n"
+          "  hbase> t.scan\n\n"
+          "cellsh runs no Ruby, so it has no table references: each of these commands takes\n"
+          "the table name first and the same arguments after it:\n\n"
+          "  cellsh> put 't', 'r', 'cf:q', 'v'\n"
+          "  cellsh> get 't', 'r'\n"
+          "  cellsh> scan 't'\n"
+          "  cellsh> delete 't', 'r', 'cf:q'\n"
+          "  cellsh> deleteall 't', 'r'\n"
+          "  cellsh> incr 't', 'r', 'cf:n'\n"
+          "  cellsh> get_counter 't', 'r', 'cf:n'\n"
+          "  cellsh> append 't', 'r', 'cf:q', 'v'\n"
+          "  cellsh> count 't'\n"
+          "and the table's administration: enable 't', disable 't', flush 't', describe 't',\n"
+          "drop 't'. 'help \"COMMAND\"' shows each command's options.\n",
+          sh->out);
     return 0;
 }

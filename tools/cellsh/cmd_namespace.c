@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "listing.h"
 #include "output.h"
 
 /* Sets every KEY => 'value' pair of a properties hash (skipping @p skip). */
@@ -40,7 +41,6 @@ int cmd_create_namespace(cellsh *sh, const sh_command *cmd) {
     kv_status st = kv_namespace_create(sh->store, ns);
     if (st != KV_OK) return sh_ns_error(sh, st, ns);
     if (cmd->nargs > 1 && set_properties(sh, ns, &cmd->args[1], NULL) < 0) return -1;
-    sh_footer_took(sh);
     return 0;
 }
 
@@ -53,7 +53,6 @@ int cmd_drop_namespace(cellsh *sh, const sh_command *cmd) {
             return sh_error(sh, "Reserved namespace %s cannot be removed.", ns);
         return sh_ns_error(sh, st, ns);
     }
-    sh_footer_took(sh);
     return 0;
 }
 
@@ -82,7 +81,6 @@ int cmd_alter_namespace(cellsh *sh, const sh_command *cmd) {
     } else {
         return sh_error(sh, "METHOD must be 'set' or 'unset'");
     }
-    sh_footer_took(sh);
     return 0;
 }
 

@@ -5,7 +5,6 @@
  * kv_family_desc_set / kv_family_desc_format, so that cellsh, cellfs's
  * .schema and the store agree on names and defaults.
  */
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "listing.h"
 #include "output.h"
 
 /* Table options of create/alter that concern regions or clusters: accepted
@@ -83,7 +83,6 @@ int cmd_create(cellsh *sh, const sh_command *cmd) {
         return sh_kv_error(sh, st, table);
     }
     fprintf(sh->out, "Created table %s\n", table);
-    sh_footer_took(sh);
     return 0;
 }
 
@@ -111,9 +110,7 @@ static int alter_arg(cellsh *sh, const kv_table_desc *t, const sh_value *v, alte
         const sh_value *del = sh_hash_get(v, "delete");
         if (del && v->n == 1) {   /* 'delete' => 'f' */
             op->remove = true;
-            if (sh_value_text(sh, del, "family name", op->desc.name, sizeof op->desc.name) < 0)
-                return -1;
-            goto check_remove;
+            return sh_value_text(sh, del, "family name", op->desc.name, sizeof op->desc.name);
         }
         method = sh_hash_get(v, "METHOD");
         const sh_value *nv = sh_hash_get(v, "NAME");
@@ -129,7 +126,7 @@ static int alter_arg(cellsh *sh, const kv_table_desc *t, const sh_value *v, alte
         if (method && sh_value_is(method, "delete")) {
             op->remove = true;
             snprintf(op->desc.name, sizeof op->desc.name, "%s", name);
-            goto check_remove;
+            return 0;
         }
         if (method && !sh_value_is(method, "add") && !sh_value_is(method, "modify"))
             return sh_error(sh, "unknown METHOD for alter; use 'delete' or leave it out");
@@ -150,9 +147,27 @@ static int alter_arg(cellsh *sh, const kv_table_desc *t, const sh_value *v, alte
         op->desc = d;
         return 0;
     }
-check_remove:
-    if (!find_family(t, op->desc.name))
-        return sh_error(sh, "Can't find family %s in table %s", op->desc.name, t->name);
+}
+
+/* Checks that the families deleted exist when their turn comes and that one
+ * is left at the end, before anything is changed. */
+static int check_alter(cellsh *sh, const char *table, const kv_table_desc *t, const alter_op *ops,
+                       size_t n) {
+    const char **names = sh_arena_alloc(sh->arena, (t->nfamilies + n) * sizeof *names);
+    if (!names) return sh_error(sh, "out of memory");
+    size_t count = 0;
+    for (size_t i = 0; i < t->nfamilies; i++) names[count++] = t->families[i].name;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = ops[i].desc.name;
+        if (!name[0]) continue;
+        size_t j = 0;
+        while (j < count && strcmp(names[j], name) != 0) j++;
+        if (ops[i].remove && j == count)
+            return sh_error(sh, "Can't find family %s in table %s", name, table);
+        if (ops[i].remove) names[j] = names[--count];
+        else if (j == count) names[count++] = name;
+    }
+    if (count == 0) return sh_error(sh, "Table %s should have at least one column family.", table);
     return 0;
 }
 
@@ -161,18 +176,24 @@ int cmd_alter(cellsh *sh, const sh_command *cmd) {
     if (sh_arg_name(sh, &cmd->args[0], "table name", &table) < 0) return -1;
     kv_table_desc *t = NULL;
     kv_status st = kv_table_describe(&t, sh->store, table);
+    if (st == KV_NOT_FOUND) return sh_error(sh, "Can't find a table: %s", table);
     if (st != KV_OK) return sh_kv_error(sh, st, table);
-    alter_op *ops = sh_arena_alloc(sh->arena, cmd->nargs * sizeof *ops);
+    size_t n = cmd->nargs - 1;
+    alter_op *ops = sh_arena_alloc(sh->arena, n * sizeof *ops);
     int rc = ops ? 0 : sh_error(sh, "out of memory");
-    for (size_t i = 1; rc == 0 && i < cmd->nargs; i++) rc = alter_arg(sh, t, &cmd->args[i], &ops[i]);
+    for (size_t i = 0; rc == 0 && i < n; i++) rc = alter_arg(sh, t, &cmd->args[i + 1], &ops[i]);
+    if (rc == 0) rc = check_alter(sh, table, t, ops, n);
     kv_table_desc_free(t);
-    for (size_t i = 1; rc == 0 && i < cmd->nargs; i++) {
+    for (size_t i = 0; rc == 0 && i < n; i++) {
         if (!ops[i].desc.name[0]) continue;
         st = ops[i].remove ? kv_table_delete_family(sh->store, table, ops[i].desc.name)
                            : kv_table_alter_family(sh->store, table, &ops[i].desc);
         if (st != KV_OK) rc = sh_kv_error(sh, st, table);
     }
-    if (rc == 0) sh_footer_took(sh);
+    /* HBase 2 waits for the regions to take the schema and says so; a local
+     * table is one region, changed when the call returns. */
+    if (rc == 0)
+        fprintf(sh->out, "Updating all regions with the new schema...\n1/1 regions updated.\nDone.\n");
     return rc;
 }
 
@@ -199,43 +220,6 @@ int cmd_describe(cellsh *sh, const sh_command *cmd) {
     return 0;
 }
 
-int sh_name_filter(cellsh *sh, const sh_command *cmd, size_t i, regex_t *re, bool *have) {
-    *have = false;
-    if (cmd->nargs <= i) return 0;
-    const char *pat;
-    if (sh_arg_name(sh, &cmd->args[i], "pattern", &pat) < 0) return -1;
-    size_t n = strlen(pat) + 5;
-    char *full = sh_arena_alloc(sh->arena, n);
-    if (!full) return sh_error(sh, "out of memory");
-    snprintf(full, n, "^(%s)$", pat);
-    int e = regcomp(re, full, REG_EXTENDED | REG_NOSUB);
-    if (e != 0) {
-        char msg[256];
-        regerror(e, re, msg, sizeof msg);
-        return sh_error(sh, "bad pattern '%s': %s", pat, msg);
-    }
-    *have = true;
-    return 0;
-}
-
-int sh_print_name_list(cellsh *sh, const char *header, char **names, const regex_t *re,
-                       bool strip) {
-    fprintf(sh->out, "%s\n", header);
-    uint64_t n = 0;
-    for (size_t i = 0; names && names[i]; i++) {
-        const char *name = names[i];
-        if (strip) {
-            const char *c = strchr(name, ':');
-            if (c) name = c + 1;
-        }
-        if (re && regexec(re, names[i], 0, NULL, 0) != 0) continue;
-        fprintf(sh->out, "%s\n", name);
-        n++;
-    }
-    sh_footer_rows(sh, n);
-    return 0;
-}
-
 int cmd_list(cellsh *sh, const sh_command *cmd) {
     regex_t re;
     bool have_re;
@@ -255,7 +239,6 @@ int cmd_exists(cellsh *sh, const sh_command *cmd) {
     kv_status st = kv_table_exists(sh->store, table);
     if (st != KV_OK && st != KV_NOT_FOUND && st != KV_INVALID) return sh_kv_error(sh, st, table);
     fprintf(sh->out, "Table %s %s\n", table, st == KV_OK ? "does exist" : "does not exist");
-    sh_footer_took(sh);
     return 0;
 }
 
@@ -264,7 +247,6 @@ int cmd_enable(cellsh *sh, const sh_command *cmd) {
     if (sh_arg_name(sh, &cmd->args[0], "table name", &table) < 0) return -1;
     kv_status st = kv_table_enable(sh->store, table);
     if (st != KV_OK && st != KV_ENABLED) return sh_kv_error(sh, st, table);
-    sh_footer_took(sh);
     return 0;
 }
 
@@ -273,7 +255,6 @@ int cmd_disable(cellsh *sh, const sh_command *cmd) {
     if (sh_arg_name(sh, &cmd->args[0], "table name", &table) < 0) return -1;
     kv_status st = kv_table_disable(sh->store, table);
     if (st != KV_OK && st != KV_DISABLED) return sh_kv_error(sh, st, table);
-    sh_footer_took(sh);
     return 0;
 }
 
@@ -284,7 +265,6 @@ static int print_enabled(cellsh *sh, const sh_command *cmd, bool want_enabled) {
     kv_status st = kv_table_is_enabled(&enabled, sh->store, table);
     if (st != KV_OK) return sh_kv_error(sh, st, table);
     fprintf(sh->out, "%s\n", enabled == want_enabled ? "true" : "false");
-    sh_footer_took(sh);
     return 0;
 }
 
@@ -296,21 +276,21 @@ int cmd_drop(cellsh *sh, const sh_command *cmd) {
     if (sh_arg_name(sh, &cmd->args[0], "table name", &table) < 0) return -1;
     kv_status st = kv_table_drop(sh->store, table);
     if (st != KV_OK) return sh_kv_error(sh, st, table);
-    sh_footer_took(sh);
     return 0;
 }
 
 static int truncate_table(cellsh *sh, const sh_command *cmd, bool preserve) {
     const char *table;
     if (sh_arg_name(sh, &cmd->args[0], "table name", &table) < 0) return -1;
-    kv_status st = kv_table_exists(sh->store, table);
+    bool enabled = false;
+    kv_status st = kv_table_is_enabled(&enabled, sh->store, table);
     if (st != KV_OK) return sh_kv_error(sh, st, table);
+    /* HBase 2's steps; kv_table_truncate does them as one call */
     fprintf(sh->out, "Truncating '%s' table (it may take a while):\n", table);
-    fprintf(sh->out, " - Disabling table...\n");
-    fprintf(sh->out, " - Truncating table%s...\n", preserve ? " (with region boundaries)" : "");
+    if (enabled) fprintf(sh->out, "Disabling table...\n");
+    fprintf(sh->out, "Truncating table...\n");
     st = kv_table_truncate(sh->store, table, preserve);
     if (st != KV_OK) return sh_kv_error(sh, st, table);
-    sh_footer_took(sh);
     return 0;
 }
 
@@ -336,7 +316,6 @@ static int maintain(cellsh *sh, const sh_command *cmd, int what) {
     }
     kv_status st = what == 0 ? kv_flush(sh->store, table) : kv_compact(sh->store, table, what == 2);
     if (st != KV_OK) return sh_kv_error(sh, st, table);
-    sh_footer_took(sh);
     return 0;
 }
 

@@ -130,7 +130,7 @@ int cmd_import(cellsh *sh, const sh_command *cmd) {
     const sh_value *v;
     if ((v = sh_hash_get(opts, "TIMESTAMP"))) {
         if (sh_arg_int(sh, v, "TIMESTAMP", &t.timestamp) < 0) return -1;
-        if (t.timestamp < 0 || t.timestamp == KV_LATEST_TIMESTAMP)
+        if (t.timestamp == KV_LATEST_TIMESTAMP)
             return sh_error(sh, "TIMESTAMP is out of range");
     }
     int rc = 0;
@@ -147,7 +147,6 @@ int cmd_import(cellsh *sh, const sh_command *cmd) {
         fprintf(sh->out, "Imported %" PRIu64 " row(s), %" PRIu64 " cell(s)", t.rows, t.cells);
         if (t.bad_lines) fprintf(sh->out, "; skipped %" PRIu64 " bad line(s)", t.bad_lines);
         fputc('\n', sh->out);
-        sh_footer_took(sh);
     }
     sh_transfer_free(&t);
     return rc;
@@ -164,7 +163,7 @@ int cmd_export(cellsh *sh, const sh_command *cmd) {
     const sh_value *opts = cmd->nargs > 2 ? &cmd->args[2] : &empty;
     if (opts->kind != SH_HASH) return sh_error(sh, "export options must be a hash");
     sh_read_spec spec;
-    sh_read_spec_init(&spec);
+    sh_read_spec_init(&spec, SH_READ_EXPORT);
     t.spec = &spec;
     int fmt = FMT_TSV, rc = 0;
     if (sh_read_spec_apply(sh, &spec, opts, SH_READ_EXPORT, "export") < 0 ||
@@ -243,7 +242,6 @@ int cmd_export(cellsh *sh, const sh_command *cmd) {
         FILE *summary = out == sh->out ? sh->err : sh->out;
         fflush(sh->out);   /* the data before the summary */
         fprintf(summary, "Exported %" PRIu64 " row(s), %" PRIu64 " cell(s)\n", t.rows, t.cells);
-        if (summary == sh->out) sh_footer_took(sh);
     }
     sh_read_spec_free(&spec);
     sh_transfer_free(&t);

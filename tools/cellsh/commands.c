@@ -23,8 +23,22 @@ static const sh_command_def commands[] = {
     { "exit", "general", cmd_exit, 0, 0, "exit",
       "Leaves the shell (also: quit, or end of input). In a script, stops reading it." },
     { "quit", "general", cmd_exit, 0, 0, "quit", "Same as exit." },
+    { "status", "general", cmd_status, 0, 2, "status ['summary' | 'simple' | 'detailed']",
+      "Shows the store as HBase shows a cluster: one server (this process) holding one\n"
+      "region per table. 'summary' (the default) is one line; 'simple' adds the figures of\n"
+      "the store (sorted files, bytes on disk, in memory and in the block cache, flushes,\n"
+      "compactions, the last sequence number); 'detailed' adds each table as a region with\n"
+      "its families and state. 'replication' is an error: a local store has none.\n"
+      "  cellsh> status\n  cellsh> status 'simple'\n  cellsh> status 'detailed'" },
+    { "table_help", "general", cmd_table_help, 0, 0, "table_help",
+      "Explains HBase's table references (t = get_table 't'; t.scan) and the commands\n"
+      "that stand for them in cellsh, which has none." },
     { "version", "general", cmd_version, 0, 0, "version",
-      "Prints the versions of cellsh and libkvcore." },
+      "Prints the version, as HBase's \"VERSION, rREVISION, DATE\" line: \"0.1.0, cellsh,\n"
+      "libkvcore 0.1.0\"." },
+    { "whoami", "general", cmd_whoami, 0, 0, "whoami",
+      "Prints the user running the shell as HBase does with simple authentication,\n"
+      "\"alice (auth:SIMPLE)\", and the user's groups, the primary one first." },
 
     /* ddl */
     { "create", "ddl", cmd_create, 2, -1,
@@ -39,21 +53,25 @@ static const sh_command_def commands[] = {
       "  cellsh> create 'ns1:t1', {NAME => 'f1', VERSIONS => 5, TTL => 86400}\n"
       "  cellsh> create 't1', {NAME => 'f1', COMPRESSION => 'LZ4'}, {NAME => 'f2'}" },
     { "alter", "ddl", cmd_alter, 2, -1,
-      "alter 'table', {NAME => 'family', ATTRIBUTE => value} | 'family' | 'delete' => 'family'",
+      "alter 'table', {NAME => 'family', ATTRIBUTE => value} | 'family' | 'delete' => 'family' "
+      "| {NAME => 'family', METHOD => 'delete'}, ...",
       "Adds a family, changes a family's attributes (others keep their values), or deletes a\n"
-      "family and all its cells. The table may be enabled. Examples:\n"
+      "family and all its cells. Every change is checked before the first is made; the last\n"
+      "family cannot be deleted. The table may be enabled. Prints HBase 2's 'Updating all\n"
+      "regions with the new schema...' lines. Examples:\n"
       "  cellsh> alter 't1', {NAME => 'f1', VERSIONS => 5}\n"
       "  cellsh> alter 't1', 'f3'\n"
-      "  cellsh> alter 't1', {NAME => 'f1', METHOD => 'delete'}\n"
+      "  cellsh> alter 't1', NAME => 'f1', METHOD => 'delete'\n"
       "  cellsh> alter 't1', 'delete' => 'f1'" },
     { "describe", "ddl", cmd_describe, 1, 1, "describe 'table'",
       "Shows whether the table is enabled and its families with all their attributes:\n"
       "  cellsh> describe 't1'" },
     { "desc", "ddl", cmd_describe, 1, 1, "desc 'table'", "Same as describe." },
     { "list", "ddl", cmd_list, 0, 1, "list ['regex']",
-      "Lists the tables, all or those whose whole name matches a POSIX extended regular\n"
-      "expression. Tables of namespace default are shown without the prefix:\n"
-      "  cellsh> list\n  cellsh> list 'abc.*'\n  cellsh> list 'ns:.*'" },
+      "Lists the tables, all or those whose whole name matches a regular expression (Java's\n"
+      "syntax as HBase takes it: POSIX extended syntax with \\d, \\w, \\s and a leading (?i)).\n"
+      "Tables of namespace default are shown without the prefix:\n"
+      "  cellsh> list\n  cellsh> list 'abc.*'\n  cellsh> list 'ns:.*'\n  cellsh> list 't\\d+'" },
     { "exists", "ddl", cmd_exists, 1, 1, "exists 'table'",
       "Prints 'Table t does exist' or 'Table t does not exist'." },
     { "enable", "ddl", cmd_enable, 1, 1, "enable 'table'",
@@ -84,75 +102,118 @@ static const sh_command_def commands[] = {
     { "describe_namespace", "namespace", cmd_describe_namespace, 1, 1,
       "describe_namespace 'ns'", "Shows a namespace and its properties." },
     { "list_namespace", "namespace", cmd_list_namespace, 0, 1, "list_namespace ['regex']",
-      "Lists the namespaces, all or those matching a regular expression." },
+      "Lists the namespaces, all or those whose whole name matches a regular expression (as\n"
+      "for list):\n  cellsh> list_namespace\n  cellsh> list_namespace 'ns.*'" },
     { "list_namespace_tables", "namespace", cmd_list_namespace_tables, 1, 1,
       "list_namespace_tables 'ns'", "Lists the tables of a namespace, without the prefix." },
 
     /* dml */
-    { "put", "dml", cmd_put, 4, 6, "put 'table', 'row', 'family:qualifier', 'value' [, ts]",
-      "Puts one cell, at the store's clock or at an explicit timestamp (ms):\n"
+    { "put", "dml", cmd_put, 4, 6,
+      "put 'table', 'row', 'family:qualifier', 'value' [, ts] [, {ATTRIBUTES => {...}, "
+      "VISIBILITY => '...'}]",
+      "Puts one cell, at the store's clock or at an explicit timestamp (ms; negative ones\n"
+      "too). 'family' alone writes the empty qualifier, as HBase's Put does. ATTRIBUTES and\n"
+      "VISIBILITY are accepted and have no effect (no attribute readers or visibility\n"
+      "labels here).\n"
       "  cellsh> put 't1', 'r1', 'f1:c1', 'value'\n"
-      "  cellsh> put 't1', 'r1', 'f1:c1', \"\\x00\\x01\", 1421762485768" },
+      "  cellsh> put 't1', 'r1', 'f1:c1', \"\\x00\\x01\", 1421762485768\n"
+      "  cellsh> put 't1', 'r1', 'f1:c1', 'value', {ATTRIBUTES => {'mykey' => 'myvalue'}}" },
     { "get", "dml", cmd_get, 2, -1,
-      "get 'table', 'row' [, 'f:q' | ['f:q', 'f'] | {COLUMN => ..., VERSIONS => n, TIMESTAMP => "
-      "ts, TIMERANGE => [min, max], FILTER => \"...\", MAXLENGTH => n}]",
-      "Reads one row: one line per cell under a COLUMN / CELL header, then 'N row(s)'\n"
-      "counting the cells. COLUMN (or COLUMNS) takes 'family', 'family:qualifier' or an\n"
-      "array; VERSIONS the versions per column (1); TIMESTAMP an exact version; TIMERANGE\n"
-      "[min, max) in ms; FILTER a filter string (see scan). Examples:\n"
+      "get 'table', 'row' [, 'f:q' | 'f' | ['f:q', 'f'] ... | {COLUMN => ..., VERSIONS => n, "
+      "TIMESTAMP => ts, TIMERANGE => [min, max], FILTER => \"...\", MAXLENGTH => n, "
+      "FORMATTER => 'toString', FORMATTER_CLASS => '...'}]",
+      "Reads one row: one line per cell under a COLUMN / CELL header, then '1 row(s)' (or\n"
+      "'0 row(s)' when it has no cells), as HBase counts. COLUMN (or COLUMNS) takes\n"
+      "'family', 'family:qualifier' or an array; VERSIONS the versions per column (1);\n"
+      "TIMESTAMP an exact version; TIMERANGE [min, max) in ms; FILTER a filter string (see\n"
+      "scan); MAXLENGTH cuts each cell's text after n characters. As in HBase, the hash\n"
+      "must name COLUMN(S), TIMESTAMP or TIMERANGE unless it holds only FILTER, MAXLENGTH\n"
+      "or FORMATTER options:\n"
+      "get 't1', 'r1', {VERSIONS => 3} fails with \"Failed parse of {\"VERSIONS\"=>3}, Hash\".\n"
+      "A column 'f:q:CONVERTER' prints that column's values with a method of\n"
+      "org.apache.hadoop.hbase.util.Bytes (toLong for counters, toInt, toShort, toDouble,\n"
+      "toFloat, toBoolean, toString, toHex, toStringBinary), also written\n"
+      "'f:q:c(org.apache.hadoop.hbase.util.Bytes).toLong'; FORMATTER does so for every row,\n"
+      "column and value. Examples:\n"
       "  cellsh> get 't1', 'r1'\n"
       "  cellsh> get 't1', 'r1', {COLUMN => 'f1:c1', VERSIONS => 3}\n"
       "  cellsh> get 't1', 'r1', {TIMERANGE => [1303668804000, 1303668904000]}\n"
       "  cellsh> get 't1', 'r1', 'f1:c1', 'f1:c2'\n"
+      "  cellsh> get 't1', 'r1', {COLUMN => ['f1:hits:toLong']}\n"
+      "  cellsh> get 't1', 'r1', {FORMATTER => 'toString'}\n"
       READ_OPTS_NOTE },
     { "scan", "dml", cmd_scan, 1, 2,
       "scan 'table' [, {STARTROW => 'r', STOPROW => 'r', ROWPREFIXFILTER => 'p', COLUMNS => "
-      "[...], LIMIT => n, REVERSED => true, RAW => true, VERSIONS => n, TIMERANGE => [a, b], "
-      "FILTER => \"...\"}]",
+      "[...], LIMIT => n, REVERSED => true, RAW => true, VERSIONS => n, TIMESTAMP => ts, "
+      "TIMERANGE => [a, b], FILTER => \"...\", MAXLENGTH => n, FORMATTER => '...', "
+      "CACHE_BLOCKS => false, ALL_METRICS => true, METRICS => [...]}]",
       "Scans a table: one line per cell under a ROW / COLUMN+CELL header, then 'N row(s)'.\n"
-      "STARTROW is inclusive, STOPROW exclusive; REVERSED scans downwards (STARTROW is then\n"
-      "the largest row); RAW shows delete markers (type=Delete, DeleteColumn, DeleteFamily,\n"
-      "DeleteFamilyVersion) and the cells they mask; MAXLENGTH cuts long values. FILTER takes\n"
-      "HBase's filter language: PrefixFilter, ColumnPrefixFilter, QualifierFilter,\n"
-      "ValueFilter, SingleColumnValueFilter, KeyOnlyFilter, FirstKeyOnlyFilter,\n"
-      "TimestampsFilter, PageFilter, ... combined with AND, OR, SKIP, WHILE. Examples:\n"
+      "STARTROW is inclusive, STOPROW (or ENDROW) exclusive; ROWPREFIXFILTER replaces both,\n"
+      "as HBase's setRowPrefixFilter does; REVERSED scans downwards (STARTROW is then the\n"
+      "largest row); RAW shows delete markers (type=Delete, DeleteColumn, DeleteFamily,\n"
+      "DeleteFamilyVersion) and the cells they mask; VERSIONS may stand alone. Columns and\n"
+      "FORMATTER take converters as in get. ALL_METRICS => true, or METRICS => ['NAME', ...],\n"
+      "prints HBase's scan metrics after the rows: BYTES_IN_RESULTS, MILLIS_BETWEEN_NEXTS,\n"
+      "REGIONS_SCANNED (1) and the RPC counts (0 in a local store). FILTER takes HBase's\n"
+      "filter language: PrefixFilter, ColumnPrefixFilter, QualifierFilter, ValueFilter,\n"
+      "SingleColumnValueFilter, KeyOnlyFilter, FirstKeyOnlyFilter, TimestampsFilter,\n"
+      "PageFilter, ... combined with AND, OR, SKIP, WHILE. Ctrl-C stops a long scan.\n"
+      "Examples:\n"
       "  cellsh> scan 't1'\n"
       "  cellsh> scan 't1', {COLUMNS => ['f1:c1', 'f2'], LIMIT => 10, STARTROW => 'xyz'}\n"
       "  cellsh> scan 't1', {RAW => true, VERSIONS => 10}\n"
       "  cellsh> scan 't1', {FILTER => \"PrefixFilter('row') AND ValueFilter(=, 'binary:v')\"}\n"
+      "  cellsh> scan 't1', {COLUMNS => ['f1:hits:toLong'], ALL_METRICS => true}\n"
       READ_OPTS_NOTE },
     { "count", "dml", cmd_count, 1, 2,
-      "count 'table' [, {INTERVAL => n, FILTER => \"...\", STARTROW => ..., ...}]",
-      "Counts the rows and prints 'N row(s)'. With INTERVAL, also prints 'Current count: N,\n"
-      "row: R' every N rows:\n  cellsh> count 't1'\n  cellsh> count 't1', {INTERVAL => 100000}" },
-    { "delete", "dml", cmd_delete, 3, 5, "delete 'table', 'row', 'family:qualifier' [, ts]",
+      "count 'table' [, {INTERVAL => n, CACHE => n, FILTER => \"...\", COLUMNS => [...], "
+      "STARTROW => ..., STOPROW => ..., ROWPREFIXFILTER => ...}] | count 'table', n",
+      "Counts the rows and prints 'N row(s)', with 'Current count: N, row: R' every INTERVAL\n"
+      "rows (1000 by default; count 't1', n is the old way to give it). CACHE is accepted\n"
+      "(HBase's scanner caching; rows here are read in place). Ctrl-C stops it.\n"
+      "  cellsh> count 't1'\n  cellsh> count 't1', INTERVAL => 100000, CACHE => 1000\n"
+      "  cellsh> count 't1', {FILTER => \"PrefixFilter('user')\"}" },
+    { "delete", "dml", cmd_delete, 3, 5,
+      "delete 'table', 'row' | {ROWPREFIXFILTER => 'p'}, 'family:qualifier' | 'family' | '' "
+      "[, ts] [, {VISIBILITY => '...'}]",
       "Deletes one version of a column, as the HBase 2 shell does: the one at exactly ts, or\n"
       "the newest one without ts (a Delete marker). 'family' with a ts deletes every column\n"
-      "of the family at exactly ts (DeleteFamilyVersion). To delete all versions up to a\n"
-      "timestamp use deleteall. Older versions beyond VERSIONS may reappear after a delete,\n"
-      "until a major compaction, exactly as in HBase.\n"
+      "of the family at exactly ts (DeleteFamilyVersion); '' deletes the whole row up to ts.\n"
+      "To delete all versions up to a timestamp use deleteall. Older versions beyond\n"
+      "VERSIONS may reappear after a delete, until a major compaction, exactly as in HBase.\n"
       "  cellsh> delete 't1', 'r1', 'f1:c1'\n  cellsh> delete 't1', 'r1', 'f1:c1', 1421762485768" },
     { "deleteall", "dml", cmd_deleteall, 2, 5,
-      "deleteall 'table', 'row' | {ROWPREFIXFILTER => 'p'} [, 'family:qualifier'] [, ts]",
-      "Deletes every version up to ts (default: now) of a whole row (DeleteFamily markers in\n"
-      "every family), of one column (DeleteColumn) or of one family (DeleteFamily); with\n"
-      "ROWPREFIXFILTER, of every row with that prefix. The markers mask older puts, even\n"
-      "ones written later, until a major compaction removes them.\n"
-      "  cellsh> deleteall 't1', 'r1'\n  cellsh> deleteall 't1', 'r1', 'f1:c1', 1421762485768\n"
-      "  cellsh> deleteall 't1', {ROWPREFIXFILTER => 'tmp_'}" },
-    { "incr", "dml", cmd_incr, 3, 5, "incr 'table', 'row', 'family:qualifier' [, n]",
+      "deleteall 'table', 'row' | {ROWPREFIXFILTER => 'p', CACHE => n} [, 'family:qualifier' "
+      "| 'family' | ''] [, ts] [, {VISIBILITY => '...'}]",
+      "Deletes every version up to ts (default: now) of a whole row (no column, or '': a\n"
+      "DeleteFamily marker in every family), of one column (DeleteColumn) or of one family\n"
+      "(DeleteFamily); with ROWPREFIXFILTER, of every row with that prefix, CACHE rows (100)\n"
+      "per batch, each row atomically. The markers mask older puts, even ones written\n"
+      "later, until a major compaction removes them. VISIBILITY is accepted and has no\n"
+      "effect.\n"
+      "  cellsh> deleteall 't1', 'r1'\n  cellsh> deleteall 't1', 'r1', '', 1421762485768\n"
+      "  cellsh> deleteall 't1', 'r1', 'f1:c1', 1421762485768\n"
+      "  cellsh> deleteall 't1', {ROWPREFIXFILTER => 'tmp_', CACHE => 500}, 'f1'" },
+    { "incr", "dml", cmd_incr, 3, 5,
+      "incr 'table', 'row', 'family:qualifier' [, n] [, {ATTRIBUTES => {...}, VISIBILITY => "
+      "'...'}]",
       "Adds n (default 1) to a counter, an 8-byte big-endian value, and prints\n"
       "'COUNTER VALUE = n'. Incrementing a value that is not 8 bytes long is an error.\n"
       "  cellsh> incr 't1', 'r1', 'f1:hits'\n  cellsh> incr 't1', 'r1', 'f1:hits', -10" },
     { "get_counter", "dml", cmd_get_counter, 3, 3, "get_counter 'table', 'row', 'family:qualifier'",
-      "Prints 'COUNTER VALUE = n', or 'No counter found at specified coordinates'." },
-    { "append", "dml", cmd_append, 4, 5, "append 'table', 'row', 'family:qualifier', 'value'",
+      "Prints 'COUNTER VALUE = n', or 'No counter found at specified coordinates'. A value\n"
+      "that is not 8 bytes long is an error." },
+    { "append", "dml", cmd_append, 4, 5,
+      "append 'table', 'row', 'family:qualifier', 'value' [, {ATTRIBUTES => {...}, "
+      "VISIBILITY => '...'}]",
       "Appends bytes to the newest value of a cell (absent: empty) and prints\n"
       "'CURRENT VALUE = ...'." },
     { "truncate", "dml", cmd_truncate, 1, 1, "truncate 'table'",
-      "Removes every cell of a table, keeping its families and attributes." },
+      "Removes every cell of a table, keeping its families and attributes; prints HBase 2's\n"
+      "steps (Disabling table... only when it was enabled). The table ends enabled." },
     { "truncate_preserve", "dml", cmd_truncate_preserve, 1, 1, "truncate_preserve 'table'",
-      "Same as truncate (a local store has no region boundaries to preserve)." },
+      "Same as truncate: a local table has one region, so there are no region boundaries\n"
+      "to preserve." },
 
     /* tools */
     { "flush", "tools", cmd_flush, 0, 2, "flush ['table' [, 'family']]",

@@ -1,14 +1,13 @@
 /*
  * The command table: every shell command with its group, argument counts,
  * usage line, help text and handler. The table is in commands.c; handlers
- * live in cmd_general.c, cmd_table.c, cmd_namespace.c, cmd_write.c,
- * cmd_read.c and cmd_transfer.c. shell.c dispatches through it and `help`
- * prints from it.
+ * live in cmd_general.c, cmd_status.c, cmd_table.c, cmd_namespace.c,
+ * cmd_write.c, cmd_read.c and cmd_transfer.c. shell.c dispatches through it,
+ * `help` prints from it and the interactive shell completes its names.
  */
 #ifndef CELLSH_COMMANDS_H
 #define CELLSH_COMMANDS_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -34,19 +33,14 @@ const sh_command_def *sh_command_table(size_t *count);
 /* The command groups in display order, NULL-terminated. */
 extern const char *const sh_command_groups[];
 
-/* Prints HEADER, the names that match @p re (NULL: all) and the row
- * footer; @p strip drops an "ns:" prefix. In cmd_table.c. */
-int sh_print_name_list(cellsh *sh, const char *header, char **names, const regex_t *re,
-                       bool strip);
-/* Compiles the optional pattern argument args[i] of the list commands, to
- * match whole names as Java's String.matches does; *have tells whether
- * there was one (then regfree it). In cmd_table.c. */
-int sh_name_filter(cellsh *sh, const sh_command *cmd, size_t i, regex_t *re, bool *have);
-
 /* cmd_general.c */
 int cmd_help(cellsh *sh, const sh_command *cmd);
 int cmd_exit(cellsh *sh, const sh_command *cmd);
 int cmd_version(cellsh *sh, const sh_command *cmd);
+int cmd_whoami(cellsh *sh, const sh_command *cmd);
+int cmd_table_help(cellsh *sh, const sh_command *cmd);
+/* cmd_status.c */
+int cmd_status(cellsh *sh, const sh_command *cmd);
 /* cmd_table.c */
 int cmd_create(cellsh *sh, const sh_command *cmd);
 int cmd_alter(cellsh *sh, const sh_command *cmd);

@@ -3,19 +3,24 @@
  * Parses the command line, opens (or creates) the store with kvcore, and
  * runs -e commands, a script, standard input or the interactive loop of
  * repl.c. Exit status: 0 success, 1 a command failed, 2 bad usage, 3 the
- * store could not be opened (e.g. a cellfs mount holds it).
+ * store could not be opened (e.g. a cellfs mount holds it), 130 a script
+ * or -e run stopped by Ctrl-C.
  */
 #include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "kvcore.h"
 #include "repl.h"
 #include "shell.h"
 
-enum { EXIT_CMD_FAILED = 1, EXIT_USAGE = 2, EXIT_OPEN = 3 };
+enum { EXIT_CMD_FAILED = 1, EXIT_USAGE = 2, EXIT_OPEN = 3, EXIT_INTERRUPTED = 130 };
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -33,7 +38,8 @@ static void usage(FILE *out) {
             "  -h, --help          show this help\n"
             "  -V, --version       show the version\n\n"
             "Exit status: 0 success, 1 a command failed, 2 bad usage, 3 the store could not be\n"
-            "opened (for example while a cellfs mount holds it). See cellsh(1).\n");
+            "opened (for example while a cellfs mount holds it), 130 stopped by Ctrl-C.\n"
+            "See cellsh(1).\n");
 }
 
 /* Warnings of the store, printed as they come. kvcore also passes every
@@ -121,7 +127,19 @@ int main(int argc, char **argv) {
     opts.log = log_sink;
     opts.log_ctx = stderr;
     char errmsg[1024] = "";
+    /* before the open: a Ctrl-C while it waits for the lock is recorded */
+    if (sh_interrupt_install() != 0) perror("cellsh: warning: cannot catch Ctrl-C");
+    /* kvcore's threads, started by the open, inherit a mask that blocks
+     * SIGINT, so that Ctrl-C always reaches this thread's handler */
+    sigset_t sigint, old;
+    sigemptyset(&sigint);
+    sigaddset(&sigint, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigint, &old);
     kv_status st = kv_store_open(&sh.store, store_path, &opts, errmsg, sizeof errmsg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    struct timespec now;
+    if (clock_gettime(CLOCK_REALTIME, &now) == 0)
+        sh.opened_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
     if (st != KV_OK) {
         if (errmsg[0]) fprintf(stderr, "ERROR: %s\n", errmsg);
         else fprintf(stderr, "ERROR: cannot open store %s: %s\n", store_path, kv_strerror(st));
@@ -157,5 +175,6 @@ int main(int argc, char **argv) {
         fprintf(stderr, "ERROR: closing the store: %s\n", kv_strerror(st));
         failed = 1;
     }
+    if (!sh.interactive && sh_interrupted()) return EXIT_INTERRUPTED;
     return failed ? EXIT_CMD_FAILED : 0;
 }

@@ -1,7 +1,7 @@
 /*
- * Read option hashes to kv_read_options (see read_opts.h). Used by
- * cmd_read.c and cmd_transfer.c; compiles FILTER strings with
- * kv_filter_parse.
+ * Read option hashes to kv_read_options and cell formats (see
+ * read_opts.h). Used by cmd_read.c and cmd_transfer.c; compiles FILTER
+ * strings with kv_filter_parse and converter names with convert.c.
  */
 #include "read_opts.h"
 
@@ -10,28 +10,54 @@
 
 #include "args.h"
 
-void sh_read_spec_init(sh_read_spec *spec) {
+void sh_read_spec_init(sh_read_spec *spec, enum sh_read_kind kind) {
     kv_read_options init = KV_READ_OPTIONS_INIT;
+    sh_cell_format format = SH_CELL_FORMAT_INIT;
     memset(spec, 0, sizeof *spec);
     spec->ropts = init;
-    spec->maxlength = -1;
+    spec->format = format;
+    spec->interval = kind == SH_READ_COUNT ? 1000 : 0;
+}
+
+/* Grows an arena array of @p size-byte items to hold one more. */
+static void *grow(cellsh *sh, void *items, size_t n, size_t *cap, size_t size) {
+    if (n < *cap) return items;
+    size_t c = *cap ? *cap * 2 : 8;
+    void *more = sh_arena_alloc(sh->arena, c * size);
+    if (!more) return NULL;
+    if (n) memcpy(more, items, n * size);
+    *cap = c;
+    return more;
+}
+
+/* "f:q:CONVERTER": splits the converter off the qualifier, as HBase's
+ * set_converter does at the qualifier's first ':', when what follows names
+ * one; otherwise the ':' belongs to the qualifier. */
+static int split_converter(cellsh *sh, sh_read_spec *spec, sh_column *c) {
+    if (!c->qualifier) return 0;
+    const char *colon = memchr(c->qualifier, ':', c->qualifier_len);
+    if (!colon) return 0;
+    size_t qlen = (size_t)(colon - c->qualifier);
+    sh_conv conv;
+    char err[256];
+    int r = sh_conv_parse_spec(colon + 1, c->qualifier_len - qlen - 1, &conv, err, sizeof err);
+    if (r < 0) return sh_error(sh, "%s", err);
+    if (r == 0) return 0;
+    c->qualifier_len = qlen;
+    sh_column_conv *convs = grow(sh, spec->convs, spec->nconvs, &spec->conv_cap, sizeof *convs);
+    if (!convs) return sh_error(sh, "out of memory");
+    spec->convs = convs;
+    convs[spec->nconvs++] = (sh_column_conv){ c->family, c->qualifier, qlen, conv };
+    return 0;
 }
 
 static int add_column(cellsh *sh, sh_read_spec *spec, const sh_value *v) {
     sh_column c;
-    if (sh_arg_column(sh, v, &c) < 0) return -1;
-    if (spec->ncolumns == spec->column_cap) {
-        size_t cap = spec->column_cap ? spec->column_cap * 2 : 8;
-        kv_column *cols = sh_arena_alloc(sh->arena, cap * sizeof *cols);
-        if (!cols) return sh_error(sh, "out of memory");
-        if (spec->ncolumns) memcpy(cols, spec->columns, spec->ncolumns * sizeof *cols);
-        spec->columns = cols;
-        spec->column_cap = cap;
-    }
-    kv_column *k = &spec->columns[spec->ncolumns++];
-    k->family = c.family;
-    k->qualifier = c.qualifier;
-    k->qualifier_len = c.qualifier_len;
+    if (sh_arg_column(sh, v, &c) < 0 || split_converter(sh, spec, &c) < 0) return -1;
+    kv_column *cols = grow(sh, spec->columns, spec->ncolumns, &spec->column_cap, sizeof *cols);
+    if (!cols) return sh_error(sh, "out of memory");
+    spec->columns = cols;
+    cols[spec->ncolumns++] = (kv_column){ c.family, c.qualifier, c.qualifier_len };
     return 0;
 }
 
@@ -46,16 +72,18 @@ int sh_read_spec_add_columns(cellsh *sh, sh_read_spec *spec, const sh_value *v) 
 
 static const char *const get_options[] = {
     "COLUMN", "COLUMNS", "VERSIONS", "TIMESTAMP", "TIMERANGE", "FILTER", "MAXLENGTH",
+    "FORMATTER", "FORMATTER_CLASS",
     /* accepted and ignored: they have no meaning in a local store */
     "ATTRIBUTES", "AUTHORIZATIONS", "CONSISTENCY", "REGION_REPLICA_ID", "ISOLATION_LEVEL",
     NULL,
 };
 static const char *const scan_options[] = {
     "COLUMN", "COLUMNS", "VERSIONS", "TIMESTAMP", "TIMERANGE", "FILTER", "MAXLENGTH",
+    "FORMATTER", "FORMATTER_CLASS",
     "STARTROW", "STOPROW", "ENDROW", "ROWPREFIXFILTER", "LIMIT", "REVERSED", "RAW",
-    "CACHE_BLOCKS",
+    "CACHE_BLOCKS", "ALL_METRICS", "METRICS",
     "CACHE", "BATCH", "ATTRIBUTES", "AUTHORIZATIONS", "CONSISTENCY", "REGION_REPLICA_ID",
-    "ISOLATION_LEVEL", "ALL_METRICS", "METRICS", "MAX_RESULT_SIZE",
+    "ISOLATION_LEVEL", "MAX_RESULT_SIZE",
     NULL,
 };
 static const char *const count_options[] = {
@@ -70,6 +98,50 @@ static const char *const export_options[] = {
     "FORMAT", "SEPARATOR", "HEADER", "ESCAPED",
     NULL,
 };
+
+static bool listed(const sh_value *key, const char *const *names) {
+    for (; *names; names++)
+        if (sh_value_is(key, *names)) return true;
+    return false;
+}
+
+/*
+ * HBase's get: once MAXLENGTH, FILTER, CONSISTENCY, REGION_REPLICA_ID,
+ * FORMATTER and FORMATTER_CLASS are taken out of the hash, what is left
+ * must name COLUMN(S), TIMESTAMP or TIMERANGE (or ATTRIBUTES /
+ * AUTHORIZATIONS); `get 't', 'r', {VERSIONS => 3}` fails with table.rb's
+ * "Failed parse of {...}, Hash".
+ */
+static int check_get_hash(cellsh *sh, const sh_value *hash) {
+    static const char *const taken_out[] = { "MAXLENGTH", "FILTER", "CONSISTENCY",
+                                             "REGION_REPLICA_ID", "FORMATTER",
+                                             "FORMATTER_CLASS", NULL };
+    static const char *const anchors[] = { "COLUMN", "COLUMNS", "TIMESTAMP", "TIMERANGE",
+                                           "ATTRIBUTES", "AUTHORIZATIONS", NULL };
+    bool rest = false;
+    for (size_t i = 0; i < hash->n; i++) {
+        const sh_value *k = &hash->items[2 * i];
+        if (listed(k, anchors)) return 0;
+        if (!listed(k, taken_out)) rest = true;
+    }
+    if (!rest) return 0;
+    sh_buf b = { NULL, 0, 0, false };
+    sh_buf_puts(&b, "{");
+    bool first = true;
+    for (size_t i = 0; i < hash->n; i++) {
+        if (listed(&hash->items[2 * i], taken_out)) continue;
+        sh_buf_puts(&b, first ? "" : ", ");
+        sh_value_inspect(&b, &hash->items[2 * i]);
+        sh_buf_puts(&b, "=>");
+        sh_value_inspect(&b, &hash->items[2 * i + 1]);
+        first = false;
+    }
+    sh_buf_puts(&b, "}");
+    int rc = b.failed ? sh_error(sh, "out of memory")
+                      : sh_error(sh, "Failed parse of %s, Hash", b.p);
+    sh_buf_free(&b);
+    return rc;
+}
 
 static int get_bytes(cellsh *sh, const sh_value *hash, const char *key, const void **p,
                      size_t *len) {
@@ -86,12 +158,48 @@ static int get_bool(cellsh *sh, const sh_value *hash, const char *key, bool *out
     return v ? sh_arg_bool(sh, v, key, out) : 0;
 }
 
+/* FORMATTER and FORMATTER_CLASS: a converter for every part of a cell. */
+static int apply_formatter(cellsh *sh, sh_read_spec *spec, const sh_value *hash) {
+    const sh_value *cls = sh_hash_get(hash, "FORMATTER_CLASS");
+    const sh_value *fmt = sh_hash_get(hash, "FORMATTER");
+    char name[256];
+    if (cls) {
+        if (sh_value_text(sh, cls, "FORMATTER_CLASS", name, sizeof name) < 0) return -1;
+        if (strcmp(name, SH_CONV_CLASS) != 0)
+            return sh_error(sh, "FORMATTER_CLASS '%s' is not available: cellsh runs no Java; "
+                            "only " SH_CONV_CLASS, name);
+    }
+    if (!fmt) return 0;
+    if (sh_value_text(sh, fmt, "FORMATTER", name, sizeof name) < 0) return -1;
+    if (sh_conv_by_name(name, strlen(name), &spec->format.all) < 0)
+        return sh_error(sh, "FORMATTER '%s' is not a converter cellsh knows (%s)", name,
+                        sh_conv_names());
+    return 0;
+}
+
+/* ALL_METRICS => true, or METRICS => ['NAME', ...]. */
+static int apply_metrics(cellsh *sh, sh_read_spec *spec, const sh_value *hash) {
+    const sh_value *names = sh_hash_get(hash, "METRICS");
+    if (get_bool(sh, hash, "ALL_METRICS", &spec->metrics) < 0) return -1;
+    if (!names) return 0;
+    if (names->kind != SH_ARRAY)
+        return sh_error(sh, "METRICS must be an array of metric names, e.g. "
+                        "['BYTES_IN_RESULTS', 'RPC_CALLS']");
+    for (size_t i = 0; i < names->n; i++)
+        if (names->items[i].kind != SH_STR && names->items[i].kind != SH_CONST)
+            return sh_error(sh, "METRICS must name metrics as strings");
+    spec->metrics = true;
+    spec->metric_names = spec->metrics && names->n ? names : NULL;
+    return 0;
+}
+
 int sh_read_spec_apply(cellsh *sh, sh_read_spec *spec, const sh_value *hash,
                        enum sh_read_kind kind, const char *cmdname) {
     const char *const *allowed = kind == SH_READ_GET ? get_options
                                : kind == SH_READ_SCAN ? scan_options
                                : kind == SH_READ_COUNT ? count_options : export_options;
     if (sh_hash_check(sh, hash, allowed, cmdname) < 0) return -1;
+    if (kind == SH_READ_GET && check_get_hash(sh, hash) < 0) return -1;
     kv_read_options *o = &spec->ropts;
     const sh_value *v;
     int64_t n;
@@ -120,7 +228,7 @@ int sh_read_spec_apply(cellsh *sh, sh_read_spec *spec, const sh_value *hash,
         if (sh_arg_int(sh, &v->items[0], "TIMERANGE min", &lo) < 0 ||
             sh_arg_int(sh, &v->items[1], "TIMERANGE max", &hi) < 0)
             return -1;
-        if (lo < 0 || hi < lo)
+        if (hi < lo)
             return sh_error(sh, "TIMERANGE [%lld, %lld] is not a valid range [min, max)",
                             (long long)lo, (long long)hi);
         o->time_min = lo;
@@ -140,18 +248,24 @@ int sh_read_spec_apply(cellsh *sh, sh_read_spec *spec, const sh_value *hash,
     }
     if ((v = sh_hash_get(hash, "MAXLENGTH"))) {
         if (sh_arg_int(sh, v, "MAXLENGTH", &n) < 0) return -1;
-        spec->maxlength = n < 0 ? -1 : n;
+        spec->format.maxlength = n < 0 ? -1 : n;
     }
+    if (apply_formatter(sh, spec, hash) < 0 || apply_metrics(sh, spec, hash) < 0) return -1;
     if (get_bytes(sh, hash, "STARTROW", &o->start_row, &o->start_row_len) < 0) return -1;
     if (get_bytes(sh, hash, "STOPROW", &o->stop_row, &o->stop_row_len) < 0) return -1;
     if (get_bytes(sh, hash, "ENDROW", &o->stop_row, &o->stop_row_len) < 0) return -1;
     if (get_bytes(sh, hash, "ROWPREFIXFILTER", &o->row_prefix, &o->row_prefix_len) < 0)
         return -1;
+    if (o->row_prefix) {   /* setRowPrefixFilter overwrites both bounds */
+        o->start_row = o->stop_row = NULL;
+        o->start_row_len = o->stop_row_len = 0;
+    }
     if ((v = sh_hash_get(hash, "LIMIT"))) {
         if (sh_arg_int(sh, v, "LIMIT", &n) < 0) return -1;
         if (n < 0) return sh_error(sh, "LIMIT must not be negative");
         o->limit = (uint64_t)n;
     }
+    if ((v = sh_hash_get(hash, "CACHE")) && sh_arg_int(sh, v, "CACHE", &n) < 0) return -1;
     if (get_bool(sh, hash, "REVERSED", &o->reversed) < 0) return -1;
     if (get_bool(sh, hash, "RAW", &o->raw) < 0) return -1;
     if (get_bool(sh, hash, "CACHE_BLOCKS", &o->fill_cache) < 0) return -1;
@@ -166,6 +280,8 @@ int sh_read_spec_apply(cellsh *sh, sh_read_spec *spec, const sh_value *hash,
 void sh_read_spec_finish(sh_read_spec *spec) {
     spec->ropts.columns = spec->ncolumns ? spec->columns : NULL;
     spec->ropts.ncolumns = spec->ncolumns;
+    spec->format.columns = spec->convs;
+    spec->format.ncolumns = spec->nconvs;
 }
 
 void sh_read_spec_free(sh_read_spec *spec) {

@@ -1,8 +1,9 @@
 /*
  * Statement loops: run the statements of a text (-e), of a stream (a script
  * file or standard input), or interactively with GNU readline (line
- * editing, history in ~/.cellsh_history, continuation lines while a
- * statement is open). Implemented in repl.c; called by main.c.
+ * editing, tab completion, history in ~/.cellsh_history written as it
+ * grows, continuation lines while a statement is open, Ctrl-C dropping the
+ * line or stopping the command). Implemented in repl.c; called by main.c.
  */
 #ifndef CELLSH_REPL_H
 #define CELLSH_REPL_H

@@ -1,7 +1,8 @@
 /*
  * Shell services declared in shell.h: ERROR: lines, kvcore status to HBase
- * message mapping, footers with optional timing, and statement execution
- * through the command table. Called by repl.c and the cmd_*.c files.
+ * message mapping, scan stepping, the row footer, and statement execution
+ * through the command table with HBase 2's timing line. Called by repl.c
+ * and the cmd_*.c files; polls interrupt.c.
  */
 #include "shell.h"
 
@@ -12,6 +13,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "interrupt.h"
 
 double sh_now(void) {
     struct timespec ts;
@@ -95,33 +97,45 @@ int sh_ns_error(cellsh *sh, kv_status st, const char *ns) {
     }
 }
 
-void sh_footer_rows(cellsh *sh, uint64_t rows) {
-    if (sh->timing)
-        fprintf(sh->out, "%" PRIu64 " row(s) in %.4f seconds\n", rows, sh_now() - sh->started);
-    else
-        fprintf(sh->out, "%" PRIu64 " row(s)\n", rows);
+enum sh_scan_step sh_scan_next(cellsh *sh, kv_scan *scan, const kv_result **row,
+                               const char *table) {
+    if (sh_interrupted()) return SH_SCAN_INTERRUPTED;
+    kv_status st = kv_scan_next(row, scan);
+    if (st == KV_OK) return SH_SCAN_ROW;
+    if (st == KV_NOT_FOUND) return SH_SCAN_END;   /* kvcore's end of a scan */
+    sh_kv_error(sh, st, table);
+    return SH_SCAN_FAILED;
 }
 
-void sh_footer_took(cellsh *sh) {
-    if (sh->timing) fprintf(sh->out, "Took %.4f seconds\n", sh_now() - sh->started);
+int sh_interrupted_after(cellsh *sh, uint64_t rows, const char *what) {
+    return sh_error(sh, "interrupted (Ctrl-C) after %" PRIu64 " row(s)%s", rows, what);
+}
+
+void sh_footer_rows(cellsh *sh, uint64_t rows) {
+    fprintf(sh->out, "%" PRIu64 " row(s)\n", rows);
 }
 
 int sh_execute(cellsh *sh, const sh_command *cmd) {
+    sh->started = sh_now();
+    int rc;
     const sh_command_def *def = sh_command_find(cmd->name);
-    if (!def)
-        return sh_error(sh, "Unknown command '%s'. Type 'help' for the list of commands.",
-                        cmd->name);
-    if ((int)cmd->nargs < def->min_args || (def->max_args >= 0 && (int)cmd->nargs > def->max_args)) {
+    if (!def) {
+        rc = sh_error(sh, "Unknown command '%s'. Type 'help' for the list of commands.",
+                      cmd->name);
+    } else if ((int)cmd->nargs < def->min_args ||
+               (def->max_args >= 0 && (int)cmd->nargs > def->max_args)) {
         char want[32];
         if (def->max_args < 0) snprintf(want, sizeof want, "%d+", def->min_args);
         else if (def->max_args == def->min_args) snprintf(want, sizeof want, "%d", def->min_args);
         else snprintf(want, sizeof want, "%d..%d", def->min_args, def->max_args);
-        sh_error(sh, "wrong number of arguments (given %zu, expected %s)", cmd->nargs, want);
+        rc = sh_error(sh, "wrong number of arguments (given %zu, expected %s)", cmd->nargs, want);
         fprintf(sh->err, "Usage: %s\n", def->usage);
-        return -1;
+    } else {
+        rc = def->run(sh, cmd);
     }
-    sh->started = sh_now();
-    int rc = def->run(sh, cmd);
+    /* HBase 2 prints the time of every command, failed ones too. */
+    if (sh->timing && !sh->exit_requested)
+        fprintf(sh->out, "Took %.4f seconds\n", sh_now() - sh->started);
     fflush(sh->out);
     return rc;
 }

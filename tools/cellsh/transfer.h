@@ -2,8 +2,7 @@
  * Bulk import and export of a table as TSV or JSON (formats in codec.h and
  * the import/export help in commands.c). cmd_transfer.c reads the command's
  * options into an sh_transfer and calls one of the four functions below;
- * imports write through a batch of row mutations (kv_mutate_batch), exports
- * read through a scan. Each function prints its ERROR: line and returns -1
+ * imports write through batch.h, exports read through a scan. Each function prints its ERROR: line and returns -1
  * on failure.
  */
 #ifndef CELLSH_TRANSFER_H
@@ -14,6 +13,7 @@
 #include <stdio.h>
 
 #include "kvcore.h"
+#include "batch.h"
 #include "progress.h"
 #include "read_opts.h"
 #include "shell.h"
@@ -51,27 +51,16 @@ typedef struct sh_transfer {
  * HBASE_ROW_KEY is required for import, added first for export. */
 int sh_transfer_parse_map(sh_transfer *t, const char *spec, size_t len, bool is_import);
 void sh_transfer_free(sh_transfer *t);
+/* Reports an import that Ctrl-C stopped before @p line of the file, with
+ * the rows and cells imported before it; returns -1. */
+int sh_import_interrupted(sh_transfer *t, uint64_t line);
+/* The end of an export's scan: 0 at its end, -1 after a failure (already
+ * reported) or Ctrl-C (reported here, with how far the export got). */
+int sh_transfer_scan_end(sh_transfer *t, enum sh_scan_step step);
 
 int sh_tsv_import(sh_transfer *t);
 int sh_tsv_export(sh_transfer *t, FILE *out);
 int sh_json_import(sh_transfer *t);
 int sh_json_export(sh_transfer *t, FILE *out);
-
-/* Row mutations collected and applied in batches. */
-#define SH_BATCH_MAX 256
-typedef struct sh_batch {
-    cellsh *sh;
-    const char *table;
-    kv_mutation *ms[SH_BATCH_MAX];
-    kv_status statuses[SH_BATCH_MAX];
-    size_t n;
-    size_t bytes;
-} sh_batch;
-
-void sh_batch_init(sh_batch *b, cellsh *sh, const char *table);
-/* Takes ownership of m; applies the batch when it is full. */
-int sh_batch_add(sh_batch *b, kv_mutation *m, size_t bytes);
-int sh_batch_flush(sh_batch *b);
-void sh_batch_discard(sh_batch *b);
 
 #endif

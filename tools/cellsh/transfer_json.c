@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "codec.h"
+#include "interrupt.h"
 #include "transfer.h"
 
 /* ------------------------------------------------------------------------ */
@@ -65,7 +66,8 @@ int sh_json_export(sh_transfer *t, FILE *out) {
     int rc = 0;
     uint64_t bytes = 0;
     fputc('{', out);
-    while (rc == 0 && (st = kv_scan_next(&r, scan)) == KV_OK) {
+    enum sh_scan_step step = SH_SCAN_END;
+    while (rc == 0 && (step = sh_scan_next(sh, scan, &r, t->table)) == SH_SCAN_ROW) {
         json_t *obj = row_to_json(r, &t->cells);
         size_t klen = 0;
         char *key = sh_bin_to_text(r->row, r->row_len, &klen);
@@ -88,9 +90,9 @@ int sh_json_export(sh_transfer *t, FILE *out) {
         sh_progress_update(&prog, t->rows, bytes);
     }
     fputs(t->rows ? "\n}\n" : "}\n", out);
-    if (rc == 0 && st != KV_NOT_FOUND) rc = sh_kv_error(sh, st, t->table);
-    kv_scan_close(scan);
     sh_progress_end(&prog, t->rows, bytes);
+    if (rc == 0) rc = sh_transfer_scan_end(t, step);
+    kv_scan_close(scan);
     return rc;
 }
 
@@ -165,7 +167,7 @@ static int row_mutation(kv_mutation **out, const char *row, size_t row_len, json
                 char *end = NULL;
                 errno = 0;
                 long long ts = strtoll(tstext, &end, 10);
-                if (errno || !*tstext || *end || ts < 0) {
+                if (errno || !*tstext || *end) {
                     free(q);
                     snprintf(why, whylen, "\"%.40s\" is not a timestamp in milliseconds", tstext);
                     goto bad;
@@ -254,6 +256,11 @@ int sh_json_import(sh_transfer *t) {
     if (i < n && s[i] == '}') goto done;
     for (;;) {
         json_error_t je;
+        if (sh_interrupted()) {
+            rc = sh_import_interrupted(t, line_of(s, i));
+            sh_batch_flush(&b);
+            goto out;
+        }
         if (i >= n || s[i] != '"') {
             snprintf(why, sizeof why, "expected a row key string");
             goto bad;

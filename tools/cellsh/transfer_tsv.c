@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "codec.h"
+#include "interrupt.h"
 #include "transfer.h"
 
 /* Adds one mapping entry; @p where prefixes error messages ("" or "FILE
@@ -81,6 +82,23 @@ int sh_transfer_parse_map(sh_transfer *t, const char *spec, size_t len, bool is_
         t->map[0] = rk;
     }
     return 0;
+}
+
+int sh_import_interrupted(sh_transfer *t, uint64_t line) {
+    return sh_error(t->sh, "import interrupted (Ctrl-C) at %s line %" PRIu64 ": %" PRIu64
+                    " row(s), %" PRIu64 " cell(s) before it were imported", t->path, line,
+                    t->rows, t->cells);
+}
+
+int sh_transfer_scan_end(sh_transfer *t, enum sh_scan_step step) {
+    if (step == SH_SCAN_END) return 0;
+    if (step == SH_SCAN_FAILED) return -1;
+    char what[600];
+    if (strcmp(t->path, "-") == 0)
+        snprintf(what, sizeof what, " exported; those went to standard output");
+    else
+        snprintf(what, sizeof what, " exported; %s was not changed", t->path);
+    return sh_interrupted_after(t->sh, t->rows, what);
 }
 
 void sh_transfer_free(sh_transfer *t) {
@@ -157,7 +175,7 @@ static int import_line(sh_transfer *t, sh_batch *b, char *line, size_t len, char
             buf[flen[i]] = '\0';
             errno = 0;
             long long v = strtoll(buf, &end, 10);
-            if (errno || *end || v < 0) goto bad_ts;
+            if (errno || *end) goto bad_ts;
             ts = v;
         }
     }
@@ -214,6 +232,10 @@ int sh_tsv_import(sh_transfer *t) {
     bool need_header = t->nmap == 0;
     bool skip_header = t->header && !need_header;
     while (rc == 0 && (n = getline(&line, &cap, f)) >= 0) {
+        if (sh_interrupted()) {
+            rc = sh_import_interrupted(t, lineno + 1);
+            break;
+        }
         lineno++;
         bytes += (uint64_t)n;
         size_t len = (size_t)n;
@@ -276,7 +298,8 @@ static int collect_columns(sh_transfer *t) {
     if (st != KV_OK) return sh_kv_error(sh, st, t->table);
     const kv_result *r;
     int rc = 0;
-    while (rc == 0 && (st = kv_scan_next(&r, scan)) == KV_OK) {
+    enum sh_scan_step step = SH_SCAN_END;
+    while (rc == 0 && (step = sh_scan_next(sh, scan, &r, t->table)) == SH_SCAN_ROW) {
         for (size_t i = 0; i < r->ncells && rc == 0; i++) {
             const kv_cell *c = &r->cells[i];
             /* binary search among map[1..nmap) */
@@ -307,7 +330,7 @@ static int collect_columns(sh_transfer *t) {
             }
         }
     }
-    if (rc == 0 && st != KV_NOT_FOUND) rc = sh_kv_error(sh, st, t->table);
+    if (rc == 0) rc = sh_transfer_scan_end(t, step);
     kv_scan_close(scan);
     return rc;
 }
@@ -340,7 +363,8 @@ int sh_tsv_export(sh_transfer *t, FILE *out) {
     sh_progress_start(&prog, sh->err, sh->progress, "export", 0);
     const kv_result *r;
     uint64_t bytes = 0;
-    while ((st = kv_scan_next(&r, scan)) == KV_OK) {
+    enum sh_scan_step step;
+    while ((step = sh_scan_next(sh, scan, &r, t->table)) == SH_SCAN_ROW) {
         int64_t newest = INT64_MIN;
         for (size_t i = 0; i < r->ncells; i++)
             if (r->cells[i].timestamp > newest) newest = r->cells[i].timestamp;
@@ -372,9 +396,8 @@ int sh_tsv_export(sh_transfer *t, FILE *out) {
         bytes += r->row_len;
         sh_progress_update(&prog, t->rows, bytes);
     }
-    int rc = 0;
-    if (st != KV_NOT_FOUND) rc = sh_kv_error(sh, st, t->table);
-    kv_scan_close(scan);
     sh_progress_end(&prog, t->rows, bytes);
+    int rc = sh_transfer_scan_end(t, step);
+    kv_scan_close(scan);
     return rc;
 }

@@ -78,3 +78,17 @@ expect_line() {
         return 1
     fi
 }
+
+# expect_each_fails 'command' ...: each command, run alone with -e, must
+# exit 1 with an ERROR: line.
+expect_each_fails() {
+    local c
+    for c in "$@"; do
+        run "$CELLSH" "$STORE" -e "$c"
+        if [ "$status" -ne 1 ] || ! printf '%s\n' "$output" | grep -q '^ERROR: '; then
+            echo "command: $c" >&2
+            echo "status $status, output: $output" >&2
+            return 1
+        fi
+    done
+}
