@@ -51,6 +51,9 @@ kv_status kv_split_table_name(const char *full, char *ns, char *name) {
 
 kv_status kv_family_desc_check(const kv_family_desc *f, char *err, size_t errlen) {
 #define BAD(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); return KV_INVALID; } while (0)
+    if (f->version != KV_FAMILY_DESC_VERSION)
+        BAD("kv_family_desc has version %d; this library knows version %d (start from "
+            "KV_FAMILY_DESC_INIT)", f->version, KV_FAMILY_DESC_VERSION);
     if (kv_check_name(f->name) != KV_OK) BAD("illegal family name '%s'", f->name);
     if (f->versions < 1) BAD("VERSIONS of '%s' must be at least 1", f->name);
     if (f->min_versions < 0 || f->min_versions > f->versions)

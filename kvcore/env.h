@@ -45,10 +45,22 @@ struct kv_env {
     /* Lists the names in a directory (no "." / ".."): NULL-terminated array
        freed with kv_free_names. */
     kv_status (*list)(kv_env *env, const char *dir, char ***names, char *err, size_t errlen);
-    /* Takes an exclusive lock on path (created if absent) and writes
-       "pid\nowner\n" into it. If another holder has it: KV_LOCKED and err
-       says "locked by pid N (owner)". *out is released by unlock. */
-    kv_status (*lock)(kv_env *env, const char *path, const char *owner, kv_file **out, char *err, size_t errlen);
+    /* Takes the lock on path (created if absent), exclusive or @p shared,
+       and records the holder in the file: an exclusive holder replaces the
+       file's contents with its record "pid\nowner\n", a shared one adds
+       "pid r\nowner\n" (the first shared holder starts the file afresh).
+       Shared holders coexist; an exclusive holder excludes everyone,
+       including other opens in the same process. On a conflict:
+       KV_LOCKED, and err names every live holder ("locked by pid N
+       (owner)"; shared holders: "open read-only by pid N (owner), ...").
+       A shared lock on a file that cannot be written (a read-only
+       filesystem) is taken without a record. Records are not removed at
+       unlock (other shared holders may be appending): a message skips the
+       records of processes that have ended, but may name a live process
+       that has closed its handle while others kept the lock.
+       *out is released by unlock. */
+    kv_status (*lock)(kv_env *env, const char *path, const char *owner, bool shared, kv_file **out,
+                      char *err, size_t errlen);
     kv_status (*unlock)(kv_file *lock, char *err, size_t errlen);
     /* Bytes free / total on the filesystem holding path (statvfs). */
     kv_status (*fs_space)(kv_env *env, const char *path, uint64_t *free_bytes, uint64_t *total_bytes);

@@ -367,7 +367,7 @@ static kv_status ft_list(kv_env *env, const char *dir, char ***names, char *err,
     return fe->base->list(fe->base, dir, names, err, errlen);
 }
 
-static kv_status ft_lock(kv_env *env, const char *path, const char *owner, kv_file **out,
+static kv_status ft_lock(kv_env *env, const char *path, const char *owner, bool shared, kv_file **out,
                          char *err, size_t errlen) {
     kv_fault_env *fe = fenv(env);
     if (!out || !path) {
@@ -378,7 +378,7 @@ static kv_status ft_lock(kv_env *env, const char *path, const char *owner, kv_fi
     if (enter(fe, OP_LOCK))
         return injected(OP_LOCK, path, err, errlen);
     kv_file *b = NULL;
-    kv_status st = fe->base->lock(fe->base, path, owner, &b, err, errlen);
+    kv_status st = fe->base->lock(fe->base, path, owner, shared, &b, err, errlen);
     if (st != KV_OK)
         return st;
     fault_file *f = malloc(sizeof *f);

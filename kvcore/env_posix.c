@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -309,87 +310,174 @@ oom:
     return KV_NO_MEMORY;
 }
 
-/* Builds the KV_LOCKED message from the holder's "pid\nowner\n". */
-static kv_status locked_message(int fd, const char *path, char *err, size_t errlen) {
-    char buf[1024];
-    ssize_t r;
-    do {
-        r = pread(fd, buf, sizeof buf - 1, 0);
-    } while (r < 0 && errno == EINTR);
-    if (r < 0)
-        r = 0;
-    buf[r] = '\0';
-    char *nl = strchr(buf, '\n');
-    const char *owner = "";
-    if (nl) {
-        *nl = '\0';
-        owner = nl + 1;
-        char *nl2 = strchr(nl + 1, '\n');
-        if (nl2)
-            *nl2 = '\0';
+/* The lock file holds one record per holder: "pid\nowner\n" for the
+   exclusive holder, "pid r\nowner\n" for each shared one. */
+#define LOCK_RECORD_MAX 1024
+#define LOCK_FILE_READ_MAX (64 * 1024)
+#define LOCK_HOLDERS_NAMED 8
+
+/* Whether process pid still exists (a record may outlive its holder: a
+   shared holder that ended while others kept the lock leaves its line). */
+static bool pid_alive(long pid) {
+    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+/* Parses the record at *p (advancing it). false at the end or on a line
+   that is not a record. */
+static bool next_record(char **p, long *pid, bool *shared, const char **owner) {
+    char *line = *p, *nl = strchr(line, '\n');
+    if (!*line || !nl) return false;
+    *nl = '\0';
+    char *owner_line = nl + 1, *nl2 = strchr(owner_line, '\n');
+    if (nl2) {
+        *nl2 = '\0';
+        *p = nl2 + 1;
+    } else {
+        *p = owner_line + strlen(owner_line);
     }
     char *end = NULL;
-    long pid = strtol(buf, &end, 10);
-    if (!nl || end == buf || *end != '\0' || pid <= 0) {
-        /* The holder has not written its pid yet (or the file is foreign). */
-        kv_env_errf(err, errlen, "store is locked by another process (lock file %s)", path);
-    } else if (*owner) {
-        kv_env_errf(err, errlen, "store is locked by pid %ld (%s) (lock file %s)", pid, owner, path);
-    } else {
-        kv_env_errf(err, errlen, "store is locked by pid %ld (lock file %s)", pid, path);
+    *pid = strtol(line, &end, 10);
+    if (end == line) return false;
+    *shared = strcmp(end, " r") == 0;
+    if (!*shared && *end) return false;
+    *owner = owner_line;
+    return true;
+}
+
+/* Appends ", pid N (owner)" style text for holders of one kind. Returns
+   how many were named. */
+static int name_holders(char *out, size_t outlen, const char *records, bool shared) {
+    char *copy = strdup(records);
+    if (!copy) return 0;
+    int named = 0, more = 0;
+    size_t n = strlen(out);
+    char *p = copy;
+    long pid;
+    bool sh;
+    const char *owner;
+    while (next_record(&p, &pid, &sh, &owner)) {
+        if (sh != shared || !pid_alive(pid)) continue;
+        if (named == LOCK_HOLDERS_NAMED) {
+            more++;
+            continue;
+        }
+        int w = snprintf(out + n, n < outlen ? outlen - n : 0, "%spid %ld%s%s%s",
+                         named ? (shared ? " and " : ", ") : "", pid, *owner ? " (" : "", owner,
+                         *owner ? ")" : "");
+        if (w > 0) n += (size_t)w;
+        named++;
     }
+    if (more && n < outlen) snprintf(out + n, outlen - n, " and %d more", more);
+    free(copy);
+    return named;
+}
+
+/* Builds the KV_LOCKED message from the records of the live holders. */
+static kv_status locked_message(int fd, const char *path, char *err, size_t errlen) {
+    char *buf = malloc(LOCK_FILE_READ_MAX + 1);
+    if (!buf) {
+        kv_env_errf(err, errlen, "store is locked by another process (lock file %s)", path);
+        return KV_LOCKED;
+    }
+    ssize_t r;
+    do {
+        r = pread(fd, buf, LOCK_FILE_READ_MAX, 0);
+    } while (r < 0 && errno == EINTR);
+    buf[r > 0 ? r : 0] = '\0';
+    char writers[1024] = "", readers[1024] = "";
+    int nw = name_holders(writers, sizeof writers, buf, false);
+    int nr = name_holders(readers, sizeof readers, buf, true);
+    if (nw > 0)
+        kv_env_errf(err, errlen, "store is locked by %s (lock file %s)", writers, path);
+    else if (nr > 0)
+        kv_env_errf(err, errlen, "store is locked by %s, which opened it read-only (lock file %s)",
+                    readers, path);
+    else /* the holder has not written its record yet, or the file is foreign */
+        kv_env_errf(err, errlen, "store is locked by another process (lock file %s)", path);
+    free(buf);
     return KV_LOCKED;
 }
 
-static kv_status px_lock(kv_env *env, const char *path, const char *owner, kv_file **out,
-                         char *err, size_t errlen) {
+/* Formats this process's record into text (at most LOCK_RECORD_MAX bytes);
+   the owner is one line of it, so newlines in it become spaces. */
+static size_t format_record(char *text, const char *owner, bool shared) {
+    int len = snprintf(text, LOCK_RECORD_MAX, "%ld%s\n%s", (long)getpid(), shared ? " r" : "",
+                       owner ? owner : "");
+    if (len < 0)
+        len = 0;
+    if (len > LOCK_RECORD_MAX - 2)
+        len = LOCK_RECORD_MAX - 2;
+    for (int i = (int)strcspn(text, "\n") + 1; i < len; i++)
+        if (text[i] == '\n' || text[i] == '\r')
+            text[i] = ' ';
+    text[len++] = '\n';
+    return (size_t)len;
+}
+
+static int flock_nb(int fd, int op) {
+    int r;
+    do {
+        r = flock(fd, op | LOCK_NB);
+    } while (r < 0 && errno == EINTR);
+    return r;
+}
+
+static kv_status px_lock(kv_env *env, const char *path, const char *owner, bool shared,
+                         kv_file **out, char *err, size_t errlen) {
     (void)env;
     if (!path || !out)
         return bad_arg("lock", err, errlen);
     *out = NULL;
     int fd;
+    bool writable = true;
+    /* Shared holders append their records (O_APPEND keeps concurrent
+       appends whole); the exclusive holder rewrites the file. */
     do {
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (shared ? O_APPEND : 0), 0644);
     } while (fd < 0 && errno == EINTR);
+    if (fd < 0 && shared && (errno == EROFS || errno == EACCES)) {
+        /* A store on read-only media: share the lock without a record. */
+        writable = false;
+        do {
+            fd = open(path, O_RDONLY | O_CLOEXEC);
+        } while (fd < 0 && errno == EINTR);
+    }
     if (fd < 0)
         return os_fail(errno, "open lock file", path, err, errlen);
     /* flock locks belong to the open file description, so a second open in
        this same process conflicts too (fcntl locks would not). */
-    int r;
-    do {
-        r = flock(fd, LOCK_EX | LOCK_NB);
-    } while (r < 0 && errno == EINTR);
-    if (r < 0) {
+    bool fresh = !shared;
+    if (shared && writable && flock_nb(fd, LOCK_EX) == 0) {
+        /* Nobody holds the store: drop the records of earlier holders, then
+           turn the lock into a shared one. (Should another opener slip in
+           while the kernel converts it, this open fails as locked, and a
+           caller with a lock wait tries again.) */
+        fresh = true;
+    }
+    if (flock_nb(fd, shared ? LOCK_SH : LOCK_EX) < 0) {
         int e = errno;
         kv_status st = (e == EWOULDBLOCK) ? locked_message(fd, path, err, errlen)
                                           : os_fail(e, "lock", path, err, errlen);
         close(fd);
         return st;
     }
-    /* The owner text is one line of the file: newlines would break parsing. */
-    char text[1024];
-    int len = snprintf(text, sizeof text, "%ld\n%s", (long)getpid(), owner ? owner : "");
-    if (len < 0)
-        len = 0;
-    if ((size_t)len > sizeof text - 2)
-        len = (int)sizeof text - 2;
-    for (int i = (int)strcspn(text, "\n") + 1; i < len; i++)
-        if (text[i] == '\n' || text[i] == '\r')
-            text[i] = ' ';
-    text[len++] = '\n';
-    if (ftruncate(fd, 0) < 0) {
-        kv_status st = os_fail(errno, "truncate lock file", path, err, errlen);
-        close(fd);
-        return st;
-    }
-    ssize_t w;
-    do {
-        w = pwrite(fd, text, (size_t)len, 0);
-    } while (w < 0 && errno == EINTR);
-    if (w != len) {
-        kv_status st = os_fail(w < 0 ? errno : ENOSPC, "write lock file", path, err, errlen);
-        close(fd);
-        return st;
+    if (writable) {
+        char text[LOCK_RECORD_MAX];
+        size_t len = format_record(text, owner, shared);
+        if (fresh && ftruncate(fd, 0) < 0) {
+            kv_status st = os_fail(errno, "truncate lock file", path, err, errlen);
+            close(fd);
+            return st;
+        }
+        ssize_t w;
+        do {
+            w = shared ? write(fd, text, len) : pwrite(fd, text, len, 0);
+        } while (w < 0 && errno == EINTR);
+        if (w != (ssize_t)len) {
+            kv_status st = os_fail(w < 0 ? errno : ENOSPC, "write lock file", path, err, errlen);
+            close(fd);
+            return st;
+        }
     }
     return new_file(fd, path, out, err, errlen);
 }

@@ -457,36 +457,45 @@ static bool row_at(const kv_iter *it, const uint8_t *row_key, size_t len) {
     return klen > len && memcmp(key, row_key, len) == 0 && kv_key_row_prefix_len(key, klen) == len;
 }
 
-/* Picks the next row into sc->row_key. Returns false at the end. */
-static bool next_row_key(kv_scan *sc) {
+/* Picks the next row into sc->row_key: KV_OK, KV_END when no family has
+   another row, KV_CORRUPT for an undecodable key, KV_NO_MEMORY. */
+static kv_status next_row_key(kv_scan *sc) {
     const uint8_t *best = NULL;
     size_t best_len = 0;
     for (size_t i = 0; i < sc->nfams; i++) {
         kv_iter *it = sc->fams[i].it;
         if (sc->opts.reversed) it->seek_before(it, sc->have_upper ? sc->upper.data : NULL,
                                                sc->have_upper ? sc->upper.len : 0);
-        if (!it->valid(it)) continue;
+        if (!it->valid(it)) {
+            /* A family that failed must end the scan now: rows without its
+               cells would be returned as if it had none. */
+            kv_status st = it->status(it);
+            if (st != KV_OK) return iter_failed(sc, i, st);
+            continue;
+        }
         size_t klen;
         const uint8_t *key = it->key(it, &klen);
         size_t rl = kv_key_row_prefix_len(key, klen);
-        if (rl == 0) continue;
+        if (rl == 0)
+            return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s",
+                           sc->fams[i].desc.name);
         int c = best ? kv_key_compare(key, rl, best, best_len) : 0;
         if (!best || (sc->opts.reversed ? c > 0 : c < 0)) {
             best = key;
             best_len = rl;
         }
     }
-    if (!best) return false;
+    if (!best) return KV_END;
     sc->row_key.len = 0;
-    if (kv_buf_append(&sc->row_key, best, best_len)) return false;
+    if (kv_buf_append(&sc->row_key, best, best_len)) return KV_NO_MEMORY;
     if (sc->opts.reversed) {
         sc->upper.len = 0;
-        kv_buf_append(&sc->upper, best, best_len);
+        if (kv_buf_append(&sc->upper, best, best_len)) return KV_NO_MEMORY;
         sc->have_upper = true;
         for (size_t i = 0; i < sc->nfams; i++)
             sc->fams[i].it->seek(sc->fams[i].it, sc->row_key.data, sc->row_key.len);
     }
-    return true;
+    return KV_OK;
 }
 
 /* Whether the current row is past the scan's bounds (ends the scan). */
@@ -519,18 +528,25 @@ static void fix_pointers(kv_scan *sc, const uint8_t *row, size_t row_len) {
     }
 }
 
+/* Ends a scan with a failure that every later kv_scan_next returns. */
+static kv_status scan_failed(kv_scan *sc, kv_status st) {
+    sc->finished = true;
+    sc->error = st;
+    return st;
+}
+
 kv_status kv_scan_next(const kv_result **row, kv_scan *sc) {
     *row = NULL;
     if (!sc) return KV_INVALID;
+    if (sc->error != KV_OK) return sc->error;
     while (!sc->finished) {
         if (sc->opts.limit && sc->rows_returned >= sc->opts.limit) break;
-        if (!next_row_key(sc)) {
+        kv_status nst = next_row_key(sc);
+        if (nst != KV_OK && nst != KV_END) return scan_failed(sc, nst);
+        if (nst == KV_END) {
             for (size_t i = 0; i < sc->nfams; i++) {
                 kv_status st = sc->fams[i].it->status(sc->fams[i].it);
-                if (st != KV_OK) {
-                    sc->finished = true;
-                    return sc->error = iter_failed(sc, i, st);
-                }
+                if (st != KV_OK) return scan_failed(sc, iter_failed(sc, i, st));
             }
             break;
         }
@@ -539,7 +555,7 @@ kv_status kv_scan_next(const kv_result **row, kv_scan *sc) {
         sc->ncells = 0;
         for (size_t i = 0; i + 2 < sc->row_key.len; i++) {
             uint8_t b = sc->row_key.data[i];
-            if (kv_buf_append(&sc->bytes, &b, 1)) return KV_NO_MEMORY;
+            if (kv_buf_append(&sc->bytes, &b, 1)) return scan_failed(sc, KV_NO_MEMORY);
             if (b == 0) i++;
         }
         size_t row_len = sc->bytes.len;
@@ -555,10 +571,7 @@ kv_status kv_scan_next(const kv_result **row, kv_scan *sc) {
                 continue;
             }
             kv_status st = read_family_row(sc, i);
-            if (st != KV_OK) {
-                sc->finished = true;
-                return sc->error = st;
-            }
+            if (st != KV_OK) return scan_failed(sc, st);
         }
         if (stop) sc->finished = true;
         if (!want || sc->ncells == 0) continue;
@@ -579,7 +592,7 @@ kv_status kv_scan_next(const kv_result **row, kv_scan *sc) {
         return KV_OK;
     }
     sc->finished = true;
-    return KV_NOT_FOUND;
+    return KV_END;
 }
 
 /* ---- public entry points ---- */
@@ -595,6 +608,8 @@ static kv_status resolve_for_read(kv_store *s, const char *table, kv_table **out
 kv_status kv_scan_open(kv_scan **out, kv_store *s, const char *table, const kv_read_options *ropts) {
     *out = NULL;
     if (!s) return KV_INVALID;
+    if (ropts && kv_check_version(s, "kv_read_options", ropts->version, KV_READ_OPTIONS_VERSION))
+        return KV_INVALID;
     pthread_rwlock_rdlock(&s->catalog_lock);
     kv_table *t;
     kv_status st = resolve_for_read(s, table, &t);
@@ -627,7 +642,7 @@ static kv_status get_locked(kv_result **out, kv_store *s, kv_table *t, const voi
         n = r->ncells;
         for (size_t i = 0; i < n; i++)
             bytes += r->cells[i].qualifier_len + r->cells[i].value_len + strlen(r->cells[i].family) + 1;
-    } else if (st == KV_OK || st == KV_NOT_FOUND) {
+    } else if (st == KV_OK || st == KV_END) {
         st = KV_OK;
         r = NULL;
     }
@@ -672,6 +687,8 @@ kv_status kv_get(kv_result **out, kv_store *s, const char *table, const void *ro
                  const kv_read_options *ropts) {
     *out = NULL;
     if (!s || (!row && row_len)) return KV_INVALID;
+    if (ropts && kv_check_version(s, "kv_read_options", ropts->version, KV_READ_OPTIONS_VERSION))
+        return KV_INVALID;
     pthread_rwlock_rdlock(&s->catalog_lock);
     kv_table *t;
     kv_status st = resolve_for_read(s, table, &t);

@@ -25,6 +25,10 @@ const char *kv_strerror(int status) {
     case KV_NOT_COUNTER: return "value is not an 8-byte counter";
     case KV_READ_ONLY: return "store is read-only";
     case KV_NO_MEMORY: return "out of memory";
+    case KV_END: return "end of scan";
+    case KV_NOT_SUPPORTED: return "not supported by this store's backend";
+    case KV_UNAVAILABLE: return "store unavailable";
+    case KV_TIMEOUT: return "timed out";
     default: return "unknown status";
     }
 }

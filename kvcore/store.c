@@ -85,6 +85,12 @@ const char *kv_store_errmsg(kv_store *s) {
     return slot ? slot->text : "";
 }
 
+kv_status kv_check_version(kv_store *s, const char *what, int got, int want) {
+    if (got == want) return KV_OK;
+    return kv_fail(s, KV_INVALID, "%s has version %d; this library knows version %d (start from "
+                   "the struct's _INIT macro)", what, got, want);
+}
+
 /* ---- clock ---- */
 
 int64_t kv_clock_now(kv_store *s) {
@@ -227,7 +233,7 @@ static kv_status replay_logs(kv_store *s, uint64_t **old_logs, size_t *nold) {
             const uint8_t *rec;
             size_t len;
             st = kv_wal_read(r, &rec, &len, err, sizeof err);
-            if (st == KV_NOT_FOUND) { st = KV_OK; break; }
+            if (st == KV_END) { st = KV_OK; break; }
             if (st != KV_OK) break;
             st = kv_write_replay(s, rec, len);
             if (st == KV_CORRUPT) snprintf(err, sizeof err, "%s: undecodable record", path);
@@ -247,6 +253,12 @@ kv_status kv_store_open(kv_store **out, const char *path, const kv_store_options
     *out = NULL;
     if (errmsg && errlen) errmsg[0] = 0;
     if (!path || !*path) return KV_INVALID;
+    if (opts && opts->version != KV_STORE_OPTIONS_VERSION) {
+        if (errmsg && errlen)
+            snprintf(errmsg, errlen, "kv_store_options has version %d; this library knows version "
+                     "%d (start from KV_STORE_OPTIONS_INIT)", opts->version, KV_STORE_OPTIONS_VERSION);
+        return KV_INVALID;
+    }
     kv_store *s = calloc(1, sizeof *s);
     if (!s) return KV_NO_MEMORY;
     s->opts = opts ? *opts : defaults;
@@ -280,6 +292,7 @@ kv_status kv_store_open(kv_store **out, const char *path, const kv_store_options
     char **names = NULL;
     st = s->env->list(s->env, path, &names, err, sizeof err);
     if (st == KV_NOT_FOUND) {
+        if (s->read_only) { st = kv_fail(s, KV_NOT_FOUND, "no store at %s (a read-only open creates none)", path); goto out; }
         if (!s->opts.create_if_missing) { st = kv_fail(s, KV_NOT_FOUND, "no store at %s", path); goto out; }
         st = s->env->mkdir(s->env, path, err, sizeof err);
         if (st == KV_NOT_FOUND) { st = kv_fail(s, st, "cannot create %s: parent directory missing", path); goto out; }
@@ -298,13 +311,18 @@ kv_status kv_store_open(kv_store **out, const char *path, const kv_store_options
             st = kv_fail(s, KV_INVALID, "%s is not a cellfs store: it holds other files and no MANIFEST", path);
             goto out;
         }
+        if (!has_manifest && s->read_only) {
+            st = kv_fail(s, KV_NOT_FOUND, "no store at %s (a read-only open creates none)", path);
+            goto out;
+        }
     }
     st = KV_OK;
 
     lockpath = kv_filename_lock(path);
     st = lockpath ? KV_LOCKED : KV_NO_MEMORY;
     for (unsigned waited = 0; st == KV_LOCKED; waited += 50) {
-        st = s->env->lock(s->env, lockpath, s->opts.owner ? s->opts.owner : "", &s->lock, err, sizeof err);
+        st = s->env->lock(s->env, lockpath, s->opts.owner ? s->opts.owner : "", s->read_only, &s->lock,
+                          err, sizeof err);
         if (st != KV_LOCKED || waited >= s->opts.lock_wait_ms) break;
         nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
     }
@@ -313,9 +331,8 @@ kv_status kv_store_open(kv_store **out, const char *path, const kv_store_options
     manifest = kv_filename_manifest(path);
     st = manifest ? kv_env_read_file(s->env, manifest, &mdata, &mlen, err, sizeof err) : KV_NO_MEMORY;
     if (st == KV_NOT_FOUND) {
-        if (!s->opts.create_if_missing) { st = kv_fail(s, KV_NOT_FOUND, "no store at %s (no MANIFEST)", path); goto out; }
+        if (!s->opts.create_if_missing || s->read_only) { st = kv_fail(s, KV_NOT_FOUND, "no store at %s (no MANIFEST)", path); goto out; }
         if ((st = add_namespace(s, "default")) != KV_OK || (st = add_namespace(s, "hbase")) != KV_OK) goto out;
-        if (s->read_only) { st = kv_fail(s, KV_READ_ONLY, "cannot create a store read-only"); goto out; }
         if ((st = kv_manifest_write(s)) != KV_OK) goto out;
     } else if (st != KV_OK) {
         kv_fail(s, st, "reading the manifest: %s", err);
@@ -492,6 +509,8 @@ kv_status kv_mutate_batch(kv_store *s, const char *table, kv_mutation *const *ms
     if (!s || (!ms && count)) return KV_INVALID;
     for (size_t i = 0; i < count; i++)
         if (!ms[i]) return KV_INVALID;
+    if (wopts && kv_check_version(s, "kv_write_options", wopts->version, KV_WRITE_OPTIONS_VERSION))
+        return KV_INVALID;
     kv_durability d = wopts ? wopts->durability : KV_DURABILITY_DEFAULT;
     pthread_rwlock_rdlock(&s->catalog_lock);
     kv_table *t;
@@ -575,6 +594,8 @@ static kv_status read_modify_write(kv_store *s, const char *table, const void *r
                                    const char *family, const void *q, size_t qlen, rmw_fn fn,
                                    void *ctx, const kv_write_options *wopts, kv_buf *written) {
     if (!s || !row || !family) return KV_INVALID;
+    if (wopts && kv_check_version(s, "kv_write_options", wopts->version, KV_WRITE_OPTIONS_VERSION))
+        return KV_INVALID;
     kv_durability d = wopts ? wopts->durability : KV_DURABILITY_DEFAULT;
     kv_table *t;
     kv_status st = begin_read_modify_write(s, table, family, &t);
@@ -683,6 +704,8 @@ kv_status kv_check_and_mutate(bool *applied, kv_store *s, const char *table, con
     if (!s || !row || !family || !m) return KV_INVALID;
     if (m->row_len != row_len || memcmp(m->bytes.data, row, row_len) != 0)
         return kv_fail(s, KV_INVALID, "check-and-mutate: the mutation is for another row");
+    if (wopts && kv_check_version(s, "kv_write_options", wopts->version, KV_WRITE_OPTIONS_VERSION))
+        return KV_INVALID;
     kv_durability d = wopts ? wopts->durability : KV_DURABILITY_DEFAULT;
     kv_table *t;
     kv_status st = begin_read_modify_write(s, table, family, &t);

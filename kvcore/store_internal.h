@@ -157,6 +157,9 @@ kv_status kv_fail_background(kv_store *s, kv_status status, const char *what);
    store's last failure message). */
 void kv_log(kv_store *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int64_t kv_clock_now(kv_store *s);
+/* KV_OK if an options struct's version field is one this library knows;
+   else records a message naming the struct and returns KV_INVALID. */
+kv_status kv_check_version(kv_store *s, const char *what, int got, int want);
 
 /* ---- filename.c: the one owner of file names ---- */
 char *kv_filename_sst(const char *dir, uint64_t number);

@@ -41,6 +41,7 @@ struct kv_wal_reader {
     uint64_t file_size; /* at open: recovery reads a log nobody appends to */
     uint64_t offset;    /* just after the last good record */
     bool done;          /* reached the end (or the torn tail) */
+    kv_status failed;   /* KV_CORRUPT once met: returned again, never KV_END */
     uint8_t *win;       /* read-ahead window holding file bytes [win_off, +win_len) */
     size_t win_cap, win_len;
     uint64_t win_off;
@@ -243,7 +244,7 @@ kv_status kv_wal_read(kv_wal_reader *r, const uint8_t **data, size_t *len, char 
         return KV_INVALID;
     }
     if (r->done)
-        return KV_NOT_FOUND;
+        return r->failed != KV_OK ? r->failed : KV_END;
     uint64_t off = r->offset;
     const uint8_t *p = NULL;
     kv_status st = KV_OK;
@@ -253,7 +254,7 @@ kv_status kv_wal_read(kv_wal_reader *r, const uint8_t **data, size_t *len, char 
     if (got < WAL_RECORD_HEADER_LEN) {
         /* Clean end (got == 0) or a torn header. */
         r->done = true;
-        return KV_NOT_FOUND;
+        return KV_END;
     }
     uint32_t sum = kv_get_be32(p);
     uint32_t plen = kv_get_be32(p + 4);
@@ -263,7 +264,7 @@ kv_status kv_wal_read(kv_wal_reader *r, const uint8_t **data, size_t *len, char 
            short by a crash. (Checked before reading, so that a damaged
            length never makes us allocate gigabytes.) */
         r->done = true;
-        return KV_NOT_FOUND;
+        return KV_END;
     }
     got = window(r, off, WAL_RECORD_HEADER_LEN + (size_t)plen, &p, err, errlen, &st);
     if (got < 0)
@@ -271,19 +272,20 @@ kv_status kv_wal_read(kv_wal_reader *r, const uint8_t **data, size_t *len, char 
     if ((uint64_t)got < WAL_RECORD_HEADER_LEN + (uint64_t)plen) {
         /* The file shrank under us: treat like a torn tail. */
         r->done = true;
-        return KV_NOT_FOUND;
+        return KV_END;
     }
     if (kv_checksum(p + 4, 4 + (size_t)plen) != sum) {
         if (end >= r->file_size) {
             /* The last record, whole in size but not in content: torn. */
             r->done = true;
-            return KV_NOT_FOUND;
+            return KV_END;
         }
         kv_env_errf(err, errlen,
                 "corrupt log %s: bad checksum in record at offset %llu (length %u, %llu bytes "
                 "follow)",
                 r->path, (unsigned long long)off, plen, (unsigned long long)(r->file_size - end));
         r->done = true;
+        r->failed = KV_CORRUPT;
         return KV_CORRUPT;
     }
     r->offset = end;

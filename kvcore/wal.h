@@ -29,7 +29,8 @@ kv_status kv_wal_writer_close(kv_wal_writer *w, char *err, size_t errlen);
 
 kv_status kv_wal_reader_open(kv_wal_reader **out, kv_env *env, const char *path, char *err, size_t errlen);
 /* Reads the next record: KV_OK with *data (valid until the next call) and
-   *len; KV_NOT_FOUND at the end of the log. A torn record at the tail (the
+   *len; KV_END at the end of the log (and at every later call).
+   A KV_CORRUPT is returned again by every later call. A torn record at the tail (the
    process died mid-append: short header or short payload at end of file)
    is the end of the log, not an error. A bad checksum or impossible length
    that is followed by more data is KV_CORRUPT, with err naming the file and

@@ -214,7 +214,7 @@ static void verify_all(kv_store *s, const char *when) {
                 if (compare_row(t, &M->rows[t][M->order[t][pos]], res) != 0) bad_scan++;
                 pos += rev ? -1 : 1;
             }
-            CHECK_EQ(st, KV_NOT_FOUND);
+            CHECK_EQ(st, KV_END);
             while (pos >= 0 && pos < NROWS && !row_present(&M->rows[t][M->order[t][pos]]))
                 pos += rev ? -1 : 1;
             if (pos >= 0 && pos < NROWS) {

@@ -144,7 +144,7 @@ static void *atom_scanner(void *arg) {
             check_row(sh, r);
             rows++;
         }
-        if (st != KV_NOT_FOUND) fail(sh, "scan_next", st);
+        if (st != KV_END) fail(sh, "scan_next", st);
         kv_scan_close(sc);
         atomic_fetch_add(&sh->reads, rows);
     }
@@ -259,7 +259,8 @@ static void test_row_atomicity(const char *dir) {
 
 static void *sync_writer(void *arg) {
     worker *w = arg;
-    kv_write_options wo = {KV_FSYNC_WAL};
+    kv_write_options wo = KV_WRITE_OPTIONS_INIT;
+    wo.durability = KV_FSYNC_WAL;
     for (int i = 0; i < SYNC_PUTS; i++) {
         char row[32], v[32];
         snprintf(row, sizeof row, "t%d-%04d", w->id, i);

@@ -507,7 +507,7 @@ static char *scan_rows(fixture *fx, const char *t, const kv_read_options *o) {
     const kv_result *r;
     while ((st = kv_scan_next(&r, sc)) == KV_OK)
         n += (size_t)snprintf(buf + n, sizeof buf - n, "%.*s(%zu) ", (int)r->row_len, (const char *)r->row, r->ncells);
-    CHECK_EQ(st, KV_NOT_FOUND);
+    CHECK_EQ(st, KV_END);
     kv_scan_close(sc);
     return buf;
 }

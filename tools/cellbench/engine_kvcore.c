@@ -99,7 +99,7 @@ static int kvc_scan(engine *e, const char *start, size_t start_len, uint64_t lim
             b += row->cells[i].value_len;
     }
     kv_scan_close(sc);
-    if (st != KV_NOT_FOUND)
+    if (st != KV_END)
         return fail(e, "kv_scan_next", st);
     *entries = n;
     *bytes = b;

@@ -85,7 +85,7 @@ int cmd_scan(cellsh *sh, const sh_command *cmd) {
         }
     }
     int rc = 0;
-    if (st != KV_NOT_FOUND) rc = sh_kv_error(sh, st, table);
+    if (st != KV_END) rc = sh_kv_error(sh, st, table);
     else sh_footer_rows(sh, rows);
     kv_scan_close(scan);
     sh_read_spec_free(&spec);
@@ -112,7 +112,7 @@ int cmd_count(cellsh *sh, const sh_command *cmd) {
         }
     }
     int rc = 0;
-    if (st != KV_NOT_FOUND) rc = sh_kv_error(sh, st, table);
+    if (st != KV_END) rc = sh_kv_error(sh, st, table);
     else sh_footer_rows(sh, rows);
     kv_scan_close(scan);
     sh_read_spec_free(&spec);

@@ -145,7 +145,7 @@ int cmd_deleteall(cellsh *sh, const sh_command *cmd) {
     while (rc == 0 && (st = kv_scan_next(&r, scan)) == KV_OK)
         rc = apply(sh, table, r->row, r->row_len, have_col ? DELETE_ALL_VERSIONS : DELETE_ROW,
                    have_col ? &col : NULL, ts);
-    if (rc == 0 && st != KV_NOT_FOUND) rc = sh_kv_error(sh, st, table);
+    if (rc == 0 && st != KV_END) rc = sh_kv_error(sh, st, table);
     kv_scan_close(scan);
     if (rc == 0) sh_footer_took(sh);
     return rc;

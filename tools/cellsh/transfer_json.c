@@ -88,7 +88,7 @@ int sh_json_export(sh_transfer *t, FILE *out) {
         sh_progress_update(&prog, t->rows, bytes);
     }
     fputs(t->rows ? "\n}\n" : "}\n", out);
-    if (rc == 0 && st != KV_NOT_FOUND) rc = sh_kv_error(sh, st, t->table);
+    if (rc == 0 && st != KV_END) rc = sh_kv_error(sh, st, t->table);
     kv_scan_close(scan);
     sh_progress_end(&prog, t->rows, bytes);
     return rc;

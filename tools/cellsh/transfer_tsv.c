@@ -307,7 +307,7 @@ static int collect_columns(sh_transfer *t) {
             }
         }
     }
-    if (rc == 0 && st != KV_NOT_FOUND) rc = sh_kv_error(sh, st, t->table);
+    if (rc == 0 && st != KV_END) rc = sh_kv_error(sh, st, t->table);
     kv_scan_close(scan);
     return rc;
 }
@@ -373,7 +373,7 @@ int sh_tsv_export(sh_transfer *t, FILE *out) {
         sh_progress_update(&prog, t->rows, bytes);
     }
     int rc = 0;
-    if (st != KV_NOT_FOUND) rc = sh_kv_error(sh, st, t->table);
+    if (st != KV_END) rc = sh_kv_error(sh, st, t->table);
     kv_scan_close(scan);
     sh_progress_end(&prog, t->rows, bytes);
     return rc;
