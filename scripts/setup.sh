@@ -9,7 +9,7 @@ packages=(
   libfuse3-dev fuse3 liblz4-dev libsnappy-dev libxxhash-dev
   libreadline-dev libjansson-dev
   libleveldb-dev librocksdb-dev
-  bats rsync tar findutils procps
+  bats rsync tar findutils procps python3
 )
 
 missing=()

@@ -8,117 +8,16 @@
  * or deleting a family gives the families new ids, so log records written
  * before are skipped by recovery.
  */
-#include "store_internal.h"
+#include "errors.h"
+#include "manifest.h"
+#include "tables.h"
+#include "hbase/schema.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-/* ---- names ---- */
-
-kv_status kv_check_name(const char *name) {
-    if (!name || !*name) return KV_INVALID;
-    size_t n = strlen(name);
-    if (n > KV_NAME_MAX) return KV_INVALID;
-    if (!(isalnum((unsigned char)name[0]) || name[0] == '_')) return KV_INVALID;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)name[i];
-        if (!(isalnum(c) || c == '_' || c == '-' || c == '.')) return KV_INVALID;
-    }
-    if (strstr(name, "..")) return KV_INVALID;
-    return KV_OK;
-}
-
-kv_status kv_split_table_name(const char *full, char *ns, char *name) {
-    if (!full) return KV_INVALID;
-    const char *colon = strchr(full, ':');
-    if (colon) {
-        size_t nl = (size_t)(colon - full);
-        if (nl == 0 || nl > KV_NAME_MAX || strchr(colon + 1, ':')) return KV_INVALID;
-        memcpy(ns, full, nl);
-        ns[nl] = 0;
-        full = colon + 1;
-    } else {
-        strcpy(ns, "default");
-    }
-    if (strlen(full) > KV_NAME_MAX) return KV_INVALID;
-    strcpy(name, full);
-    if (kv_check_name(ns) != KV_OK || kv_check_name(name) != KV_OK) return KV_INVALID;
-    return KV_OK;
-}
-
-kv_status kv_family_desc_check(const kv_family_desc *f, char *err, size_t errlen) {
-#define BAD(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); return KV_INVALID; } while (0)
-    if (f->version != KV_FAMILY_DESC_VERSION)
-        BAD("kv_family_desc has version %d; this library knows version %d (start from "
-            "KV_FAMILY_DESC_INIT)", f->version, KV_FAMILY_DESC_VERSION);
-    if (kv_check_name(f->name) != KV_OK) BAD("illegal family name '%s'", f->name);
-    if (f->versions < 1) BAD("VERSIONS of '%s' must be at least 1", f->name);
-    if (f->min_versions < 0 || f->min_versions > f->versions)
-        BAD("MIN_VERSIONS of '%s' must be between 0 and VERSIONS", f->name);
-    if (f->ttl_seconds <= 0) BAD("TTL of '%s' must be positive", f->name);
-    if ((unsigned)f->keep_deleted > KV_KEEP_DELETED_TTL) BAD("bad KEEP_DELETED_CELLS");
-    if ((unsigned)f->compression > KV_COMPRESSION_SNAPPY) BAD("bad COMPRESSION");
-    if ((unsigned)f->bloom > KV_BLOOM_ROWCOL) BAD("bad BLOOMFILTER");
-    if ((unsigned)f->encoding > KV_ENCODING_DIFF) BAD("bad DATA_BLOCK_ENCODING");
-    if (f->blocksize < 1024 || f->blocksize > 16 * 1024 * 1024)
-        BAD("BLOCKSIZE of '%s' must be between 1024 and 16777216", f->name);
-    return KV_OK;
-#undef BAD
-}
-
-/* ---- structures ---- */
-
-kv_family *kv_family_new(const kv_family_desc *desc, uint32_t id) {
-    kv_family *f = calloc(1, sizeof *f);
-    if (!f) return NULL;
-    f->desc = *desc;
-    f->id = id;
-    f->files = kv_fileset_new(0);
-    if (!f->files) {
-        free(f);
-        return NULL;
-    }
-    return f;
-}
-
-void kv_family_free(kv_family *f) {
-    if (!f) return;
-    kv_memstore_unref(f->mem);
-    kv_memstore_unref(f->imm);
-    kv_fileset_unref(f->files);
-    free(f);
-}
-
-void kv_table_free(kv_table *t) {
-    if (!t) return;
-    for (size_t i = 0; i < t->nfamilies; i++) kv_family_free(t->families[i]);
-    free(t->families);
-    free(t);
-}
-
-kv_family *kv_table_family(const kv_table *t, const char *name) {
-    for (size_t i = 0; i < t->nfamilies; i++)
-        if (strcmp(t->families[i]->desc.name, name) == 0) return t->families[i];
-    return NULL;
-}
-
-kv_table *kv_catalog_find(kv_store *s, const char *table) {
-    char ns[KV_NAME_MAX + 1], name[KV_NAME_MAX + 1];
-    if (kv_split_table_name(table, ns, name) != KV_OK) return NULL;
-    for (size_t i = 0; i < s->ntables; i++)
-        if (strcmp(s->tables[i]->ns, ns) == 0 && strcmp(s->tables[i]->name, name) == 0)
-            return s->tables[i];
-    return NULL;
-}
-
-static kv_namespace *find_ns(kv_store *s, const char *name) {
-    for (size_t i = 0; i < s->nnamespaces; i++)
-        if (strcmp(s->namespaces[i].name, name) == 0) return &s->namespaces[i];
-    return NULL;
-}
 
 /* Moves a family out of its table: its memory lives until close, because
    scans may still read it; its files are removed when no scan uses them. */
@@ -158,13 +57,8 @@ kv_status kv_namespace_create(kv_store *s, const char *name) {
         return kv_fail(s, KV_INVALID, "illegal namespace name '%s'", name ? name : "(null)");
     kv_status st = begin_change(s);
     if (st != KV_OK) return st;
-    if (find_ns(s, name)) return end_change(s, kv_fail(s, KV_EXISTS, "namespace '%s' already exists", name));
-    kv_namespace *p = realloc(s->namespaces, (s->nnamespaces + 1) * sizeof *p);
-    if (!p) return end_change(s, KV_NO_MEMORY);
-    s->namespaces = p;
-    memset(&p[s->nnamespaces], 0, sizeof *p);
-    strcpy(p[s->nnamespaces].name, name);
-    s->nnamespaces++;
+    if (kv_catalog_find_ns(s, name)) return end_change(s, kv_fail(s, KV_EXISTS, "namespace '%s' already exists", name));
+    if ((st = kv_catalog_add_namespace(s, name)) != KV_OK) return end_change(s, st);
     st = persist(s);
     if (st != KV_OK) s->nnamespaces--;
     return end_change(s, st);
@@ -176,7 +70,7 @@ kv_status kv_namespace_drop(kv_store *s, const char *name) {
         return kv_fail(s, KV_INVALID, "namespace '%s' is reserved and cannot be dropped", name);
     kv_status st = begin_change(s);
     if (st != KV_OK) return st;
-    kv_namespace *ns = find_ns(s, name);
+    kv_namespace *ns = kv_catalog_find_ns(s, name);
     if (!ns) return end_change(s, kv_fail(s, KV_NOT_FOUND, "namespace '%s' does not exist", name));
     for (size_t i = 0; i < s->ntables; i++)
         if (strcmp(s->tables[i]->ns, name) == 0)
@@ -201,7 +95,7 @@ kv_status kv_namespace_set_property(kv_store *s, const char *name, const char *k
     if (!name || !key || !*key) return KV_INVALID;
     kv_status st = begin_change(s);
     if (st != KV_OK) return st;
-    kv_namespace *ns = find_ns(s, name);
+    kv_namespace *ns = kv_catalog_find_ns(s, name);
     if (!ns) return end_change(s, kv_fail(s, KV_NOT_FOUND, "namespace '%s' does not exist", name));
     size_t i = 0;
     while (i < ns->nprops && strcmp(ns->props[i].key, key) != 0) i++;
@@ -265,7 +159,7 @@ kv_status kv_namespace_describe(kv_property **props, size_t *count, kv_store *s,
     if (!s || !name) return KV_INVALID;
     pthread_rwlock_rdlock(&s->catalog_lock);
     kv_status st = KV_OK;
-    kv_namespace *ns = find_ns(s, name);
+    kv_namespace *ns = kv_catalog_find_ns(s, name);
     if (!ns) {
         st = kv_fail(s, KV_NOT_FOUND, "namespace '%s' does not exist", name);
     } else if (ns->nprops) {
@@ -310,7 +204,7 @@ kv_status kv_table_create(kv_store *s, const char *table, const kv_family_desc *
     }
     kv_status st = begin_change(s);
     if (st != KV_OK) return st;
-    if (!find_ns(s, ns)) return end_change(s, kv_fail(s, KV_NOT_FOUND, "namespace '%s' does not exist", ns));
+    if (!kv_catalog_find_ns(s, ns)) return end_change(s, kv_fail(s, KV_NOT_FOUND, "namespace '%s' does not exist", ns));
     if (kv_catalog_find(s, table))
         return end_change(s, kv_fail(s, KV_EXISTS, "table '%s' already exists", table));
     kv_table *t = calloc(1, sizeof *t);
@@ -346,7 +240,7 @@ kv_status kv_table_list(char ***names, kv_store *s, const char *ns) {
     if (!s) return KV_INVALID;
     pthread_rwlock_rdlock(&s->catalog_lock);
     kv_status st = KV_OK;
-    if (ns && !find_ns(s, ns)) st = kv_fail(s, KV_NOT_FOUND, "namespace '%s' does not exist", ns);
+    if (ns && !kv_catalog_find_ns(s, ns)) st = kv_fail(s, KV_NOT_FOUND, "namespace '%s' does not exist", ns);
     char **out = st == KV_OK ? calloc(s->ntables + 1, sizeof *out) : NULL;
     if (st == KV_OK && !out) st = KV_NO_MEMORY;
     size_t n = 0;

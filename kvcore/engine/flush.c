@@ -1,25 +1,25 @@
 /**
  * @file flush.c
- * Moving cells from memory to sorted files and merging files: the memstore
- * switch (a new log, every family's buffer set aside), the flush of the
- * set-aside buffers to one sorted file per family, minor compactions picked
- * by a size-ratio policy, major compactions on demand, and the background
- * thread that runs them. Retention during both is decided by matcher.c.
- * A new file set is published only after the manifest naming it is on
- * disk; replaced files are removed when the last scan using them ends.
+ * Moving cells from memory to sorted files: the memstore switch (a new
+ * log, every family's buffer set aside), the flush of the set-aside
+ * buffers to one sorted file per family (builder.c; retention decided by
+ * matcher.c as in a minor compaction), the manifest update that publishes
+ * the new files, the removal of the logs they cover, and the flush thread
+ * that runs it. After a flush the compaction thread (compact.c) is told
+ * that there may be work.
  */
-#include "store_internal.h"
-#include "keys.h"
+#include "flush.h"
+#include "builder.h"
+#include "errors.h"
+#include "fileset.h"
+#include "manifest.h"
+#include "tables.h"
+#include "wal.h"
+#include "util/filename.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define COMPACT_MIN_FILES 3
-#define COMPACT_MAX_FILES 10
-#define COMPACT_RATIO 1.2
-#define FILES_FORCING_COMPACTION 12
 
 /* ---- switch ---- */
 
@@ -69,96 +69,6 @@ kv_status kv_switch_memstores(kv_store *s) {
     s->bg_error = KV_OK;
     (void)any;
     pthread_cond_broadcast(&s->work_cv);
-    return KV_OK;
-}
-
-/* ---- writing a family file from an iterator ---- */
-
-/* Writes the entries of it that the matcher keeps into a new sorted file.
-   *out is NULL when nothing was kept (no file is left behind). */
-static kv_status write_family_file(kv_store *s, const kv_family_desc *desc, kv_iter *it,
-                                   kv_match_mode mode, kv_sstfile **out) {
-    *out = NULL;
-    char err[512] = "";
-    pthread_mutex_lock(&s->mu);
-    uint64_t number = s->next_file++;
-    pthread_mutex_unlock(&s->mu);
-    char *path = kv_filename_sst(s->dir, number);
-    if (!path) return KV_NO_MEMORY;
-    kv_sst_options o = {(uint32_t)desc->blocksize, desc->compression, desc->encoding, desc->bloom, 10};
-    kv_sst_writer *w;
-    kv_status st = kv_sst_writer_open(&w, s->env, path, &o, err, sizeof err);
-    if (st != KV_OK) {
-        free(path);
-        return kv_fail(s, st, "creating sorted file: %s", err);
-    }
-    kv_matcher m;
-    kv_matcher_init(&m, mode, desc, UINT64_MAX, kv_clock_now(s));
-    kv_buf row = {0}, col = {0};
-    bool first = true;
-    for (it->seek(it, NULL, 0); st == KV_OK && it->valid(it); it->next(it)) {
-        size_t klen, vlen;
-        const uint8_t *key = it->key(it, &klen);
-        const uint8_t *val = it->value(it, &vlen);
-        size_t rl = kv_key_row_prefix_len(key, klen), cl = kv_key_column_prefix_len(key, klen);
-        if (rl == 0 || cl == 0 || klen != cl + KV_KEY_SUFFIX_LEN) {
-            st = kv_fail(s, KV_CORRUPT, "malformed key while writing %06llu.sst", (unsigned long long)number);
-            break;
-        }
-        if (first || row.len != rl || memcmp(row.data, key, rl) != 0) {
-            kv_matcher_start_row(&m);
-            row.len = 0;
-            col.len = 0;
-            if (kv_buf_append(&row, key, rl)) { st = KV_NO_MEMORY; break; }
-        }
-        bool family_kind = key[rl] == KV_KIND_FAMILY_MARKER;
-        if (first || col.len != cl || memcmp(col.data, key, cl) != 0) {
-            if (!family_kind) kv_matcher_start_column(&m);
-            col.len = 0;
-            if (kv_buf_append(&col, key, cl)) { st = KV_NO_MEMORY; break; }
-        }
-        first = false;
-        if (kv_matcher_match(&m, kv_key_timestamp(key, klen), kv_key_type(key, klen),
-                             kv_key_sequence(key, klen), family_kind) &&
-            (st = kv_sst_add(w, key, klen, val, vlen)) != KV_OK)
-            /* Say why (a full disk, mostly): the background log and the
-               writers refused because of this failure show this message. */
-            kv_fail(s, st, "writing %s: %s", path, kv_strerror(st));
-    }
-    if (st == KV_OK) st = it->status(it);
-    kv_matcher_free(&m);
-    kv_buf_free(&row);
-    kv_buf_free(&col);
-    kv_sst_meta meta = {0};
-    if (st == KV_OK) {
-        st = kv_sst_finish(w, &meta, err, sizeof err);
-        if (st != KV_OK) kv_fail(s, st, "finishing sorted file: %s", err);
-    } else {
-        kv_sst_abandon(w);
-    }
-    if (st != KV_OK || meta.entries == 0) {
-        s->env->remove(s->env, path, err, sizeof err);
-        free(path);
-        kv_sst_meta_clear(&meta);
-        return st;
-    }
-    kv_sstfile *f = calloc(1, sizeof *f);
-    if (!f) st = KV_NO_MEMORY;
-    else st = kv_sst_open(&f->reader, s->env, path, number, s->cache, err, sizeof err);
-    if (st != KV_OK) {
-        if (f) kv_fail(s, st, "reopening sorted file: %s", err);
-        free(f);
-        s->env->remove(s->env, path, err, sizeof err);
-        free(path);
-        kv_sst_meta_clear(&meta);
-        return st;
-    }
-    free(path);
-    atomic_init(&f->refs, 1);
-    f->number = number;
-    f->meta = meta;
-    f->store = s;
-    *out = f;
     return KV_OK;
 }
 
@@ -217,7 +127,7 @@ static kv_status flush_imm_locked(kv_store *s) {
         kv_iter *it = kv_memstore_iter(items[i].imm);
         kv_memstore_unref(items[i].imm);
         if (!it) { st = KV_NO_MEMORY; break; }
-        st = write_family_file(s, &items[i].desc, it, KV_MATCH_MINOR, &items[i].file);
+        st = kv_build_family_file(s, &items[i].desc, it, KV_MATCH_MINOR, &items[i].file);
         it->destroy(it);
     }
     pthread_mutex_lock(&s->mu);
@@ -231,7 +141,7 @@ static kv_status flush_imm_locked(kv_store *s) {
             if (!fs) { st = KV_NO_MEMORY; break; }
             fs->files[0] = items[i].file;
             for (size_t j = 0; j < fam->files->n; j++) {
-                atomic_fetch_add(&fam->files->files[j]->refs, 1);
+                kv_sstfile_ref(fam->files->files[j]);
                 fs->files[j + 1] = fam->files->files[j];
             }
             fs->n = fam->files->n + 1;
@@ -276,170 +186,14 @@ static kv_status flush_imm_locked(kv_store *s) {
     return st;
 }
 
-kv_status kv_flush_imm(kv_store *s) {
+static kv_status flush_imm(kv_store *s) {
     pthread_rwlock_rdlock(&s->catalog_lock);
     kv_status st = flush_imm_locked(s);
     pthread_rwlock_unlock(&s->catalog_lock);
     return st;
 }
 
-/* ---- compaction ---- */
-
-/* Chooses files [*lo, *hi) of fs (newest first) for a minor compaction by
-   the size-ratio rule: each file at most RATIO times the rest together.
-   Returns false when nothing is worth compacting. */
-static bool pick_minor(const kv_fileset *fs, size_t *lo, size_t *hi) {
-    size_t n = fs->n;
-    if (n < COMPACT_MIN_FILES) return false;
-    bool found = false;
-    size_t best_count = 0;
-    uint64_t best_total = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t total = 0;
-        for (size_t j = i; j < n && j - i < COMPACT_MAX_FILES; j++) {
-            total += fs->files[j]->meta.file_size;
-            size_t count = j - i + 1;
-            if (count < COMPACT_MIN_FILES) continue;
-            bool ok = true;
-            for (size_t k = i; k <= j && ok; k++) {
-                uint64_t sz = fs->files[k]->meta.file_size;
-                ok = (double)sz <= COMPACT_RATIO * (double)(total - sz);
-            }
-            if (ok && (count > best_count || (count == best_count && total < best_total))) {
-                found = true;
-                best_count = count;
-                best_total = total;
-                *lo = i;
-                *hi = j + 1;
-            }
-        }
-    }
-    if (!found && n >= FILES_FORCING_COMPACTION) {
-        /* Too many files and none fits the ratio: merge the newest ones,
-           which are the smallest. */
-        *lo = 0;
-        *hi = COMPACT_MAX_FILES;
-        found = true;
-    }
-    return found;
-}
-
-/* Compacts one family (catalog_lock held shared, mu not held). */
-static kv_status compact_family(kv_store *s, kv_family *fam, bool major, bool *did) {
-    *did = false;
-    pthread_mutex_lock(&s->mu);
-    while (fam->compacting) pthread_cond_wait(&s->bg_cv, &s->mu);
-    kv_fileset *fs = fam->files;
-    size_t lo = 0, hi = fs->n;
-    bool go = major ? fs->n > 0 : pick_minor(fs, &lo, &hi);
-    if (!go || fam->dropped) {
-        pthread_mutex_unlock(&s->mu);
-        return KV_OK;
-    }
-    fam->compacting = true;
-    kv_fileset_ref(fs);
-    kv_family_desc desc = fam->desc;
-    pthread_mutex_unlock(&s->mu);
-
-    kv_status st = KV_OK;
-    kv_iter **kids = calloc(hi - lo, sizeof *kids);
-    kv_sstfile *out = NULL;
-    if (!kids) st = KV_NO_MEMORY;
-    for (size_t i = lo; st == KV_OK && i < hi; i++) kids[i - lo] = kv_sst_iter(fs->files[i]->reader, false, false);
-    kv_iter *it = st == KV_OK ? kv_merge_iter_new(kids, hi - lo) : NULL;
-    free(kids);
-    if (st == KV_OK && !it) st = KV_NO_MEMORY;
-    if (st == KV_OK) st = write_family_file(s, &desc, it, major ? KV_MATCH_MAJOR : KV_MATCH_MINOR, &out);
-    if (it) it->destroy(it);
-
-    pthread_mutex_lock(&s->mu);
-    if (st == KV_OK && !fam->dropped) {
-        /* The current set may have gained newer files from flushes meanwhile;
-           replace exactly the inputs. */
-        kv_fileset *cur = fam->files;
-        kv_fileset *next = kv_fileset_new(cur->n + 1);
-        if (!next) {
-            st = KV_NO_MEMORY;
-        } else {
-            bool placed = false;
-            for (size_t i = 0; i < cur->n; i++) {
-                kv_sstfile *f = cur->files[i];
-                bool input = false;
-                for (size_t j = lo; j < hi && !input; j++) input = fs->files[j] == f;
-                if (input) {
-                    if (!placed && out) next->files[next->n++] = out;
-                    placed = true;
-                    continue;
-                }
-                atomic_fetch_add(&f->refs, 1);
-                next->files[next->n++] = f;
-            }
-            if (!placed && out) next->files[next->n++] = out;
-            fam->files = next;
-            kv_status ms = kv_manifest_write(s);
-            if (ms != KV_OK) {
-                /* Keep the old set: the manifest on disk still names it. */
-                fam->files = cur;
-                if (out) out->obsolete = true;
-                kv_fileset_unref(next);
-                if (out && !placed) kv_sstfile_unref(out);
-                out = NULL;
-                st = ms;
-            } else {
-                for (size_t j = lo; j < hi; j++) fs->files[j]->obsolete = true;
-                kv_fileset_unref(cur);
-                out = NULL;
-                s->compactions++;
-                *did = true;
-            }
-        }
-    }
-    fam->compacting = false;
-    pthread_cond_broadcast(&s->bg_cv);
-    pthread_mutex_unlock(&s->mu);
-    if (out) {
-        out->obsolete = true;
-        kv_sstfile_unref(out);
-    }
-    kv_fileset_unref(fs);
-    return st;
-}
-
-kv_status kv_compact_now(kv_store *s, kv_table *t, bool major) {
-    kv_status st = KV_OK;
-    bool did;
-    if (major) st = kv_write_flush(s);
-    for (size_t i = 0; st == KV_OK && i < s->ntables; i++) {
-        kv_table *tab = s->tables[i];
-        if (t && tab != t) continue;
-        for (size_t f = 0; st == KV_OK && f < tab->nfamilies; f++)
-            st = compact_family(s, tab->families[f], major, &did);
-    }
-    return st;
-}
-
 /* ---- background thread ---- */
-
-/* One pass of minor compactions over every family. Returns whether any
-   family was compacted (then another pass may find more to do). */
-static bool compaction_pass(kv_store *s) {
-    bool any = false;
-    pthread_rwlock_rdlock(&s->catalog_lock);
-    for (size_t i = 0; i < s->ntables; i++)
-        for (size_t f = 0; f < s->tables[i]->nfamilies; f++) {
-            pthread_mutex_lock(&s->mu);
-            bool stop = s->shutting_down;
-            pthread_mutex_unlock(&s->mu);
-            if (stop) goto out;
-            bool did = false;
-            kv_status st = compact_family(s, s->tables[i]->families[f], false, &did);
-            if (st != KV_OK) kv_log(s, KV_LOG_ERROR, "background compaction failed: %s", kv_store_errmsg(s));
-            any |= did;
-        }
-out:
-    pthread_rwlock_unlock(&s->catalog_lock);
-    return any;
-}
 
 /* The flush thread: writes set-aside memstores as soon as they exist, so
    writers never wait behind a compaction. */
@@ -449,7 +203,7 @@ static void *flush_main(void *arg) {
     while (!s->shutting_down) {
         if (s->flush_pending) {
             pthread_mutex_unlock(&s->mu);
-            kv_status st = kv_flush_imm(s);
+            kv_status st = flush_imm(s);
             pthread_mutex_lock(&s->mu);
             pthread_cond_broadcast(&s->bg_cv);
             if (st == KV_OK) {
@@ -470,45 +224,19 @@ static void *flush_main(void *arg) {
     return NULL;
 }
 
-/* The compaction thread: after each flush, passes over the families until
-   none needs a minor compaction. */
-static void *compact_main(void *arg) {
-    kv_store *s = arg;
-    pthread_mutex_lock(&s->mu);
-    while (!s->shutting_down) {
-        if (s->compaction_wanted) {
-            s->compaction_wanted = false;
-            pthread_mutex_unlock(&s->mu);
-            while (compaction_pass(s)) {}
-            pthread_mutex_lock(&s->mu);
-            continue;
-        }
-        pthread_cond_wait(&s->compact_cv, &s->mu);
-    }
-    pthread_mutex_unlock(&s->mu);
-    return NULL;
-}
-
-kv_status kv_bg_start(kv_store *s) {
+kv_status kv_flush_start(kv_store *s) {
     int rc = pthread_create(&s->bg_thread, NULL, flush_main, s);
     if (rc != 0) return kv_fail(s, KV_NO_MEMORY, "cannot start the flush thread: %s", strerror(rc));
-    rc = pthread_create(&s->compact_thread, NULL, compact_main, s);
-    if (rc != 0) {
-        kv_bg_stop(s);
-        return kv_fail(s, KV_NO_MEMORY, "cannot start the compaction thread: %s", strerror(rc));
-    }
     s->bg_started = true;
-    s->compact_started = true;
     return KV_OK;
 }
 
-void kv_bg_stop(kv_store *s) {
+void kv_flush_stop(kv_store *s) {
+    if (!s->bg_started) return;
     pthread_mutex_lock(&s->mu);
     s->shutting_down = true;
     pthread_cond_broadcast(&s->work_cv);
-    pthread_cond_broadcast(&s->compact_cv);
     pthread_mutex_unlock(&s->mu);
     pthread_join(s->bg_thread, NULL);
-    if (s->compact_started) pthread_join(s->compact_thread, NULL);
-    s->bg_started = s->compact_started = false;
+    s->bg_started = false;
 }

@@ -7,7 +7,11 @@
  * every change, so a crash leaves the old or the new manifest, never a
  * mixture. Format: doc/manifest_format.md.
  */
-#include "store_internal.h"
+#include "manifest.h"
+#include "errors.h"
+#include "fileset.h"
+#include "tables.h"
+#include "util/filename.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -132,41 +136,14 @@ static int unhex(const char *w, uint8_t **out, size_t *len) {
     return 0;
 }
 
-static kv_table *table_by_id(kv_store *s, uint32_t id) {
-    for (size_t i = 0; i < s->ntables; i++)
-        if (s->tables[i]->id == id) return s->tables[i];
-    return NULL;
-}
-
-static kv_family *family_by_id(kv_store *s, uint32_t id) {
-    for (size_t i = 0; i < s->ntables; i++)
-        for (size_t f = 0; f < s->tables[i]->nfamilies; f++)
-            if (s->tables[i]->families[f]->id == id) return s->tables[i]->families[f];
-    return NULL;
-}
-
-static kv_status load_file(kv_store *s, kv_family *fam, uint64_t number, const kv_sst_meta *meta) {
-    char *path = kv_filename_sst(s->dir, number);
-    if (!path) return KV_NO_MEMORY;
-    kv_sstfile *f = calloc(1, sizeof *f);
+/* Appends sorted file @p number to fam's file set (at open). */
+static kv_status load_file(kv_store *s, kv_family *fam, uint64_t number, kv_sst_meta *meta) {
     kv_sstfile **files = realloc(fam->files->files, (fam->files->n + 1) * sizeof *files);
-    if (files) fam->files->files = files;
-    if (!f || !files) {
-        free(path);
-        free(f);
-        return KV_NO_MEMORY;
-    }
-    char err[512] = "";
-    kv_status st = kv_sst_open(&f->reader, s->env, path, number, s->cache, err, sizeof err);
-    free(path);
-    if (st != KV_OK) {
-        free(f);
-        return kv_fail(s, st, "opening sorted file: %s", err);
-    }
-    atomic_init(&f->refs, 1);
-    f->number = number;
-    f->meta = *meta;
-    f->store = s;
+    if (!files) return KV_NO_MEMORY;
+    fam->files->files = files;
+    kv_sstfile *f;
+    kv_status st = kv_sstfile_open(s, number, meta, &f);
+    if (st != KV_OK) return st;
     fam->files->files[fam->files->n++] = f;
     return KV_OK;
 }
@@ -204,11 +181,7 @@ kv_status kv_manifest_load(kv_store *s, const uint8_t *data, size_t len) {
         else if (sscanf(line, "log_number %llu", &u) == 1) s->log_number = u;
         else if (sscanf(line, "clock_floor %lld", &ll) == 1) s->clock_floor = ll;
         else if (sscanf(line, "namespace %255s", w1) == 1) {
-            kv_namespace *p = realloc(s->namespaces, (s->nnamespaces + 1) * sizeof *p);
-            if (!p) { st = KV_NO_MEMORY; break; }
-            s->namespaces = p;
-            memset(&p[s->nnamespaces], 0, sizeof *p);
-            snprintf(p[s->nnamespaces++].name, KV_NAME_MAX + 1, "%s", w1);
+            if ((st = kv_catalog_add_namespace(s, w1)) != KV_OK) break;
         } else if (strncmp(line, "property ", 9) == 0) {
             char *k = malloc(strlen(line)), *v = malloc(strlen(line));
             uint8_t *kb = NULL, *vb = NULL;
@@ -258,7 +231,7 @@ kv_status kv_manifest_load(kv_store *s, const uint8_t *data, size_t len) {
             d.in_memory = inmem;
             d.blockcache = bc;
             d.new_version_behavior = nvb;
-            kv_table *t = table_by_id(s, a);
+            kv_table *t = kv_catalog_table_by_id(s, a);
             if (!t) { st = KV_CORRUPT; break; }
             kv_family **ff = realloc(t->families, (t->nfamilies + 1) * sizeof *ff);
             if (!ff) { st = KV_NO_MEMORY; break; }
@@ -287,7 +260,7 @@ kv_status kv_manifest_load(kv_store *s, const uint8_t *data, size_t len) {
             m.min_ts = mints;
             m.max_ts = maxts;
             m.max_seq = maxseq;
-            kv_family *fam = family_by_id(s, a);
+            kv_family *fam = kv_catalog_family_by_id(s, 0, a);
             if (!fam) { kv_sst_meta_clear(&m); st = KV_CORRUPT; break; }
             st = load_file(s, fam, num, &m);
             if (st != KV_OK) kv_sst_meta_clear(&m);

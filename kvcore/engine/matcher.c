@@ -2,7 +2,7 @@
  * @file matcher.c
  * The one owner of HBase's visibility and retention rules: which entries of
  * a family row a read returns, and which a flush or compaction keeps.
- * Callers (read.c, flush.c) feed the entries of one row in key order:
+ * Callers (read.c, builder.c) feed the entries of one row in key order:
  * family-level markers first, then each column's entries, timestamps
  * descending, markers before puts at one timestamp, newer sequence first.
  *
@@ -22,9 +22,10 @@
  *    range ends after it;
  *  - minor compactions and flushes keep markers; major ones drop them.
  */
-#include "store_internal.h"
+#include "matcher.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void kv_matcher_init(kv_matcher *m, kv_match_mode mode, const kv_family_desc *family,
                      uint64_t snapshot, int64_t now_ms) {

@@ -13,7 +13,7 @@
  * are relaxed atomics: exact for the writer, approximate for others.
  */
 #include "memstore.h"
-#include "keys.h"
+#include "hbase/keys.h"
 
 #include <stdalign.h>
 #include <stdatomic.h>

@@ -12,7 +12,7 @@
 #ifndef KV_MEMSTORE_H
 #define KV_MEMSTORE_H
 
-#include "iter.h"
+#include "table/iter.h"
 
 typedef struct kv_memstore kv_memstore;
 

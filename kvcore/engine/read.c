@@ -7,9 +7,14 @@
  * of that row judged by the matcher, then the filter. Gets are scans of one
  * row that skip files whose bloom filter rules the row or columns out.
  */
-#include "store_internal.h"
-#include "filter.h"
-#include "keys.h"
+#include "read.h"
+#include "errors.h"
+#include "fileset.h"
+#include "matcher.h"
+#include "tables.h"
+#include "hbase/filter.h"
+#include "hbase/keys.h"
+#include "table/iter.h"
 
 #include <stdlib.h>
 #include <string.h>

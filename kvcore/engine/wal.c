@@ -7,7 +7,7 @@
  */
 #include "wal.h"
 
-#include "coding.h"
+#include "util/coding.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #ifndef KV_WAL_H
 #define KV_WAL_H
 
-#include "env.h"
+#include "util/env.h"
 
 typedef struct kv_wal_writer kv_wal_writer;
 typedef struct kv_wal_reader kv_wal_reader;

@@ -2,20 +2,29 @@
  * @file write.c
  * The write path: row mutations go through a queue of writers; the writer at
  * the head becomes the leader, takes a group of queued writers, gives every
- * cell a sequence number and every implicit timestamp a value, appends the
- * group to the write-ahead log as one record (one fsync for all the
- * group's FSYNC_WAL writers: group commit), inserts the record into the
- * family memstores, and only then publishes the group's last sequence to
- * readers, so no reader sees part of a row mutation.
- * Recovery replays log records through the same insert code.
- * Record layout: doc/log_format.md ("Batch payload").
+ * cell a sequence number and every implicit timestamp a value, encodes the
+ * group as one log record (batch.c), appends it to the write-ahead log
+ * (wal.c; one fsync for all the group's FSYNC_WAL writers: group commit),
+ * inserts the record into the family memstores, and only then publishes the
+ * group's last sequence to readers, so no reader sees part of a row
+ * mutation. When the memstores are full the leader switches them (flush.c)
+ * before it writes. Recovery (recovery.c) inserts replayed records through
+ * the same insert code.
  */
-#include "store_internal.h"
-#include "keys.h"
+#include "write.h"
+#include "batch.h"
+#include "errors.h"
+#include "flush.h"
+#include "tables.h"
+#include "wal.h"
+#include "hbase/keys.h"
+#include "hbase/mutation.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* A writer waiting in the queue. */
+typedef struct kv_writer kv_writer;
 struct kv_writer {
     kv_table *table;
     kv_mutation *const *ms;
@@ -32,194 +41,50 @@ struct kv_writer {
 #define GROUP_MAX_BYTES (1u << 20)
 #define GROUP_MAX_WRITERS 256
 
-/* ---- record encoding ---- */
-
-static int put_u32(kv_buf *b, uint32_t v) {
-    uint8_t x[4];
-    kv_put_le32(x, v);
-    return kv_buf_append(b, x, 4);
-}
-
-static int put_u64(kv_buf *b, uint64_t v) {
-    uint8_t x[8];
-    kv_put_le64(x, v);
-    return kv_buf_append(b, x, 8);
-}
-
-static int put_bytes(kv_buf *b, const void *p, size_t n) {
-    return kv_buf_append_varint64(b, n) || kv_buf_append(b, p, n);
-}
-
-static int put_op(kv_buf *b, uint32_t family_id, kv_cell_type type, int64_t ts, const void *q,
-                  size_t qlen, const void *v, size_t vlen) {
-    uint8_t t = (uint8_t)type;
-    return put_u32(b, family_id) || kv_buf_append(b, &t, 1) || put_u64(b, (uint64_t)ts) ||
-           put_bytes(b, q, qlen) || put_bytes(b, v, vlen);
-}
-
-/* Encodes mutation m of table t into b, resolving implicit timestamps to
-   now. Counts ops into *nops. Returns KV_OK or the mutation's failure
-   (nothing of it is then in b). */
-static kv_status encode_mutation(kv_store *s, kv_buf *b, kv_table *t, const kv_mutation *m,
-                                 int64_t now, bool *deleted_implicitly, uint64_t *nops) {
-    if (m->nops == 0) return KV_INVALID;
-    kv_family *fam[64];
-    if (m->nfamilies > 64)
-        return kv_fail(s, KV_INVALID, "a mutation may touch at most 64 families, not %zu", m->nfamilies);
-    for (size_t i = 0; i < m->nfamilies; i++) {
-        fam[i] = kv_table_family(t, m->families[i]);
-        if (!fam[i]) {
-            kv_fail(s, KV_NO_FAMILY, "table %s:%s has no column family '%s'", t->ns, t->name,
-                    m->families[i]);
-            return KV_NO_FAMILY;
-        }
-    }
-    size_t mark = b->len;
-    uint64_t count = 0;
-    for (size_t i = 0; i < m->nops; i++) {
-        const kv_op *op = &m->ops[i];
-        if (op->vlen > s->opts.max_value_size) {
-            b->len = mark;
-            kv_fail(s, KV_TOO_LARGE, "value of %u bytes is above the limit of %zu bytes", op->vlen,
-                    s->opts.max_value_size);
-            return KV_TOO_LARGE;
-        }
-        count += op->whole_row ? t->nfamilies : 1;
-    }
-    if (put_u32(b, t->id) || put_bytes(b, m->bytes.data, m->row_len) ||
-        kv_buf_append_varint64(b, count))
-        goto nomem;
-    for (size_t i = 0; i < m->nops; i++) {
-        const kv_op *op = &m->ops[i];
-        int64_t ts = op->ts;
-        if (ts == KV_LATEST_TIMESTAMP) {
-            ts = now;
-            if (op->type != KV_TYPE_PUT) *deleted_implicitly = true;
-        }
-        const uint8_t *q = m->bytes.data + op->qoff, *v = m->bytes.data + op->voff;
-        if (op->whole_row) {
-            for (size_t f = 0; f < t->nfamilies; f++)
-                if (put_op(b, t->families[f]->id, op->type, ts, NULL, 0, NULL, 0)) goto nomem;
-        } else if (put_op(b, fam[op->family_index]->id, op->type, ts, q, op->qlen, v, op->vlen)) {
-            goto nomem;
-        }
-    }
-    *nops += count;
-    return KV_OK;
-nomem:
-    b->len = mark;
-    return KV_NO_MEMORY;
-}
-
 /* ---- inserting records into memstores ---- */
 
-static kv_family *family_by_id(kv_store *s, uint32_t table_id, uint32_t family_id) {
-    for (size_t i = 0; i < s->ntables; i++) {
-        kv_table *t = s->tables[i];
-        if (t->id != table_id) continue;
-        for (size_t f = 0; f < t->nfamilies; f++)
-            if (t->families[f]->id == family_id) return t->families[f];
-        return NULL;
+typedef struct insert_ctx {
+    kv_store *s;
+    kv_buf key;
+    int64_t max_ts;
+    size_t bytes;
+} insert_ctx;
+
+/* Inserts one op into its family's active memstore. Ops of tables or
+   families that no longer exist are skipped (they were dropped or
+   truncated after being logged). */
+static kv_status insert_op(void *arg, const kv_batch_op *op) {
+    insert_ctx *c = arg;
+    kv_store *s = c->s;
+    if (op->ts > c->max_ts) c->max_ts = op->ts;
+    kv_family *f = kv_catalog_family_by_id(s, op->table_id, op->family_id);
+    if (!f) return KV_OK;
+    uint8_t kind = (op->type == KV_TYPE_DELETE_FAMILY || op->type == KV_TYPE_DELETE_FAMILY_VERSION)
+                       ? KV_KIND_FAMILY_MARKER : KV_KIND_COLUMN;
+    c->key.len = 0;
+    if (kv_key_encode(&c->key, op->row, op->row_len, kind, op->qualifier, op->qualifier_len, op->ts,
+                      op->type, op->seq))
+        return KV_NO_MEMORY;
+    if (!f->mem) {
+        pthread_mutex_lock(&s->mu);
+        if (!f->mem) f->mem = kv_memstore_new();
+        pthread_mutex_unlock(&s->mu);
+        if (!f->mem) return KV_NO_MEMORY;
     }
-    return NULL;
-}
-
-static const uint8_t *get_u32(const uint8_t *p, const uint8_t *end, uint32_t *v) {
-    if (!p || end - p < 4) return NULL;
-    *v = kv_get_le32(p);
-    return p + 4;
-}
-
-static const uint8_t *get_u64(const uint8_t *p, const uint8_t *end, uint64_t *v) {
-    if (!p || end - p < 8) return NULL;
-    *v = kv_get_le64(p);
-    return p + 8;
-}
-
-static const uint8_t *get_bytes(const uint8_t *p, const uint8_t *end, const uint8_t **out,
-                                size_t *len) {
-    uint64_t n;
-    if (!p || !(p = kv_get_varint64(p, end, &n)) || (uint64_t)(end - p) < n) return NULL;
-    *out = p;
-    *len = (size_t)n;
-    return p + n;
-}
-
-static bool valid_type(uint8_t t) {
-    return t == KV_TYPE_PUT || t == KV_TYPE_DELETE || t == KV_TYPE_DELETE_COLUMN ||
-           t == KV_TYPE_DELETE_FAMILY || t == KV_TYPE_DELETE_FAMILY_VERSION;
-}
-
-/* Inserts one record. Cells of tables or families that no longer exist are
-   skipped (they were dropped or truncated after being logged). Also
-   reports the largest sequence and timestamp seen. */
-static kv_status insert_record(kv_store *s, const uint8_t *rec, size_t len, uint64_t *last_seq,
-                               int64_t *max_ts, size_t *bytes) {
-    const uint8_t *p = rec, *end = rec + len;
-    uint64_t seq;
-    uint32_t nmut;
-    kv_buf key = {0};
-    kv_status st = KV_OK;
-    p = get_u32(get_u64(p, end, &seq), end, &nmut);
-    if (!p) return KV_CORRUPT;
-    for (uint32_t i = 0; i < nmut && st == KV_OK; i++) {
-        uint32_t table_id;
-        const uint8_t *row;
-        size_t row_len;
-        uint64_t nops;
-        p = get_u32(p, end, &table_id);
-        p = get_bytes(p, end, &row, &row_len);
-        if (!p || !(p = kv_get_varint64(p, end, &nops))) { st = KV_CORRUPT; break; }
-        for (uint64_t k = 0; k < nops; k++) {
-            uint32_t family_id;
-            uint64_t ts;
-            const uint8_t *q, *v;
-            size_t qlen, vlen;
-            p = get_u32(p, end, &family_id);
-            if (!p || p >= end || !valid_type(*p)) { st = KV_CORRUPT; break; }
-            kv_cell_type type = (kv_cell_type)*p++;
-            p = get_bytes(get_bytes(get_u64(p, end, &ts), end, &q, &qlen), end, &v, &vlen);
-            if (!p) { st = KV_CORRUPT; break; }
-            uint64_t this_seq = seq++;
-            if ((int64_t)ts > *max_ts) *max_ts = (int64_t)ts;
-            kv_family *f = family_by_id(s, table_id, family_id);
-            if (!f) continue;
-            uint8_t kind = (type == KV_TYPE_DELETE_FAMILY || type == KV_TYPE_DELETE_FAMILY_VERSION)
-                               ? KV_KIND_FAMILY_MARKER : KV_KIND_COLUMN;
-            key.len = 0;
-            if (kv_key_encode(&key, row, row_len, kind, q, qlen, (int64_t)ts, type, this_seq)) {
-                st = KV_NO_MEMORY;
-                break;
-            }
-            if (!f->mem) {
-                pthread_mutex_lock(&s->mu);
-                if (!f->mem) f->mem = kv_memstore_new();
-                pthread_mutex_unlock(&s->mu);
-                if (!f->mem) { st = KV_NO_MEMORY; break; }
-            }
-            kv_status as = kv_memstore_add(f->mem, key.data, key.len, v, vlen);
-            if (as != KV_OK && as != KV_EXISTS) { st = as; break; }
-            *bytes += key.len + vlen + 32;
-        }
-    }
-    if (st == KV_OK) *last_seq = seq - 1;
-    kv_buf_free(&key);
-    return st;
-}
-
-kv_status kv_write_replay(kv_store *s, const uint8_t *rec, size_t len) {
-    uint64_t last = 0;
-    int64_t max_ts = INT64_MIN;
-    size_t bytes = 0;
-    kv_status st = insert_record(s, rec, len, &last, &max_ts, &bytes);
-    if (st != KV_OK) return st;
-    /* Counted like live writes, so that the flush at open (and kv_flush)
-       sees the replayed cells and switches them out. */
-    s->mem_bytes += bytes;
-    if (last > s->last_seq) s->last_seq = last;
-    if (max_ts != INT64_MAX && max_ts >= s->clock_floor) s->clock_floor = max_ts;
-    atomic_store(&s->visible_seq, s->last_seq);
+    kv_status as = kv_memstore_add(f->mem, c->key.data, c->key.len, op->value, op->value_len);
+    if (as != KV_OK && as != KV_EXISTS) return as;
+    c->bytes += c->key.len + op->value_len + 32;
     return KV_OK;
+}
+
+kv_status kv_write_insert(kv_store *s, const uint8_t *rec, size_t len, uint64_t *last_seq,
+                          int64_t *max_ts, size_t *bytes) {
+    insert_ctx c = {s, {0}, INT64_MIN, 0};
+    kv_status st = kv_batch_decode(rec, len, insert_op, &c, last_seq);
+    kv_buf_free(&c.key);
+    *max_ts = c.max_ts;
+    *bytes = c.bytes;
+    return st;
 }
 
 /* ---- the queue ---- */
@@ -265,23 +130,20 @@ static void lead_group(kv_store *s, kv_writer *first, kv_writer *last) {
         s->mem_bytes = 0;
     pthread_mutex_unlock(&s->mu);
 
-    put_u64(rec, first_seq);
-    put_u32(rec, 0);
-    for (kv_writer *w = first;; w = w->next) {
+    kv_status st = kv_batch_begin(rec, first_seq) ? KV_NO_MEMORY : KV_OK;
+    for (kv_writer *w = first; st == KV_OK; w = w->next) {
         for (size_t i = 0; i < w->n; i++) {
-            kv_status st = encode_mutation(s, rec, w->table, w->ms[i], now, &deleted_implicitly,
-                                           &nops);
-            if (w->statuses) w->statuses[i] = st;
-            if (st != KV_OK && w->status == KV_OK) w->status = st;
-            if (st == KV_OK) nmut++;
+            kv_status ms = kv_batch_add(s, rec, w->table, w->ms[i], now, &deleted_implicitly, &nops);
+            if (w->statuses) w->statuses[i] = ms;
+            if (ms != KV_OK && w->status == KV_OK) w->status = ms;
+            if (ms == KV_OK) nmut++;
         }
         if (w->durability != KV_SKIP_WAL) log = true;
         if (w->durability == KV_FSYNC_WAL) sync = true;
         if (w == last) break;
     }
-    kv_status st = KV_OK;
-    if (rec->len >= 12) kv_put_le32(rec->data + 8, nmut);
-    if (nmut > 0) {
+    kv_batch_set_count(rec, nmut);
+    if (st == KV_OK && nmut > 0) {
         char err[256] = "";
         if (log) st = kv_wal_append(s->wal, rec->data, rec->len, err, sizeof err);
         if (st == KV_OK && sync) st = kv_wal_sync(s->wal, err, sizeof err);
@@ -293,7 +155,7 @@ static void lead_group(kv_store *s, kv_writer *first, kv_writer *last) {
             uint64_t last_seq = first_seq - 1;
             int64_t max_ts = INT64_MIN;
             size_t bytes = 0;
-            st = insert_record(s, rec->data, rec->len, &last_seq, &max_ts, &bytes);
+            st = kv_write_insert(s, rec->data, rec->len, &last_seq, &max_ts, &bytes);
             if (st != KV_OK) kv_fail(s, st, "inserting into memstore failed");
             pthread_mutex_lock(&s->mu);
             s->mem_bytes += bytes;

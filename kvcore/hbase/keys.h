@@ -22,7 +22,7 @@
 #define KV_KEYS_H
 
 #include "kvcore.h"
-#include "coding.h"
+#include "util/coding.h"
 
 #define KV_KIND_FAMILY_MARKER 0x00
 #define KV_KIND_COLUMN 0x01

@@ -2,10 +2,11 @@
  * @file mutation.c
  * The kv_mutation builder of the public header: the operations of one row,
  * with their bytes in one buffer so that applying and logging them needs no
- * further allocation. Validation of family names against a table happens
- * when the mutation is applied (write.c).
+ * further allocation (layout in mutation.h). Validation of family names
+ * against a table happens when a backend applies the mutation. Calls
+ * kv_check_name and the byte buffers of util/coding.h.
  */
-#include "store_internal.h"
+#include "mutation.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -110,4 +111,45 @@ kv_status kv_mutation_delete_family_version(kv_mutation *m, const char *family, 
 
 kv_status kv_mutation_delete_row(kv_mutation *m, int64_t ts) {
     return add_op(m, NULL, KV_TYPE_DELETE_FAMILY, ts, NULL, 0, NULL, 0, true);
+}
+
+kv_mutation *kv_mutation_copy(const kv_mutation *m) {
+    kv_mutation *c;
+    if (kv_mutation_new(&c, m->bytes.data, m->row_len) != KV_OK) return NULL;
+    c->bytes.len = 0;
+    if (kv_buf_append(&c->bytes, m->bytes.data, m->bytes.len) ||
+        !(c->ops = malloc((m->nops ? m->nops : 1) * sizeof *c->ops)) ||
+        !(c->families = calloc(m->nfamilies + 1, sizeof *c->families))) {
+        kv_mutation_free(c);
+        return NULL;
+    }
+    memcpy(c->ops, m->ops, m->nops * sizeof *c->ops);
+    c->nops = c->capops = m->nops;
+    for (size_t i = 0; i < m->nfamilies; i++) {
+        if (!(c->families[i] = strdup(m->families[i]))) {
+            kv_mutation_free(c);
+            return NULL;
+        }
+        c->nfamilies++;
+    }
+    return c;
+}
+
+bool kv_mutation_deletes_newest(const kv_mutation *m) {
+    for (size_t i = 0; i < m->nops; i++)
+        if (m->ops[i].type == KV_TYPE_DELETE && m->ops[i].ts == KV_LATEST_TIMESTAMP) return true;
+    return false;
+}
+
+bool kv_compare_passes(kv_compare_op op, int c) {
+    switch (op) {
+    case KV_CMP_LESS: return c < 0;
+    case KV_CMP_LESS_OR_EQUAL: return c <= 0;
+    case KV_CMP_EQUAL: return c == 0;
+    case KV_CMP_NOT_EQUAL: return c != 0;
+    case KV_CMP_GREATER_OR_EQUAL: return c >= 0;
+    case KV_CMP_GREATER: return c > 0;
+    case KV_CMP_NO_OP: return true;
+    }
+    return false;
 }

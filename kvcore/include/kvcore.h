@@ -690,7 +690,7 @@ void kv_scan_close(kv_scan *scan);
 /* I/O layer                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/** The swappable I/O layer (see kvcore/env.h for its operations). */
+/** The swappable I/O layer (see kvcore/util/env.h for its operations). */
 typedef struct kv_env kv_env;
 /** The POSIX implementation (shared, stateless). */
 kv_env *kv_env_posix(void);

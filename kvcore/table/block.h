@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "kvcore.h"
-#include "coding.h"
+#include "util/coding.h"
 
 /* Entries between restart points in PREFIX and DIFF blocks (NONE blocks
    make every entry a restart). */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "coding.h"
+#include "util/coding.h"
 
 #define KV_BLOOM_DEFAULT_BITS_PER_KEY 10
 

@@ -6,7 +6,7 @@
  * flushes and compactions; calls only the children's kv_iter operations.
  */
 #include "iter.h"
-#include "keys.h"
+#include "hbase/keys.h"
 
 #include <stdlib.h>
 #include <string.h>

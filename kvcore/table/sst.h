@@ -10,7 +10,7 @@
 #ifndef KV_SST_H
 #define KV_SST_H
 
-#include "env.h"
+#include "util/env.h"
 #include "iter.h"
 #include "cache.h"
 

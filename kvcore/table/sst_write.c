@@ -12,7 +12,7 @@
 #include "sst.h"
 #include "block.h"
 #include "bloom.h"
-#include "keys.h"
+#include "hbase/keys.h"
 
 #include <lz4.h>
 #include <snappy-c.h>

@@ -5,7 +5,7 @@
  * ever derived from a user's table or family name, so no name can escape
  * the store directory.
  */
-#include "store_internal.h"
+#include "filename.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * corrupted sorted files and manifests.
  */
 #include "kvcore.h"
-#include "env.h"
+#include "util/env.h"
 #include "testutil.h"
 
 #include <dirent.h>

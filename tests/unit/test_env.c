@@ -4,7 +4,7 @@
  * the store lock, whole-file helpers) and env_fault.c (space budget with a
  * cut write, fail_nth, drop_unsynced, call counts).
  */
-#include "env.h"
+#include "util/env.h"
 #include "testutil.h"
 
 #include <pthread.h>

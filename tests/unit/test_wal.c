@@ -4,9 +4,9 @@
  * every cut point, corruption in the middle, bad headers, and writes through
  * the fault env (full disk, injected errors, power loss).
  */
-#include "coding.h"
+#include "util/coding.h"
 #include "testutil.h"
-#include "wal.h"
+#include "engine/wal.h"
 
 #include <unistd.h>
 
