@@ -46,7 +46,7 @@ void kv_batch_set_count(kv_buf *rec, uint32_t nmut) {
     if (rec->len >= KV_BATCH_HEADER_LEN) kv_put_le32(rec->data + 8, nmut);
 }
 
-kv_status kv_batch_add(kv_store *s, kv_buf *b, const kv_table *t, const kv_mutation *m,
+kv_status kv_batch_add(kv_engine *s, kv_buf *b, const kv_table *t, const kv_mutation *m,
                        int64_t now, bool *deleted_implicitly, uint64_t *nops) {
     if (m->nops == 0) return KV_INVALID;
     kv_family *fam[BATCH_MAX_FAMILIES];

@@ -29,7 +29,7 @@ int kv_batch_begin(kv_buf *rec, uint64_t first_seq);
    Errors (with a message; nothing of m is then in rec): KV_INVALID (empty,
    more than 64 families), KV_NO_FAMILY, KV_TOO_LARGE (a value above
    max_value_size), KV_NO_MEMORY. */
-kv_status kv_batch_add(kv_store *s, kv_buf *rec, const kv_table *t, const kv_mutation *m,
+kv_status kv_batch_add(kv_engine *s, kv_buf *rec, const kv_table *t, const kv_mutation *m,
                        int64_t now, bool *deleted_implicitly, uint64_t *nops);
 /* Writes the number of mutations into the header. */
 void kv_batch_set_count(kv_buf *rec, uint32_t nmut);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-kv_status kv_build_family_file(kv_store *s, const kv_family_desc *desc, kv_iter *it,
+kv_status kv_build_family_file(kv_engine *s, const kv_family_desc *desc, kv_iter *it,
                                    kv_match_mode mode, kv_sstfile **out) {
     *out = NULL;
     char err[512] = "";

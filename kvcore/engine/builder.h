@@ -16,7 +16,7 @@
    *out is NULL when nothing was kept (no file is left behind).
    Errors: KV_IO, KV_NO_SPACE, KV_CORRUPT (a malformed key or a damaged
    input), KV_NO_MEMORY; a failed file is removed. */
-kv_status kv_build_family_file(kv_store *s, const kv_family_desc *desc, kv_iter *it,
+kv_status kv_build_family_file(kv_engine *s, const kv_family_desc *desc, kv_iter *it,
                                kv_match_mode mode, kv_sstfile **out);
 
 #endif

@@ -1,6 +1,7 @@
 /**
  * @file catalog.c
- * Namespaces, tables and families: the public catalog calls, with HBase's
+ * Namespaces, tables and families: the engine's catalog calls (reached
+ * through backend.c; contracts as the kvcore.h calls), with HBase's
  * rules (default and hbase always exist, a namespace is dropped only when
  * empty, a table is dropped only when disabled, disabled tables refuse
  * reads and writes). Every change is made under the exclusive catalog lock
@@ -8,6 +9,7 @@
  * or deleting a family gives the families new ids, so log records written
  * before are skipped by recovery.
  */
+#include "catalog.h"
 #include "errors.h"
 #include "manifest.h"
 #include "tables.h"
@@ -21,7 +23,7 @@
 
 /* Moves a family out of its table: its memory lives until close, because
    scans may still read it; its files are removed when no scan uses them. */
-static void bury_family(kv_store *s, kv_family *f) {
+static void bury_family(kv_engine *s, kv_family *f) {
     pthread_mutex_lock(&s->mu);
     f->dropped = true;
     for (size_t i = 0; f->files && i < f->files->n; i++) f->files->files[i]->obsolete = true;
@@ -31,28 +33,26 @@ static void bury_family(kv_store *s, kv_family *f) {
 }
 
 /* Persists the catalog (exclusive catalog lock held). */
-static kv_status persist(kv_store *s) {
+static kv_status persist(kv_engine *s) {
     pthread_mutex_lock(&s->mu);
     kv_status st = kv_manifest_write(s);
     pthread_mutex_unlock(&s->mu);
     return st;
 }
 
-static kv_status begin_change(kv_store *s) {
-    if (!s) return KV_INVALID;
-    if (s->read_only) return kv_fail(s, KV_READ_ONLY, "store is open read-only");
+static kv_status begin_change(kv_engine *s) {
     pthread_rwlock_wrlock(&s->catalog_lock);
     return KV_OK;
 }
 
-static kv_status end_change(kv_store *s, kv_status st) {
+static kv_status end_change(kv_engine *s, kv_status st) {
     pthread_rwlock_unlock(&s->catalog_lock);
     return st;
 }
 
 /* ---- namespaces ---- */
 
-kv_status kv_namespace_create(kv_store *s, const char *name) {
+kv_status kv_engine_namespace_create(kv_engine *s, const char *name) {
     if (kv_check_name(name) != KV_OK)
         return kv_fail(s, KV_INVALID, "illegal namespace name '%s'", name ? name : "(null)");
     kv_status st = begin_change(s);
@@ -64,7 +64,7 @@ kv_status kv_namespace_create(kv_store *s, const char *name) {
     return end_change(s, st);
 }
 
-kv_status kv_namespace_drop(kv_store *s, const char *name) {
+kv_status kv_engine_namespace_drop(kv_engine *s, const char *name) {
     if (!name) return KV_INVALID;
     if (strcmp(name, "default") == 0 || strcmp(name, "hbase") == 0)
         return kv_fail(s, KV_INVALID, "namespace '%s' is reserved and cannot be dropped", name);
@@ -90,8 +90,8 @@ kv_status kv_namespace_drop(kv_store *s, const char *name) {
     return end_change(s, st);
 }
 
-kv_status kv_namespace_set_property(kv_store *s, const char *name, const char *key,
-                                    const char *value) {
+kv_status kv_engine_namespace_set_property(kv_engine *s, const char *name, const char *key,
+                                           const char *value) {
     if (!name || !key || !*key) return KV_INVALID;
     kv_status st = begin_change(s);
     if (st != KV_OK) return st;
@@ -133,9 +133,8 @@ static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-kv_status kv_namespace_list(char ***names, kv_store *s) {
+kv_status kv_engine_namespace_list(kv_engine *s, char ***names) {
     *names = NULL;
-    if (!s) return KV_INVALID;
     pthread_rwlock_rdlock(&s->catalog_lock);
     char **out = calloc(s->nnamespaces + 1, sizeof *out);
     kv_status st = out ? KV_OK : KV_NO_MEMORY;
@@ -153,10 +152,10 @@ kv_status kv_namespace_list(char ***names, kv_store *s) {
     return KV_OK;
 }
 
-kv_status kv_namespace_describe(kv_property **props, size_t *count, kv_store *s, const char *name) {
+kv_status kv_engine_namespace_describe(kv_engine *s, const char *name, kv_property **props,
+                                      size_t *count) {
     *props = NULL;
     *count = 0;
-    if (!s || !name) return KV_INVALID;
     pthread_rwlock_rdlock(&s->catalog_lock);
     kv_status st = KV_OK;
     kv_namespace *ns = kv_catalog_find_ns(s, name);
@@ -187,10 +186,9 @@ static int cmp_family(const void *a, const void *b) {
     return strcmp((*(kv_family *const *)a)->desc.name, (*(kv_family *const *)b)->desc.name);
 }
 
-kv_status kv_table_create(kv_store *s, const char *table, const kv_family_desc *families,
-                          size_t nfamilies) {
+kv_status kv_engine_table_create(kv_engine *s, const char *table, const kv_family_desc *families,
+                                 size_t nfamilies) {
     char ns[KV_NAME_MAX + 1], name[KV_NAME_MAX + 1], err[256];
-    if (!s) return KV_INVALID;
     if (kv_split_table_name(table, ns, name) != KV_OK)
         return kv_fail(s, KV_INVALID, "illegal table name '%s'", table ? table : "(null)");
     if (!families || nfamilies == 0)
@@ -235,9 +233,8 @@ kv_status kv_table_create(kv_store *s, const char *table, const kv_family_desc *
     return end_change(s, st);
 }
 
-kv_status kv_table_list(char ***names, kv_store *s, const char *ns) {
+kv_status kv_engine_table_list(kv_engine *s, const char *ns, char ***names) {
     *names = NULL;
-    if (!s) return KV_INVALID;
     pthread_rwlock_rdlock(&s->catalog_lock);
     kv_status st = KV_OK;
     if (ns && !kv_catalog_find_ns(s, ns)) st = kv_fail(s, KV_NOT_FOUND, "namespace '%s' does not exist", ns);
@@ -262,17 +259,8 @@ kv_status kv_table_list(char ***names, kv_store *s, const char *ns) {
     return KV_OK;
 }
 
-kv_status kv_table_exists(kv_store *s, const char *table) {
-    if (!s) return KV_INVALID;
-    pthread_rwlock_rdlock(&s->catalog_lock);
-    kv_status st = kv_catalog_find(s, table) ? KV_OK : KV_NOT_FOUND;
-    pthread_rwlock_unlock(&s->catalog_lock);
-    return st;
-}
-
-kv_status kv_table_describe(kv_table_desc **out, kv_store *s, const char *table) {
+kv_status kv_engine_table_describe(kv_engine *s, const char *table, kv_table_desc **out) {
     *out = NULL;
-    if (!s) return KV_INVALID;
     pthread_rwlock_rdlock(&s->catalog_lock);
     kv_status st = KV_OK;
     kv_table *t = kv_catalog_find(s, table);
@@ -295,18 +283,16 @@ kv_status kv_table_describe(kv_table_desc **out, kv_store *s, const char *table)
     return st;
 }
 
-void kv_table_desc_free(kv_table_desc *d) { free(d); }
-
 /* Finds a table for a change (exclusive lock held). */
-static kv_status change_target(kv_store *s, const char *table, kv_table **t) {
+static kv_status change_target(kv_engine *s, const char *table, kv_table **t) {
     *t = kv_catalog_find(s, table);
     if (!*t) return kv_fail(s, KV_NOT_FOUND, "table '%s' does not exist", table ? table : "(null)");
     return KV_OK;
 }
 
-kv_status kv_table_alter_family(kv_store *s, const char *table, const kv_family_desc *family) {
+kv_status kv_engine_table_alter_family(kv_engine *s, const char *table, const kv_family_desc *family) {
     char err[256];
-    if (!s || !family) return KV_INVALID;
+    if (!family) return KV_INVALID;
     if (kv_family_desc_check(family, err, sizeof err) != KV_OK) return kv_fail(s, KV_INVALID, "%s", err);
     kv_status st = begin_change(s);
     if (st != KV_OK) return st;
@@ -334,8 +320,8 @@ static void remove_family_at(kv_table *t, size_t i) {
     t->nfamilies--;
 }
 
-kv_status kv_table_delete_family(kv_store *s, const char *table, const char *family) {
-    if (!s || !family) return KV_INVALID;
+kv_status kv_engine_table_delete_family(kv_engine *s, const char *table, const char *family) {
+    if (!family) return KV_INVALID;
     kv_status st = begin_change(s);
     if (st != KV_OK) return st;
     kv_table *t;
@@ -352,7 +338,7 @@ kv_status kv_table_delete_family(kv_store *s, const char *table, const char *fam
     return end_change(s, persist(s));
 }
 
-static kv_status set_enabled(kv_store *s, const char *table, bool enabled) {
+kv_status kv_engine_table_set_enabled(kv_engine *s, const char *table, bool enabled) {
     kv_status st = begin_change(s);
     if (st != KV_OK) return st;
     kv_table *t;
@@ -366,19 +352,7 @@ static kv_status set_enabled(kv_store *s, const char *table, bool enabled) {
     return end_change(s, st);
 }
 
-kv_status kv_table_enable(kv_store *s, const char *table) { return set_enabled(s, table, true); }
-kv_status kv_table_disable(kv_store *s, const char *table) { return set_enabled(s, table, false); }
-
-kv_status kv_table_is_enabled(bool *enabled, kv_store *s, const char *table) {
-    if (!s) return KV_INVALID;
-    pthread_rwlock_rdlock(&s->catalog_lock);
-    kv_table *t = kv_catalog_find(s, table);
-    if (t) *enabled = t->enabled;
-    pthread_rwlock_unlock(&s->catalog_lock);
-    return t ? KV_OK : kv_fail(s, KV_NOT_FOUND, "table '%s' does not exist", table ? table : "(null)");
-}
-
-kv_status kv_table_drop(kv_store *s, const char *table) {
+kv_status kv_engine_table_drop(kv_engine *s, const char *table) {
     kv_status st = begin_change(s);
     if (st != KV_OK) return st;
     kv_table *t;
@@ -396,7 +370,7 @@ kv_status kv_table_drop(kv_store *s, const char *table) {
     return end_change(s, st);
 }
 
-kv_status kv_table_truncate(kv_store *s, const char *table, bool preserve_splits) {
+kv_status kv_engine_table_truncate(kv_engine *s, const char *table, bool preserve_splits) {
     (void)preserve_splits;
     kv_status st = begin_change(s);
     if (st != KV_OK) return st;

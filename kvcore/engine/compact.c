@@ -1,7 +1,8 @@
 /**
  * @file compact.c
- * Compactions: minor ones merge files picked by a size-ratio policy and
- * keep delete markers; major ones (kv_compact) first flush, then rewrite
+ * Compactions: minor ones merge files picked by a size-ratio policy (with
+ * the manual compaction style: every file of a family) and keep delete
+ * markers; major ones (kv_compact) first flush, then rewrite
  * each family into one file without markers and without the cells they
  * mask, expired or surplus (retention by matcher.c, files by builder.c).
  * The compaction thread runs minor passes after each flush. A new file set
@@ -64,13 +65,16 @@ static bool pick_minor(const kv_fileset *fs, size_t *lo, size_t *hi) {
 }
 
 /* Compacts one family (catalog_lock held shared, mu not held). */
-static kv_status compact_family(kv_store *s, kv_family *fam, bool major, bool *did) {
+static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *did) {
     *did = false;
     pthread_mutex_lock(&s->mu);
     while (fam->compacting) pthread_cond_wait(&s->bg_cv, &s->mu);
     kv_fileset *fs = fam->files;
     size_t lo = 0, hi = fs->n;
-    bool go = major ? fs->n > 0 : pick_minor(fs, &lo, &hi);
+    /* Manual compaction style: a minor compaction takes every file, so
+       that the result depends on the calls made, not on file sizes. */
+    bool all = major || s->local.compaction == KV_COMPACTION_MANUAL;
+    bool go = all ? fs->n > 0 : pick_minor(fs, &lo, &hi);
     if (!go || fam->dropped) {
         pthread_mutex_unlock(&s->mu);
         return KV_OK;
@@ -144,7 +148,7 @@ static kv_status compact_family(kv_store *s, kv_family *fam, bool major, bool *d
     return st;
 }
 
-kv_status kv_compact_now(kv_store *s, kv_table *t, bool major) {
+kv_status kv_compact_now(kv_engine *s, kv_table *t, bool major) {
     kv_status st = KV_OK;
     bool did;
     if (major) st = kv_write_flush(s);
@@ -159,7 +163,7 @@ kv_status kv_compact_now(kv_store *s, kv_table *t, bool major) {
 
 /* One pass of minor compactions over every family. Returns whether any
    family was compacted (then another pass may find more to do). */
-static bool compaction_pass(kv_store *s) {
+static bool compaction_pass(kv_engine *s) {
     bool any = false;
     pthread_rwlock_rdlock(&s->catalog_lock);
     for (size_t i = 0; i < s->ntables; i++)
@@ -170,7 +174,7 @@ static bool compaction_pass(kv_store *s) {
             if (stop) goto out;
             bool did = false;
             kv_status st = compact_family(s, s->tables[i]->families[f], false, &did);
-            if (st != KV_OK) kv_log(s, KV_LOG_ERROR, "background compaction failed: %s", kv_store_errmsg(s));
+            if (st != KV_OK) kv_log(s, KV_LOG_ERROR, "background compaction failed: %s", kv_report_last(s->report));
             any |= did;
         }
 out:
@@ -181,7 +185,7 @@ out:
 /* The compaction thread: after each flush, passes over the families until
    none needs a minor compaction. */
 static void *compact_main(void *arg) {
-    kv_store *s = arg;
+    kv_engine *s = arg;
     pthread_mutex_lock(&s->mu);
     while (!s->shutting_down) {
         if (s->compaction_wanted) {
@@ -197,7 +201,7 @@ static void *compact_main(void *arg) {
     return NULL;
 }
 
-kv_status kv_compact_start(kv_store *s) {
+kv_status kv_compact_start(kv_engine *s) {
     int rc = pthread_create(&s->compact_thread, NULL, compact_main, s);
     if (rc != 0)
         return kv_fail(s, KV_NO_MEMORY, "cannot start the compaction thread: %s", strerror(rc));
@@ -205,7 +209,7 @@ kv_status kv_compact_start(kv_store *s) {
     return KV_OK;
 }
 
-void kv_compact_stop(kv_store *s) {
+void kv_compact_stop(kv_engine *s) {
     if (!s->compact_started) return;
     pthread_mutex_lock(&s->mu);
     s->shutting_down = true;

@@ -1,6 +1,6 @@
 /**
  * @file engine_i.h
- * The handle of the local LSM engine (struct kv_store) and its locking:
+ * The handle of the local LSM engine (struct kv_engine) and its locking:
  * the data every engine module works on. It declares no functions; each
  * module has its own header (tables.h, fileset.h, write.h, flush.h,
  * compact.h, read.h, ...), and the engine's types appear here only as
@@ -16,7 +16,7 @@
  *                          version) so that each sees the previous one.
  *   mu                     guards the writer queue, family memstore and
  *                          file-set pointers, background state, counters.
- *   report.mu              guards the failure messages only (a leaf lock).
+ *   report->mu             guards the failure messages only (a leaf lock).
  * Memstores are written only by the current write leader (one at a time);
  * readers take references to memstores and file sets under mu and then read
  * without locks.
@@ -40,14 +40,18 @@ struct kv_wal_writer;
 struct kv_cache;
 struct kv_writer;
 
-struct kv_store {
+typedef struct kv_engine kv_engine;
+
+struct kv_engine {
     char *dir;
-    kv_store_options opts;
+    kv_store_options opts;      /* as given to open, defaults applied */
+    kv_local_options local;     /* a copy of *opts.local, or the defaults */
     kv_env *env;
     kv_file *lock;
     struct kv_cache *cache;
     kv_clock clock;
-    kv_report report;           /* failure messages and the log sink */
+    kv_report *report;          /* failure messages and the log sink; the
+                                   api's store owns it */
 
     pthread_rwlock_t catalog_lock;
     pthread_mutex_t rmw_mu;

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-static bool on_background_thread(const kv_store *s) {
+static bool on_background_thread(const kv_engine *s) {
     pthread_t self = pthread_self();
     return (s->bg_started && pthread_equal(self, s->bg_thread)) ||
            (s->compact_started && pthread_equal(self, s->compact_thread));
@@ -16,32 +16,26 @@ static bool on_background_thread(const kv_store *s) {
 
 /* Failures of a call are returned to its caller and not logged, so that
    nothing is reported twice; kv_log's messages go to the sink. */
-kv_status kv_fail(kv_store *s, kv_status status, const char *fmt, ...) {
+kv_status kv_fail(kv_engine *s, kv_status status, const char *fmt, ...) {
     if (!s) return status;
     va_list ap;
     va_start(ap, fmt);
-    kv_report_vrecord(&s->report, KV_LOG_ERROR, false, on_background_thread(s), fmt, ap);
+    kv_report_vrecord(s->report, KV_LOG_ERROR, false, on_background_thread(s), fmt, ap);
     va_end(ap);
     return status;
 }
 
-kv_status kv_fail_background(kv_store *s, kv_status status, const char *what) {
+kv_status kv_fail_background(kv_engine *s, kv_status status, const char *what) {
     char bg[KV_REPORT_TEXT];
-    kv_report_background(&s->report, bg, sizeof bg);
+    kv_report_background(s->report, bg, sizeof bg);
     return kv_fail(s, status, "%s: %s", what, bg[0] ? bg : kv_strerror(status));
 }
 
-void kv_log(kv_store *s, int level, const char *fmt, ...) {
+void kv_log(kv_engine *s, int level, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    kv_report_vrecord(&s->report, level, true, on_background_thread(s), fmt, ap);
+    kv_report_vrecord(s->report, level, true, on_background_thread(s), fmt, ap);
     va_end(ap);
 }
 
-kv_status kv_check_version(kv_store *s, const char *what, int got, int want) {
-    if (got == want) return KV_OK;
-    return kv_fail(s, KV_INVALID, "%s has version %d; this library knows version %d (start from "
-                   "the struct's _INIT macro)", what, got, want);
-}
-
-int64_t kv_clock_now(kv_store *s) { return kv_clock_read(&s->clock); }
+int64_t kv_clock_now(kv_engine *s) { return kv_clock_read(&s->clock); }

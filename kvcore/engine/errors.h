@@ -12,18 +12,15 @@
 
 /* Records a call's failure message on the store; returns status. A
    failure on a background thread also becomes the background message. */
-kv_status kv_fail(kv_store *s, kv_status status, const char *fmt, ...)
+kv_status kv_fail(kv_engine *s, kv_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Fails a call because background work failed: the caller's message
    says what it was doing and why the background work failed. */
-kv_status kv_fail_background(kv_store *s, kv_status status, const char *what);
+kv_status kv_fail_background(kv_engine *s, kv_status status, const char *what);
 /* Reports a background event to the log sink (errors also become the
    store's last failure message). */
-void kv_log(kv_store *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* KV_OK if an options struct's version field is one this library knows;
-   else records a message naming the struct and returns KV_INVALID. */
-kv_status kv_check_version(kv_store *s, const char *what, int got, int want);
+void kv_log(kv_engine *s, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The store's clock (the user's or the real-time clock), in ms. */
-int64_t kv_clock_now(kv_store *s);
+int64_t kv_clock_now(kv_engine *s);
 
 #endif

@@ -11,7 +11,7 @@
 
 #include <stdlib.h>
 
-kv_status kv_sstfile_open(kv_store *s, uint64_t number, kv_sst_meta *meta, kv_sstfile **out) {
+kv_status kv_sstfile_open(kv_engine *s, uint64_t number, kv_sst_meta *meta, kv_sstfile **out) {
     *out = NULL;
     char *path = kv_filename_sst(s->dir, number);
     kv_sstfile *f = calloc(1, sizeof *f);
@@ -40,7 +40,7 @@ void kv_sstfile_ref(kv_sstfile *f) { atomic_fetch_add(&f->refs, 1); }
 
 void kv_sstfile_unref(kv_sstfile *f) {
     if (!f || atomic_fetch_sub(&f->refs, 1) != 1) return;
-    kv_store *s = f->store;
+    kv_engine *s = f->store;
     kv_sst_close(f->reader);
     if (f->obsolete && s) {
         char *path = kv_filename_sst(s->dir, f->number);

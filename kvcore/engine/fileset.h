@@ -22,7 +22,7 @@ typedef struct kv_sstfile {
     kv_sst_meta meta;
     kv_sst_reader *reader;
     bool obsolete;              /* remove from disk at the last unref (mu) */
-    struct kv_store *store;     /* for the directory, env, cache and log */
+    struct kv_engine *store;     /* for the directory, env, cache and log */
 } kv_sstfile;
 
 /* An immutable set of files, newest first; refcounted. */
@@ -35,7 +35,7 @@ typedef struct kv_fileset {
 /* Opens sorted file @p number of the store as a kv_sstfile with one
    reference; meta is moved into it. Errors: those of kv_sst_open, with a
    message naming the file. */
-kv_status kv_sstfile_open(kv_store *s, uint64_t number, kv_sst_meta *meta, kv_sstfile **out);
+kv_status kv_sstfile_open(kv_engine *s, uint64_t number, kv_sst_meta *meta, kv_sstfile **out);
 void kv_sstfile_ref(kv_sstfile *f);
 void kv_sstfile_unref(kv_sstfile *f);
 /* A file set with room for n files (n = 0 allowed), one reference. */

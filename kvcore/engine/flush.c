@@ -23,7 +23,7 @@
 
 /* ---- switch ---- */
 
-kv_status kv_open_new_log(kv_store *s, uint64_t number, kv_wal_writer **out) {
+kv_status kv_open_new_log(kv_engine *s, uint64_t number, kv_wal_writer **out) {
     char err[512] = "";
     char *path = kv_filename_log(s->dir, number);
     kv_status st = path ? kv_wal_writer_open(out, s->env, path, err, sizeof err) : KV_NO_MEMORY;
@@ -41,7 +41,7 @@ kv_status kv_open_new_log(kv_store *s, uint64_t number, kv_wal_writer **out) {
     return KV_OK;
 }
 
-kv_status kv_switch_memstores(kv_store *s) {
+kv_status kv_switch_memstores(kv_engine *s) {
     char err[512] = "";
     uint64_t number = s->next_file++;
     kv_wal_writer *w = NULL;
@@ -81,7 +81,7 @@ typedef struct flush_item {
     kv_sstfile *file;
 } flush_item;
 
-static void remove_old_logs(kv_store *s, uint64_t below) {
+static void remove_old_logs(kv_engine *s, uint64_t below) {
     char **names = NULL;
     char err[256];
     if (s->env->list(s->env, s->dir, &names, err, sizeof err) != KV_OK) return;
@@ -97,7 +97,7 @@ static void remove_old_logs(kv_store *s, uint64_t below) {
 }
 
 /* Flushes every imm memstore (catalog_lock held shared, mu not held). */
-static kv_status flush_imm_locked(kv_store *s) {
+static kv_status flush_imm_locked(kv_engine *s) {
     pthread_mutex_lock(&s->mu);
     size_t n = 0;
     for (size_t i = 0; i < s->ntables; i++)
@@ -186,7 +186,7 @@ static kv_status flush_imm_locked(kv_store *s) {
     return st;
 }
 
-static kv_status flush_imm(kv_store *s) {
+static kv_status flush_imm(kv_engine *s) {
     pthread_rwlock_rdlock(&s->catalog_lock);
     kv_status st = flush_imm_locked(s);
     pthread_rwlock_unlock(&s->catalog_lock);
@@ -198,7 +198,7 @@ static kv_status flush_imm(kv_store *s) {
 /* The flush thread: writes set-aside memstores as soon as they exist, so
    writers never wait behind a compaction. */
 static void *flush_main(void *arg) {
-    kv_store *s = arg;
+    kv_engine *s = arg;
     pthread_mutex_lock(&s->mu);
     while (!s->shutting_down) {
         if (s->flush_pending) {
@@ -210,7 +210,7 @@ static void *flush_main(void *arg) {
                 s->compaction_wanted = true;
                 pthread_cond_broadcast(&s->compact_cv);
             } else if (!s->shutting_down) {
-                kv_log(s, KV_LOG_ERROR, "background flush failed (will retry): %s", kv_store_errmsg(s));
+                kv_log(s, KV_LOG_ERROR, "background flush failed (will retry): %s", kv_report_last(s->report));
                 struct timespec until;
                 clock_gettime(CLOCK_REALTIME, &until);
                 until.tv_sec += 1;
@@ -224,14 +224,14 @@ static void *flush_main(void *arg) {
     return NULL;
 }
 
-kv_status kv_flush_start(kv_store *s) {
+kv_status kv_flush_start(kv_engine *s) {
     int rc = pthread_create(&s->bg_thread, NULL, flush_main, s);
     if (rc != 0) return kv_fail(s, KV_NO_MEMORY, "cannot start the flush thread: %s", strerror(rc));
     s->bg_started = true;
     return KV_OK;
 }
 
-void kv_flush_stop(kv_store *s) {
+void kv_flush_stop(kv_engine *s) {
     if (!s->bg_started) return;
     pthread_mutex_lock(&s->mu);
     s->shutting_down = true;

@@ -9,12 +9,12 @@
 #include "wal.h"
 
 /* Creates log file @p number, durably named in the directory. */
-kv_status kv_open_new_log(kv_store *s, uint64_t number, kv_wal_writer **out);
+kv_status kv_open_new_log(kv_engine *s, uint64_t number, kv_wal_writer **out);
 /* Opens a new log and moves every non-empty memstore to imm, for the
    flush thread (mu held, by the write leader). */
-kv_status kv_switch_memstores(kv_store *s);
+kv_status kv_switch_memstores(kv_engine *s);
 /* Starts / stops the flush thread (stop: a no-op if not started). */
-kv_status kv_flush_start(kv_store *s);
-void kv_flush_stop(kv_store *s);
+kv_status kv_flush_start(kv_engine *s);
+void kv_flush_stop(kv_engine *s);
 
 #endif

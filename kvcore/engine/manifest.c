@@ -66,7 +66,7 @@ static int file_line(kv_buf *b, uint32_t family_id, const kv_sstfile *f) {
     return 0;
 }
 
-kv_status kv_manifest_write(kv_store *s) {
+kv_status kv_manifest_write(kv_engine *s) {
     kv_buf b = {0};
     int bad = appendf(&b, "%s\n", MANIFEST_MAGIC);
     bad |= appendf(&b, "next_file %" PRIu64 "\nnext_id %u\nlast_seq %" PRIu64 "\nlog_number %" PRIu64
@@ -137,7 +137,7 @@ static int unhex(const char *w, uint8_t **out, size_t *len) {
 }
 
 /* Appends sorted file @p number to fam's file set (at open). */
-static kv_status load_file(kv_store *s, kv_family *fam, uint64_t number, kv_sst_meta *meta) {
+static kv_status load_file(kv_engine *s, kv_family *fam, uint64_t number, kv_sst_meta *meta) {
     kv_sstfile **files = realloc(fam->files->files, (fam->files->n + 1) * sizeof *files);
     if (!files) return KV_NO_MEMORY;
     fam->files->files = files;
@@ -148,7 +148,7 @@ static kv_status load_file(kv_store *s, kv_family *fam, uint64_t number, kv_sst_
     return KV_OK;
 }
 
-kv_status kv_manifest_load(kv_store *s, const uint8_t *data, size_t len) {
+kv_status kv_manifest_load(kv_engine *s, const uint8_t *data, size_t len) {
     /* The last line is "checksum X" over everything before it. */
     if (len < 20 || data[len - 1] != '\n') return kv_fail(s, KV_CORRUPT, "MANIFEST is truncated");
     size_t last = len - 1;

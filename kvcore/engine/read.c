@@ -1,6 +1,6 @@
 /**
  * @file read.c
- * Gets and scans. A scan takes a snapshot (the published sequence number
+ * The engine's scans (a get is a scan of one row, see api/read.c). A scan takes a snapshot (the published sequence number
  * and references to every selected family's memstores and file set), keeps
  * one merged iterator per family, and assembles rows: the smallest (or for
  * reversed scans the largest) row any family is at, each family's entries
@@ -36,8 +36,8 @@ typedef struct cell_ref {       /* a cell while its bytes may still move */
     kv_cell_type type;
 } cell_ref;
 
-struct kv_scan {
-    kv_store *store;
+struct kv_engine_scan {
+    kv_engine *store;
     kv_read_options opts;
     kv_buf bounds;              /* owned copies of start/stop/prefix */
     uint64_t snapshot;
@@ -153,7 +153,7 @@ static bool selected(const kv_read_options *o, const char *family) {
     return false;
 }
 
-void kv_scan_close(kv_scan *sc) {
+void kv_engine_scan_close(kv_engine_scan *sc) {
     if (!sc) return;
     for (size_t i = 0; i < sc->nfams; i++) {
         fam_reader *fr = &sc->fams[i];
@@ -178,7 +178,7 @@ void kv_scan_close(kv_scan *sc) {
 
 /* Opens a scan of table t (catalog_lock held shared by the caller).
    point_row: esc(row) for gets, enabling bloom filters. */
-static kv_status scan_open(kv_scan **out, kv_store *s, kv_table *t, const kv_read_options *ropts,
+static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, const kv_read_options *ropts,
                            const kv_buf *point_row) {
     kv_read_options defaults = KV_READ_OPTIONS_INIT;
     const kv_read_options *o = ropts ? ropts : &defaults;
@@ -193,7 +193,7 @@ static kv_status scan_open(kv_scan **out, kv_store *s, kv_table *t, const kv_rea
         }
     if (o->time_min > o->time_max) return kv_fail(s, KV_INVALID, "time range [%lld, %lld) is empty",
                                                   (long long)o->time_min, (long long)o->time_max);
-    kv_scan *sc = calloc(1, sizeof *sc);
+    kv_engine_scan *sc = calloc(1, sizeof *sc);
     if (!sc) return KV_NO_MEMORY;
     sc->store = s;
     sc->opts = *o;
@@ -324,13 +324,13 @@ static kv_status scan_open(kv_scan **out, kv_store *s, kv_table *t, const kv_rea
     *out = sc;
     return KV_OK;
 nomem:
-    kv_scan_close(sc);
+    kv_engine_scan_close(sc);
     return KV_NO_MEMORY;
 }
 
 /* ---- row assembly ---- */
 
-static int add_cell(kv_scan *sc, size_t fam, const kv_key_parts *kp, const uint8_t *v, size_t vlen) {
+static int add_cell(kv_engine_scan *sc, size_t fam, const kv_key_parts *kp, const uint8_t *v, size_t vlen) {
     if (sc->ncells == sc->cap) {
         size_t cap = sc->cap ? 2 * sc->cap : 16;
         cell_ref *r = realloc(sc->refs, cap * sizeof *r);
@@ -366,7 +366,7 @@ static bool column_selected(const fam_reader *fr, const kv_key_parts *kp) {
 
 /* Records a failed iterator of family fi on the store, naming the sorted
    file that failed when one reports an error, and returns st. */
-static kv_status iter_failed(kv_scan *sc, size_t fi, kv_status st) {
+static kv_status iter_failed(kv_engine_scan *sc, size_t fi, kv_status st) {
     if (st == KV_OK || st == KV_NO_MEMORY) return st;
     const kv_fileset *fs = sc->fams[fi].files;
     char msg[400] = "";
@@ -379,12 +379,12 @@ static kv_status iter_failed(kv_scan *sc, size_t fi, kv_status st) {
 /* Reads family fr's entries of the row sc->row_key (the iterator is at the
    row's first entry or past it), adding kept cells. Leaves the iterator
    after the row. */
-static void skip_family_row(kv_scan *sc, size_t fi);
+static void skip_family_row(kv_engine_scan *sc, size_t fi);
 
 /* Feeds family fi's entries that start with prefix (the iterator is at the
    first of them or past them) to the matcher, adding kept cells, and stops
    at the first entry without the prefix. */
-static kv_status read_entries(kv_scan *sc, size_t fi, const uint8_t *prefix, size_t prefix_len) {
+static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *prefix, size_t prefix_len) {
     fam_reader *fr = &sc->fams[fi];
     kv_iter *it = fr->it;
     kv_matcher *m = &fr->matcher;
@@ -421,7 +421,7 @@ static kv_status read_entries(kv_scan *sc, size_t fi, const uint8_t *prefix, siz
    row's first entry or past it) and leaves the iterator after the row.
    With selected columns it seeks to each of them rather than reading the
    whole row, so a read of one cell costs the same in a row of a million. */
-static kv_status read_family_row(kv_scan *sc, size_t fi) {
+static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
     fam_reader *fr = &sc->fams[fi];
     kv_matcher_start_row(&fr->matcher);
     if (fr->ncols == 0) return read_entries(sc, fi, sc->row_key.data, sc->row_key.len);
@@ -446,7 +446,7 @@ static kv_status read_family_row(kv_scan *sc, size_t fi) {
 }
 
 /* Skips the rest of row sc->row_key in family fi. */
-static void skip_family_row(kv_scan *sc, size_t fi) {
+static void skip_family_row(kv_engine_scan *sc, size_t fi) {
     kv_iter *it = sc->fams[fi].it;
     kv_buf *tg = &sc->target;
     tg->len = 0;
@@ -464,7 +464,7 @@ static bool row_at(const kv_iter *it, const uint8_t *row_key, size_t len) {
 
 /* Picks the next row into sc->row_key: KV_OK, KV_END when no family has
    another row, KV_CORRUPT for an undecodable key, KV_NO_MEMORY. */
-static kv_status next_row_key(kv_scan *sc) {
+static kv_status next_row_key(kv_engine_scan *sc) {
     const uint8_t *best = NULL;
     size_t best_len = 0;
     for (size_t i = 0; i < sc->nfams; i++) {
@@ -504,7 +504,7 @@ static kv_status next_row_key(kv_scan *sc) {
 }
 
 /* Whether the current row is past the scan's bounds (ends the scan). */
-static bool past_bounds(kv_scan *sc, const uint8_t *row, size_t len) {
+static bool past_bounds(kv_engine_scan *sc, const uint8_t *row, size_t len) {
     const kv_read_options *o = &sc->opts;
     if (o->row_prefix) {
         bool has = len >= o->row_prefix_len && memcmp(row, o->row_prefix, o->row_prefix_len) == 0;
@@ -517,7 +517,7 @@ static bool past_bounds(kv_scan *sc, const uint8_t *row, size_t len) {
     return false;
 }
 
-static void fix_pointers(kv_scan *sc, const uint8_t *row, size_t row_len) {
+static void fix_pointers(kv_engine_scan *sc, const uint8_t *row, size_t row_len) {
     for (size_t i = 0; i < sc->ncells; i++) {
         const cell_ref *r = &sc->refs[i];
         kv_cell *c = &sc->cells[i];
@@ -533,16 +533,15 @@ static void fix_pointers(kv_scan *sc, const uint8_t *row, size_t row_len) {
     }
 }
 
-/* Ends a scan with a failure that every later kv_scan_next returns. */
-static kv_status scan_failed(kv_scan *sc, kv_status st) {
+/* Ends a scan with a failure that every later kv_engine_scan_next returns. */
+static kv_status scan_failed(kv_engine_scan *sc, kv_status st) {
     sc->finished = true;
     sc->error = st;
     return st;
 }
 
-kv_status kv_scan_next(const kv_result **row, kv_scan *sc) {
+kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
     *row = NULL;
-    if (!sc) return KV_INVALID;
     if (sc->error != KV_OK) return sc->error;
     while (!sc->finished) {
         if (sc->opts.limit && sc->rows_returned >= sc->opts.limit) break;
@@ -600,9 +599,9 @@ kv_status kv_scan_next(const kv_result **row, kv_scan *sc) {
     return KV_END;
 }
 
-/* ---- public entry points ---- */
+/* ---- entry points ---- */
 
-static kv_status resolve_for_read(kv_store *s, const char *table, kv_table **out) {
+static kv_status resolve_for_read(kv_engine *s, const char *table, kv_table **out) {
     kv_table *t = kv_catalog_find(s, table);
     if (!t) return kv_fail(s, KV_NOT_FOUND, "table '%s' does not exist", table ? table : "(null)");
     if (!t->enabled) return kv_fail(s, KV_DISABLED, "table '%s' is disabled", table);
@@ -610,119 +609,54 @@ static kv_status resolve_for_read(kv_store *s, const char *table, kv_table **out
     return KV_OK;
 }
 
-kv_status kv_scan_open(kv_scan **out, kv_store *s, const char *table, const kv_read_options *ropts) {
-    *out = NULL;
-    if (!s) return KV_INVALID;
-    if (ropts && kv_check_version(s, "kv_read_options", ropts->version, KV_READ_OPTIONS_VERSION))
-        return KV_INVALID;
-    pthread_rwlock_rdlock(&s->catalog_lock);
-    kv_table *t;
-    kv_status st = resolve_for_read(s, table, &t);
-    if (st == KV_OK) st = scan_open(out, s, t, ropts, NULL);
-    pthread_rwlock_unlock(&s->catalog_lock);
-    return st;
-}
-
-/* Reads one row of t into a fresh kv_result (catalog_lock held). */
-static kv_status get_locked(kv_result **out, kv_store *s, kv_table *t, const void *row,
-                            size_t row_len, const kv_read_options *ropts) {
-    kv_read_options o = KV_READ_OPTIONS_INIT;
-    if (ropts) o = *ropts;
-    o.start_row = row;
-    o.start_row_len = row_len;
-    o.stop_row = NULL;
-    o.row_prefix = NULL;
-    o.limit = 1;
-    o.reversed = false;
+/* Opens a scan of t (catalog_lock held); single_row: a get of start_row,
+   which lets the bloom filters skip files. */
+static kv_status scan_open_table(kv_engine_scan **out, kv_engine *s, kv_table *t,
+                                 const kv_read_options *o, bool single_row) {
     kv_buf point = {0};
-    if (kv_key_encode_row(&point, row, row_len)) return KV_NO_MEMORY;
-    kv_scan *sc;
-    kv_status st = scan_open(&sc, s, t, &o, &point);
+    if (single_row && kv_key_encode_row(&point, o->start_row, o->start_row_len)) return KV_NO_MEMORY;
+    kv_status st = scan_open(out, s, t, o, single_row ? &point : NULL);
     kv_buf_free(&point);
-    if (st != KV_OK) return st;
-    const kv_result *r;
-    st = kv_scan_next(&r, sc);
-    size_t n = 0, bytes = row_len;
-    if (st == KV_OK && r->row_len == row_len && memcmp(r->row, row, row_len) == 0) {
-        n = r->ncells;
-        for (size_t i = 0; i < n; i++)
-            bytes += r->cells[i].qualifier_len + r->cells[i].value_len + strlen(r->cells[i].family) + 1;
-    } else if (st == KV_OK || st == KV_END) {
-        st = KV_OK;
-        r = NULL;
-    }
-    if (st != KV_OK) {
-        kv_scan_close(sc);
-        return st;
-    }
-    kv_result *res = malloc(sizeof *res + n * sizeof(kv_cell) + bytes + 1);
-    if (!res) {
-        kv_scan_close(sc);
-        return KV_NO_MEMORY;
-    }
-    kv_cell *cells = (kv_cell *)(res + 1);
-    uint8_t *p = (uint8_t *)(cells + n);
-    memcpy(p, row, row_len);
-    res->row = p;
-    res->row_len = row_len;
-    p += row_len;
-    for (size_t i = 0; i < n; i++) {
-        kv_cell c = r->cells[i];
-        c.row = res->row;
-        size_t fl = strlen(c.family) + 1;
-        memcpy(p, c.family, fl);
-        c.family = (const char *)p;
-        p += fl;
-        if (c.qualifier_len) memcpy(p, c.qualifier, c.qualifier_len);
-        c.qualifier = p;
-        p += c.qualifier_len;
-        if (c.value_len) memcpy(p, c.value, c.value_len);
-        c.value = p;
-        p += c.value_len;
-        cells[i] = c;
-    }
-    res->cells = cells;
-    res->ncells = n;
-    kv_scan_close(sc);
-    *out = res;
-    return KV_OK;
+    return st;
 }
 
-kv_status kv_get(kv_result **out, kv_store *s, const char *table, const void *row, size_t row_len,
-                 const kv_read_options *ropts) {
+kv_status kv_engine_scan_open(kv_engine *s, const char *table, const kv_read_options *ro,
+                              bool single_row, kv_engine_scan **out) {
     *out = NULL;
-    if (!s || (!row && row_len)) return KV_INVALID;
-    if (ropts && kv_check_version(s, "kv_read_options", ropts->version, KV_READ_OPTIONS_VERSION))
-        return KV_INVALID;
     pthread_rwlock_rdlock(&s->catalog_lock);
-    kv_table *t;
+    kv_table *t = NULL;
     kv_status st = resolve_for_read(s, table, &t);
-    if (st == KV_OK) st = get_locked(out, s, t, row, row_len, ropts);
+    if (st == KV_OK) st = scan_open_table(out, s, t, ro, single_row);
     pthread_rwlock_unlock(&s->catalog_lock);
     return st;
 }
 
-void kv_result_free(kv_result *r) { free(r); }
-
-kv_status kv_read_newest(kv_store *s, kv_table *t, const void *row, size_t row_len,
+kv_status kv_read_newest(kv_engine *s, kv_table *t, const void *row, size_t row_len,
                          const char *family, const void *q, size_t qlen, bool *found, int64_t *ts,
                          kv_buf *value) {
     kv_column col = {family, q, qlen};
     kv_read_options o = KV_READ_OPTIONS_INIT;
     o.columns = &col;
     o.ncolumns = 1;
-    kv_result *r;
+    o.start_row = row;
+    o.start_row_len = row_len;
+    o.limit = 1;
     *found = false;
-    kv_status st = get_locked(&r, s, t, row, row_len, &o);
+    kv_engine_scan *sc;
+    kv_status st = scan_open_table(&sc, s, t, &o, true);
     if (st != KV_OK) return st;
-    if (r->ncells > 0) {
+    const kv_result *r;
+    st = kv_engine_scan_next(sc, &r);
+    if (st == KV_OK && r->row_len == row_len && memcmp(r->row, row, row_len) == 0 && r->ncells > 0) {
         *found = true;
         *ts = r->cells[0].timestamp;
         if (value) {
             value->len = 0;
             if (kv_buf_append(value, r->cells[0].value, r->cells[0].value_len)) st = KV_NO_MEMORY;
         }
+    } else if (st == KV_OK || st == KV_END) {
+        st = KV_OK;
     }
-    kv_result_free(r);
+    kv_engine_scan_close(sc);
     return st;
 }

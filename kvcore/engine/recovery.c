@@ -25,7 +25,7 @@
    flush at open (and kv_flush) sees the replayed cells. Explicit
    timestamps of replayed cells move the clock floor as implicit ones do:
    the log no longer tells which were which. */
-static kv_status replay_record(kv_store *s, const uint8_t *rec, size_t len) {
+static kv_status replay_record(kv_engine *s, const uint8_t *rec, size_t len) {
     uint64_t last = 0;
     int64_t max_ts = INT64_MIN;
     size_t bytes = 0;
@@ -45,7 +45,7 @@ static int cmp_u64(const void *a, const void *b) {
 
 /* Replays every log at or above log_number, in order; *old_logs gets
    every log number found, sorted. */
-static kv_status replay_logs(kv_store *s, uint64_t **old_logs, size_t *nold) {
+static kv_status replay_logs(kv_engine *s, uint64_t **old_logs, size_t *nold) {
     char **names = NULL;
     char err[512] = "";
     kv_status st = s->env->list(s->env, s->dir, &names, err, sizeof err);
@@ -92,7 +92,7 @@ static kv_status replay_logs(kv_store *s, uint64_t **old_logs, size_t *nold) {
     return st;
 }
 
-kv_status kv_recovery_replay(kv_store *s, uint64_t **logs, size_t *nlogs) {
+kv_status kv_recovery_replay(kv_engine *s, uint64_t **logs, size_t *nlogs) {
     for (size_t i = 0; i < s->ntables; i++)
         for (size_t f = 0; f < s->tables[i]->nfamilies; f++) {
             uint64_t maxseq = 0;
@@ -105,7 +105,7 @@ kv_status kv_recovery_replay(kv_store *s, uint64_t **logs, size_t *nlogs) {
     return replay_logs(s, logs, nlogs);
 }
 
-kv_status kv_recovery_finish(kv_store *s, const uint64_t *logs, size_t nlogs) {
+kv_status kv_recovery_finish(kv_engine *s, const uint64_t *logs, size_t nlogs) {
     /* A fresh log; the replayed contents are flushed at once so that the
        old logs can go. */
     s->wal_number = s->next_file++;

@@ -14,10 +14,10 @@
    memstores (reads only; a read-only open stops here). *logs gets every
    log number found (malloc'd, sorted) for kv_recovery_finish.
    Errors: KV_CORRUPT (an undecodable record, a damaged log), KV_IO. */
-kv_status kv_recovery_replay(kv_store *s, uint64_t **logs, size_t *nlogs);
+kv_status kv_recovery_replay(kv_engine *s, uint64_t **logs, size_t *nlogs);
 /* A writer's second step, with the background threads running: starts a
    fresh log, writes what was replayed to sorted files (or, when nothing
    was, records the new log in the manifest) and removes the old logs. */
-kv_status kv_recovery_finish(kv_store *s, const uint64_t *logs, size_t nlogs);
+kv_status kv_recovery_finish(kv_engine *s, const uint64_t *logs, size_t nlogs);
 
 #endif

@@ -2,9 +2,11 @@
  * @file store.c
  * The engine's handle: open (directory checks, the lock, the manifest,
  * recovery, the background threads), close (flush, stop the threads,
- * unlock), figures, the clock, and the maintenance calls kv_flush and
- * kv_compact. Public contracts in kvcore.h.
+ * unlock), figures, the clock, and the maintenance calls flush and compact.
+ * Reached through the backend table of backend.c; the contracts are those
+ * of the kvcore.h calls of the same names.
  */
+#include "store.h"
 #include "compact.h"
 #include "errors.h"
 #include "fileset.h"
@@ -22,11 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-const char *kv_store_errmsg(kv_store *s) {
-    return s ? kv_report_last(&s->report) : "";
-}
-
-int64_t kv_store_now(kv_store *s) {
+int64_t kv_engine_now(kv_engine *s) {
     int64_t now = kv_clock_now(s);
     pthread_mutex_lock(&s->mu);
     if (now < s->clock_floor) now = s->clock_floor;
@@ -36,7 +34,7 @@ int64_t kv_store_now(kv_store *s) {
 
 /* ---- open / close ---- */
 
-static void free_store(kv_store *s) {
+static void free_store(kv_engine *s) {
     if (!s) return;
     kv_catalog_free(s);
     char err[256];
@@ -47,7 +45,6 @@ static void free_store(kv_store *s) {
     pthread_rwlock_destroy(&s->catalog_lock);
     pthread_mutex_destroy(&s->rmw_mu);
     pthread_mutex_destroy(&s->mu);
-    kv_report_destroy(&s->report);
     pthread_cond_destroy(&s->bg_cv);
     pthread_cond_destroy(&s->work_cv);
     pthread_cond_destroy(&s->compact_cv);
@@ -55,30 +52,30 @@ static void free_store(kv_store *s) {
     free(s);
 }
 
-kv_status kv_store_open(kv_store **out, const char *path, const kv_store_options *opts,
-                        char *errmsg, size_t errlen) {
-    kv_store_options defaults = KV_STORE_OPTIONS_INIT;
+kv_status kv_engine_open(kv_engine **out, const char *path, const kv_store_options *opts,
+                         kv_report *report) {
+    kv_local_options local_defaults = KV_LOCAL_OPTIONS_INIT;
     *out = NULL;
-    if (errmsg && errlen) errmsg[0] = 0;
-    if (!path || !*path) return KV_INVALID;
-    if (opts && opts->version != KV_STORE_OPTIONS_VERSION) {
-        if (errmsg && errlen)
-            snprintf(errmsg, errlen, "kv_store_options has version %d; this library knows version "
-                     "%d (start from KV_STORE_OPTIONS_INIT)", opts->version, KV_STORE_OPTIONS_VERSION);
-        return KV_INVALID;
-    }
-    kv_store *s = calloc(1, sizeof *s);
+    kv_engine *s = calloc(1, sizeof *s);
     if (!s) return KV_NO_MEMORY;
-    s->opts = opts ? *opts : defaults;
-    if (!s->opts.write_buffer_size) s->opts.write_buffer_size = defaults.write_buffer_size;
-    if (!s->opts.max_value_size) s->opts.max_value_size = defaults.max_value_size;
-    s->env = s->opts.env ? s->opts.env : kv_env_posix();
+    s->report = report;
+    s->opts = *opts;
+    s->local = opts->local ? *opts->local : local_defaults;
+    if (s->local.version != KV_LOCAL_OPTIONS_VERSION) {
+        kv_status st = kv_fail(s, KV_INVALID, "kv_local_options has version %d; this library "
+                               "knows version %d (start from KV_LOCAL_OPTIONS_INIT)",
+                               s->local.version, KV_LOCAL_OPTIONS_VERSION);
+        free(s);
+        return st;
+    }
+    if (!s->local.write_buffer_size) s->local.write_buffer_size = local_defaults.write_buffer_size;
+    s->opts.local = &s->local;
+    s->env = s->local.env ? s->local.env : kv_env_posix();
     s->read_only = s->opts.read_only;
     s->dir = strdup(path);
     pthread_rwlock_init(&s->catalog_lock, NULL);
     pthread_mutex_init(&s->rmw_mu, NULL);
     pthread_mutex_init(&s->mu, NULL);
-    kv_report_init(&s->report, s->opts.log, s->opts.log_ctx);
     s->clock = (kv_clock){s->opts.clock_ms, s->opts.clock_ctx};
     pthread_cond_init(&s->bg_cv, NULL);
     pthread_cond_init(&s->work_cv, NULL);
@@ -132,7 +129,7 @@ kv_status kv_store_open(kv_store **out, const char *path, const kv_store_options
     for (unsigned waited = 0; st == KV_LOCKED; waited += 50) {
         st = s->env->lock(s->env, lockpath, s->opts.owner ? s->opts.owner : "", s->read_only, &s->lock,
                           err, sizeof err);
-        if (st != KV_LOCKED || waited >= s->opts.lock_wait_ms) break;
+        if (st != KV_LOCKED || waited >= s->local.lock_wait_ms) break;
         nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
     }
     if (st != KV_OK) { kv_fail(s, st, "%s", err); goto out; }
@@ -148,14 +145,15 @@ kv_status kv_store_open(kv_store **out, const char *path, const kv_store_options
         goto out;
     } else {
         if (s->opts.error_if_exists) { st = kv_fail(s, KV_EXISTS, "a store exists at %s", path); goto out; }
-        s->cache = kv_cache_new(s->opts.block_cache_size);
+        s->cache = kv_cache_new(s->local.block_cache_size);
         if (!s->cache) { st = KV_NO_MEMORY; goto out; }
         if ((st = kv_manifest_load(s, mdata, mlen)) != KV_OK) goto out;
     }
-    if (!s->cache && !(s->cache = kv_cache_new(s->opts.block_cache_size))) { st = KV_NO_MEMORY; goto out; }
+    if (!s->cache && !(s->cache = kv_cache_new(s->local.block_cache_size))) { st = KV_NO_MEMORY; goto out; }
     if ((st = kv_recovery_replay(s, &logs, &nlogs)) != KV_OK) goto out;
     if (!s->read_only) {
-        if ((st = kv_flush_start(s)) != KV_OK || (st = kv_compact_start(s)) != KV_OK) goto out;
+        if ((st = kv_flush_start(s)) != KV_OK) goto out;
+        if (s->local.compaction == KV_COMPACTION_AUTO && (st = kv_compact_start(s)) != KV_OK) goto out;
         if ((st = kv_recovery_finish(s, logs, nlogs)) != KV_OK) goto out;
     }
 out:
@@ -164,8 +162,6 @@ out:
     free(manifest);
     free(lockpath);
     if (st != KV_OK) {
-        const char *why = kv_store_errmsg(s);
-        if (errmsg && errlen) snprintf(errmsg, errlen, "%s", why[0] ? why : kv_strerror(st));
         kv_compact_stop(s);
         kv_flush_stop(s);
         free_store(s);
@@ -175,8 +171,7 @@ out:
     return KV_OK;
 }
 
-kv_status kv_store_close(kv_store *s) {
-    if (!s) return KV_OK;
+kv_status kv_engine_close(kv_engine *s) {
     kv_status st = KV_OK;
     if (!s->read_only) {
         pthread_rwlock_rdlock(&s->catalog_lock);
@@ -194,9 +189,8 @@ kv_status kv_store_close(kv_store *s) {
     return st;
 }
 
-kv_status kv_store_stat(kv_store_stats *out, kv_store *s) {
+kv_status kv_engine_stat(kv_engine *s, kv_store_stats *out) {
     memset(out, 0, sizeof *out);
-    if (!s) return KV_INVALID;
     pthread_rwlock_rdlock(&s->catalog_lock);
     pthread_mutex_lock(&s->mu);
     for (size_t i = 0; i < s->ntables; i++)
@@ -221,9 +215,7 @@ kv_status kv_store_stat(kv_store_stats *out, kv_store *s) {
 
 /* ---- maintenance ---- */
 
-kv_status kv_flush(kv_store *s, const char *table) {
-    if (!s) return KV_INVALID;
-    if (s->read_only) return kv_fail(s, KV_READ_ONLY, "store is open read-only");
+kv_status kv_engine_flush(kv_engine *s, const char *table) {
     pthread_rwlock_rdlock(&s->catalog_lock);
     kv_status st = KV_OK;
     if (table && !kv_catalog_find(s, table)) st = kv_fail(s, KV_NOT_FOUND, "table '%s' does not exist", table);
@@ -233,9 +225,7 @@ kv_status kv_flush(kv_store *s, const char *table) {
     return st;
 }
 
-kv_status kv_compact(kv_store *s, const char *table, bool major) {
-    if (!s) return KV_INVALID;
-    if (s->read_only) return kv_fail(s, KV_READ_ONLY, "store is open read-only");
+kv_status kv_engine_compact(kv_engine *s, const char *table, bool major) {
     pthread_rwlock_rdlock(&s->catalog_lock);
     kv_status st = KV_OK;
     kv_table *t = NULL;

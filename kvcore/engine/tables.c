@@ -45,7 +45,7 @@ kv_family *kv_table_family(const kv_table *t, const char *name) {
     return NULL;
 }
 
-kv_table *kv_catalog_find(kv_store *s, const char *table) {
+kv_table *kv_catalog_find(kv_engine *s, const char *table) {
     char ns[KV_NAME_MAX + 1], name[KV_NAME_MAX + 1];
     if (kv_split_table_name(table, ns, name) != KV_OK) return NULL;
     for (size_t i = 0; i < s->ntables; i++)
@@ -54,19 +54,19 @@ kv_table *kv_catalog_find(kv_store *s, const char *table) {
     return NULL;
 }
 
-kv_namespace *kv_catalog_find_ns(kv_store *s, const char *name) {
+kv_namespace *kv_catalog_find_ns(kv_engine *s, const char *name) {
     for (size_t i = 0; i < s->nnamespaces; i++)
         if (strcmp(s->namespaces[i].name, name) == 0) return &s->namespaces[i];
     return NULL;
 }
 
-kv_table *kv_catalog_table_by_id(kv_store *s, uint32_t id) {
+kv_table *kv_catalog_table_by_id(kv_engine *s, uint32_t id) {
     for (size_t i = 0; i < s->ntables; i++)
         if (s->tables[i]->id == id) return s->tables[i];
     return NULL;
 }
 
-kv_family *kv_catalog_family_by_id(kv_store *s, uint32_t table_id, uint32_t family_id) {
+kv_family *kv_catalog_family_by_id(kv_engine *s, uint32_t table_id, uint32_t family_id) {
     for (size_t i = 0; i < s->ntables; i++) {
         kv_table *t = s->tables[i];
         if (table_id && t->id != table_id) continue;
@@ -77,7 +77,7 @@ kv_family *kv_catalog_family_by_id(kv_store *s, uint32_t table_id, uint32_t fami
     return NULL;
 }
 
-kv_status kv_catalog_add_namespace(kv_store *s, const char *name) {
+kv_status kv_catalog_add_namespace(kv_engine *s, const char *name) {
     kv_namespace *p = realloc(s->namespaces, (s->nnamespaces + 1) * sizeof *p);
     if (!p) return KV_NO_MEMORY;
     s->namespaces = p;
@@ -86,7 +86,7 @@ kv_status kv_catalog_add_namespace(kv_store *s, const char *name) {
     return KV_OK;
 }
 
-void kv_catalog_free(kv_store *s) {
+void kv_catalog_free(kv_engine *s) {
     for (size_t i = 0; i < s->ntables; i++) kv_table_free(s->tables[i]);
     free(s->tables);
     s->tables = NULL;

@@ -48,14 +48,14 @@ void kv_table_free(kv_table *t);
 /* The family of t named name, or NULL. */
 kv_family *kv_table_family(const kv_table *t, const char *name);
 /* Resolves "ns:t" or "t" (catalog_lock held). NULL if absent or invalid. */
-kv_table *kv_catalog_find(kv_store *s, const char *table);
-kv_namespace *kv_catalog_find_ns(kv_store *s, const char *name);
-kv_table *kv_catalog_table_by_id(kv_store *s, uint32_t id);
+kv_table *kv_catalog_find(kv_engine *s, const char *table);
+kv_namespace *kv_catalog_find_ns(kv_engine *s, const char *name);
+kv_table *kv_catalog_table_by_id(kv_engine *s, uint32_t id);
 /* The family with family_id in table table_id (0: any table), or NULL. */
-kv_family *kv_catalog_family_by_id(kv_store *s, uint32_t table_id, uint32_t family_id);
+kv_family *kv_catalog_family_by_id(kv_engine *s, uint32_t table_id, uint32_t family_id);
 /* Appends an empty namespace. KV_OK or KV_NO_MEMORY. */
-kv_status kv_catalog_add_namespace(kv_store *s, const char *name);
+kv_status kv_catalog_add_namespace(kv_engine *s, const char *name);
 /* Frees every namespace, table and buried family (at close). */
-void kv_catalog_free(kv_store *s);
+void kv_catalog_free(kv_engine *s);
 
 #endif

@@ -44,7 +44,7 @@ struct kv_writer {
 /* ---- inserting records into memstores ---- */
 
 typedef struct insert_ctx {
-    kv_store *s;
+    kv_engine *s;
     kv_buf key;
     int64_t max_ts;
     size_t bytes;
@@ -55,7 +55,7 @@ typedef struct insert_ctx {
    truncated after being logged). */
 static kv_status insert_op(void *arg, const kv_batch_op *op) {
     insert_ctx *c = arg;
-    kv_store *s = c->s;
+    kv_engine *s = c->s;
     if (op->ts > c->max_ts) c->max_ts = op->ts;
     kv_family *f = kv_catalog_family_by_id(s, op->table_id, op->family_id);
     if (!f) return KV_OK;
@@ -77,7 +77,7 @@ static kv_status insert_op(void *arg, const kv_batch_op *op) {
     return KV_OK;
 }
 
-kv_status kv_write_insert(kv_store *s, const uint8_t *rec, size_t len, uint64_t *last_seq,
+kv_status kv_write_insert(kv_engine *s, const uint8_t *rec, size_t len, uint64_t *last_seq,
                           int64_t *max_ts, size_t *bytes) {
     insert_ctx c = {s, {0}, INT64_MIN, 0};
     kv_status st = kv_batch_decode(rec, len, insert_op, &c, last_seq);
@@ -90,12 +90,12 @@ kv_status kv_write_insert(kv_store *s, const uint8_t *rec, size_t len, uint64_t 
 /* ---- the queue ---- */
 
 /* Makes sure the memstores can take more writes (mu held, leader). */
-static kv_status make_room(kv_store *s, bool force) {
+static kv_status make_room(kv_engine *s, bool force) {
     size_t *mem_bytes = &s->mem_bytes;
     for (;;) {
         if (s->bg_error != KV_OK && s->flush_pending)
             return kv_fail_background(s, s->bg_error, "memstores are full and cannot be flushed");
-        if (!force && *mem_bytes < s->opts.write_buffer_size) return KV_OK;
+        if (!force && *mem_bytes < s->local.write_buffer_size) return KV_OK;
         if (s->flush_pending) {
             pthread_cond_wait(&s->bg_cv, &s->mu);
             continue;
@@ -116,7 +116,7 @@ static void finish_writer(kv_writer *w, kv_status st) {
 
 /* The leader's work for one group [first .. last]; mu held on entry and
    exit, released while logging and inserting. */
-static void lead_group(kv_store *s, kv_writer *first, kv_writer *last) {
+static void lead_group(kv_engine *s, kv_writer *first, kv_writer *last) {
     kv_buf *rec = &s->leader_record;
     rec->len = 0;
     uint64_t first_seq = s->last_seq + 1, nops = 0;
@@ -182,7 +182,7 @@ static void lead_group(kv_store *s, kv_writer *first, kv_writer *last) {
     }
 }
 
-static kv_status enqueue(kv_store *s, kv_writer *w) {
+static kv_status enqueue(kv_engine *s, kv_writer *w) {
     pthread_cond_init(&w->cv, NULL);
     pthread_mutex_lock(&s->mu);
     if (s->queue_tail) s->queue_tail->next = w;
@@ -227,7 +227,7 @@ static kv_status enqueue(kv_store *s, kv_writer *w) {
     return w->status;
 }
 
-kv_status kv_write_apply(kv_store *s, kv_table *t, kv_mutation *const *ms, size_t n,
+kv_status kv_write_apply(kv_engine *s, kv_table *t, kv_mutation *const *ms, size_t n,
                          kv_status *statuses, kv_durability d) {
     kv_writer w = {0};
     w.table = t;
@@ -238,7 +238,7 @@ kv_status kv_write_apply(kv_store *s, kv_table *t, kv_mutation *const *ms, size_
     return enqueue(s, &w);
 }
 
-kv_status kv_write_flush(kv_store *s) {
+kv_status kv_write_flush(kv_engine *s) {
     kv_writer w = {0};
     w.force_flush = true;
     return enqueue(s, &w);

@@ -5,8 +5,13 @@
  * versions, delete markers, TTL, compaction) on a log-structured merge core.
  *
  * This is the only header that users of the library (cellfs, cellsh,
- * cellbench) include. It is also the seam for other backends: a program
- * written against these calls does not know how the store keeps its cells.
+ * cellbench) include. It is also the seam between them and the store's
+ * backend: a store is opened by a location (a directory for the local LSM
+ * engine, later "bigtable://PROJECT/INSTANCE"), every call dispatches to
+ * that store's
+ * backend, and kv_store_capabilities() says what the backend cannot do;
+ * calls that need a missing capability fail with KV_NOT_SUPPORTED and a
+ * message saying what and why, never with a silently different result.
  *
  * Conventions
  *  - Every call that can fail returns a kv_status: KV_OK (0) or a negative
@@ -97,72 +102,116 @@ typedef struct kv_store kv_store;
 /** Log levels passed to kv_store_options.log. */
 enum { KV_LOG_ERROR = 0, KV_LOG_WARN = 1, KV_LOG_INFO = 2 };
 
-#define KV_STORE_OPTIONS_VERSION 1
+/* How the local engine runs compactions. */
+typedef enum kv_compaction_style {
+    KV_COMPACTION_AUTO = 0,     /* a background thread merges files after
+                                   flushes by a size-ratio rule; a minor
+                                   kv_compact uses the same rule */
+    KV_COMPACTION_MANUAL = 1,   /* no background compaction; a minor
+                                   kv_compact merges every sorted file of
+                                   each family into one (keeping delete
+                                   markers), so that the files are a
+                                   function of the calls made (tests, and
+                                   callers who schedule compactions) */
+} kv_compaction_style;
 
-typedef struct kv_store_options {
-    int version;                  /* KV_STORE_OPTIONS_VERSION */
-    bool create_if_missing;       /* create the directory and an empty store */
-    bool error_if_exists;         /* fail with KV_EXISTS if a store is there */
-    /* Refuse every change. A read-only open shares the store with other
-       read-only opens (a shared lock) and writes nothing but its line in
-       the lock file; see kv_store_open. */
-    bool read_only;
+#define KV_LOCAL_OPTIONS_VERSION 1
+
+/** Settings of the local engine (stores opened by a directory path);
+ *  other backends ignore them. */
+typedef struct kv_local_options {
+    int version;                  /* KV_LOCAL_OPTIONS_VERSION */
     size_t write_buffer_size;     /* memstore bytes before a flush (all
                                      families together); default 64 MiB */
     size_t block_cache_size;      /* block cache byte budget; default 64 MiB */
+    /* I/O layer; NULL = POSIX. Kept by pointer; must outlive the store. */
+    struct kv_env *env;
+    /* How long to wait for another holder to release the store before
+       failing with KV_LOCKED (milliseconds; 0 = fail at once). A process
+       that just unmounted the store may still be closing it. */
+    unsigned lock_wait_ms;
+    kv_compaction_style compaction;
+} kv_local_options;
+
+#define KV_LOCAL_OPTIONS_INIT                                                  \
+    { .version = KV_LOCAL_OPTIONS_VERSION, .write_buffer_size = 64u << 20,    \
+      .block_cache_size = 64u << 20, .env = NULL, .lock_wait_ms = 0,          \
+      .compaction = KV_COMPACTION_AUTO }
+
+#define KV_STORE_OPTIONS_VERSION 2
+
+/** What every backend means by opening a store. */
+typedef struct kv_store_options {
+    int version;                  /* KV_STORE_OPTIONS_VERSION */
+    bool create_if_missing;       /* create an empty store if there is none */
+    bool error_if_exists;         /* fail with KV_EXISTS if a store is there */
+    /* Refuse every change. A read-only open of a local store shares it
+       with other read-only opens (a shared lock) and writes nothing but
+       its line in the lock file; see kv_store_open. */
+    bool read_only;
     size_t max_value_size;        /* KV_TOO_LARGE above this; default 64 MiB */
-    /* Free-form text written into the lock file beside the pid, so that a
-       second opener can say who holds the store ("cellfs mounted at /mnt").
-       May be NULL. */
+    /* Free-form text that tells another opener who holds the store
+       ("cellfs mounted at /mnt"). May be NULL. */
     const char *owner;
     /* Optional log sink for background errors and warnings; called from any
        thread. NULL: errors go nowhere but kv_store_errmsg. */
     void (*log)(void *ctx, int level, const char *message);
     void *log_ctx;
-    /* I/O layer; NULL = POSIX. Kept by pointer; must outlive the store. */
-    struct kv_env *env;
     /* Clock for implicit timestamps and TTL (ms); NULL = the real-time
        clock. Called from any thread. */
     int64_t (*clock_ms)(void *ctx);
     void *clock_ctx;
-    /* How long to wait for another holder to release the store before
-       failing with KV_LOCKED (milliseconds; 0 = fail at once). A process
-       that just unmounted the store may still be closing it. */
-    unsigned lock_wait_ms;
+    /* Settings of the local engine; NULL = KV_LOCAL_OPTIONS_INIT. Copied
+       at open. */
+    const kv_local_options *local;
 } kv_store_options;
 
-#define KV_STORE_OPTIONS_INIT                                                \
-    { .version = KV_STORE_OPTIONS_VERSION, .write_buffer_size = 64u << 20,  \
-      .block_cache_size = 64u << 20, .max_value_size = 64u << 20 }
+#define KV_STORE_OPTIONS_INIT                                                  \
+    { .version = KV_STORE_OPTIONS_VERSION, .create_if_missing = false,        \
+      .error_if_exists = false, .read_only = false, .max_value_size = 64u << 20, \
+      .owner = NULL, .log = NULL, .log_ctx = NULL, .clock_ms = NULL,           \
+      .clock_ctx = NULL, .local = NULL }
 
 /**
- * Opens (or with create_if_missing creates) the store in directory @p path,
- * replays its write-ahead log and starts its background threads.
+ * Opens (or with create_if_missing creates) the store at @p location:
+ *  - a directory path ("/data/store", "./rel", "rel"): the local LSM engine;
+ *  - "bigtable://PROJECT/INSTANCE": Cloud Bigtable, when this libkvcore
+ *    is built with its backend (otherwise KV_NOT_SUPPORTED, naming it).
+ * Another "scheme://" is KV_NOT_SUPPORTED; a local path that begins like
+ * one is written "./bigtable://x".
  * On success *out holds the handle; close it with kv_store_close.
- * An existing directory must hold a store or be empty: one holding other
- * files is refused (KV_INVALID) and left untouched.
  *
- * Locking: a writer takes the store's lock exclusively; a read_only open
+ * Local stores: the engine replays its write-ahead log and starts its
+ * background threads. An existing directory must hold a store or be
+ * empty: one holding other files is refused (KV_INVALID) and left
+ * untouched. A writer takes the store's lock exclusively; a read_only open
  * takes it shared, so any number of read-only opens (cellsh -r beside a
  * cellfs -o ro mount) read one store at once, while a writer and any other
  * opener exclude each other: a writer removes logs and sorted files that a
  * reader would still be reading, and its memstores are invisible to other
- * processes, so the format cannot let a reader follow a writer. A read-only
- * open replays the write-ahead log into memory only: it creates, renames
- * and removes nothing and writes only its own line (pid and owner) into
- * the lock file; it never creates a store (KV_NOT_FOUND).
+ * processes, so the format cannot let a reader follow a writer. A
+ * read-only open replays the write-ahead log into memory only: it creates,
+ * renames and removes nothing and writes only its own line (pid and owner)
+ * into the lock file; it never creates a store (KV_NOT_FOUND).
  *
  * Errors: KV_NOT_FOUND (no store and not create_if_missing, a read-only
  * open of a missing store, or no parent directory), KV_EXISTS
- * (error_if_exists), KV_INVALID (empty path, a directory that is not a
+ * (error_if_exists), KV_INVALID (empty location, a directory that is not a
  * store, an unknown options version), KV_LOCKED (another opener
  * conflicts; the message names each holder's pid and owner text),
- * KV_CORRUPT (manifest or log damaged), KV_IO, KV_NO_SPACE (creating).
- * On failure *out is NULL; when @p errmsg is non-NULL the detail is written
- * there (at most @p errlen bytes, NUL-terminated).
+ * KV_CORRUPT (manifest or log damaged), KV_IO, KV_NO_SPACE (creating),
+ * KV_NOT_SUPPORTED (a backend this build lacks), KV_UNAVAILABLE /
+ * KV_TIMEOUT (a remote store). On failure *out is NULL; when @p errmsg is
+ * non-NULL the detail is written there (at most @p errlen bytes,
+ * NUL-terminated).
  */
-kv_status kv_store_open(kv_store **out, const char *path, const kv_store_options *opts,
+kv_status kv_store_open(kv_store **out, const char *location, const kv_store_options *opts,
                         char *errmsg, size_t errlen);
+
+/** Whether @p location names a directory of the local engine (so that a
+ *  caller may, for instance, make it absolute), rather than a
+ *  "scheme://" location. Needs no store; thread-safe. */
+bool kv_location_is_local(const char *location);
 
 /**
  * Flushes every memstore to sorted files, waits for background work, syncs,
@@ -193,8 +242,48 @@ typedef struct kv_store_stats {
 } kv_store_stats;
 
 /** Fills *out with figures about the store (a snapshot; the figures move
- *  on while other threads work). Errors: KV_INVALID (NULL store). */
+ *  on while other threads work). Errors: KV_NOT_SUPPORTED (a backend
+ *  without figures). */
 kv_status kv_store_stat(kv_store_stats *out, kv_store *store);
+
+/* Capabilities: what a store's backend can do (kv_store_capabilities). A
+   call that needs one the backend lacks returns KV_NOT_SUPPORTED with a
+   message naming the capability and the backend. */
+/** Deletes are markers that mask puts at or below their timestamp, also
+ *  puts written later (HBase's "deletes mask puts"), until a major
+ *  compaction. Without it a delete removes the cells present when it is
+ *  applied, and later puts are visible whatever their timestamp. */
+#define KV_CAP_DELETE_MARKERS        UINT64_C(0x0001)
+/** kv_mutation_delete_family_version can be applied. */
+#define KV_CAP_DELETE_FAMILY_VERSION UINT64_C(0x0002)
+/** Raw reads (kv_read_options.raw): markers and masked cells. */
+#define KV_CAP_RAW_SCANS             UINT64_C(0x0004)
+/** Namespaces other than default and hbase can be made and changed. */
+#define KV_CAP_NAMESPACES            UINT64_C(0x0008)
+/** kv_flush. */
+#define KV_CAP_FLUSH                 UINT64_C(0x0010)
+/** kv_compact. */
+#define KV_CAP_COMPACT               UINT64_C(0x0020)
+/** A scan reads a snapshot of the whole table taken at kv_scan_open: it
+ *  sees every write that returned before and none that starts after.
+ *  Without it only each row is consistent (a remote store's scan sees
+ *  writes to rows it has not reached yet). */
+#define KV_CAP_SNAPSHOT_SCANS        UINT64_C(0x0040)
+/** KEEP_DELETED_CELLS other than FALSE. */
+#define KV_CAP_KEEP_DELETED_CELLS    UINT64_C(0x0080)
+/** MIN_VERSIONS above 0. */
+#define KV_CAP_MIN_VERSIONS          UINT64_C(0x0100)
+/** NEW_VERSION_BEHAVIOR true. */
+#define KV_CAP_NEW_VERSION_BEHAVIOR  UINT64_C(0x0200)
+/** Tables can be disabled (and then refuse reads and writes). */
+#define KV_CAP_DISABLE_TABLES        UINT64_C(0x0400)
+/** The store survives kv_store_close. */
+#define KV_CAP_DURABLE               UINT64_C(0x0800)
+
+/** The KV_CAP_* bits of the store's backend (0 for NULL). Thread-safe. */
+uint64_t kv_store_capabilities(kv_store *store);
+/** The name of the store's backend: "local", ... ("" for NULL). */
+const char *kv_store_backend(kv_store *store);
 
 /** The current value of the store's clock for implicit timestamps: never
  *  smaller than any implicit timestamp handed out before. Thread-safe. */
@@ -303,7 +392,10 @@ typedef struct kv_property { const char *key; const char *value; } kv_property;
    return KV_READ_ONLY on a read-only store and KV_IO / KV_NO_SPACE when the
    manifest cannot be written (the change is then undone in memory too).
    They wait for running reads and writes of the store and make those that
-   follow wait for them. */
+   follow wait for them. Namespace changes need KV_CAP_NAMESPACES; family
+   attributes KEEP_DELETED_CELLS, MIN_VERSIONS and NEW_VERSION_BEHAVIOR need
+   their capabilities, enable and disable KV_CAP_DISABLE_TABLES (else
+   KV_NOT_SUPPORTED). */
 
 /** Creates namespace @p name. Errors: KV_INVALID (illegal name), KV_EXISTS. */
 kv_status kv_namespace_create(kv_store *store, const char *name);
@@ -383,14 +475,17 @@ kv_status kv_table_truncate(kv_store *store, const char *table, bool preserve_sp
 /** Writes the memstores to sorted files and waits until they are on disk
  *  and named in the manifest. Memstores are switched store-wide, so a
  *  table's flush (@p table non-NULL) flushes every table; NULL flushes all.
- *  Errors: KV_NOT_FOUND (table), KV_READ_ONLY, KV_IO / KV_NO_SPACE (the
- *  cells stay in memory and in the log; a later flush retries). */
+ *  Errors: KV_NOT_FOUND (table), KV_READ_ONLY, KV_NOT_SUPPORTED (without
+ *  KV_CAP_FLUSH), KV_IO / KV_NO_SPACE (the cells stay in memory and in the
+ *  log; a later flush retries). */
 kv_status kv_flush(kv_store *store, const char *table);
-/** Compacts the table's files (NULL: all tables) and waits. Minor merges by
- *  the size-ratio policy and keeps delete markers; major first flushes,
- *  then rewrites each family into one file and drops delete markers and
- *  masked, expired and surplus cells. Errors: KV_NOT_FOUND (table),
- *  KV_READ_ONLY, KV_IO / KV_NO_SPACE (the old files stay in use),
+/** Compacts the table's files (NULL: all tables) and waits. Minor merges
+ *  files (with KV_COMPACTION_AUTO those picked by the size-ratio policy,
+ *  with KV_COMPACTION_MANUAL all of each family) and keeps delete markers;
+ *  major first flushes, then rewrites each family into one file and drops
+ *  delete markers and masked, expired and surplus cells. Errors:
+ *  KV_NOT_FOUND (table), KV_READ_ONLY, KV_NOT_SUPPORTED (without
+ *  KV_CAP_COMPACT), KV_IO / KV_NO_SPACE (the old files stay in use),
  *  KV_CORRUPT (an input file is damaged; nothing is replaced). */
 kv_status kv_compact(kv_store *store, const char *table, bool major);
 
@@ -454,9 +549,10 @@ typedef struct kv_write_options {
 /* Every write call below returns, besides the codes listed with it:
    KV_NOT_FOUND (no such table), KV_DISABLED, KV_READ_ONLY, KV_INVALID (an
    unknown write-options version), KV_IO / KV_NO_SPACE (the log could not
-   be written: nothing of the mutation was applied), and a failure of the
+   be written: nothing of the mutation was applied), a failure of the
    background flush when the memstores are full and cannot be flushed
-   (its message says why). A write that returned KV_OK is visible to every
+   (its message says why), and for remote stores KV_UNAVAILABLE and
+   KV_TIMEOUT (whether the write was applied is then unknown). A write that returned KV_OK is visible to every
    read that starts after it, in any thread. */
 
 /** A mutation of one row: puts and deletes applied atomically. The
@@ -492,7 +588,8 @@ kv_status kv_mutation_delete_column(kv_mutation *m, const char *family, const vo
 /** Deletes all columns of a family with timestamp <= @p ts (LATEST: now). */
 kv_status kv_mutation_delete_family(kv_mutation *m, const char *family, int64_t ts);
 /** Deletes all columns of a family with timestamp exactly @p ts; @p ts
- *  must be explicit (KV_INVALID for KV_LATEST_TIMESTAMP). */
+ *  must be explicit (KV_INVALID for KV_LATEST_TIMESTAMP). Applying it
+ *  needs KV_CAP_DELETE_FAMILY_VERSION. */
 kv_status kv_mutation_delete_family_version(kv_mutation *m, const char *family, int64_t ts);
 /** Deletes the whole row: a family marker <= @p ts in every family the
  *  table has when the mutation is applied. */
@@ -610,11 +707,10 @@ typedef struct kv_read_options {
     int64_t timestamp;
     int64_t time_min;            /* TIMERANGE [time_min, time_max) */
     int64_t time_max;
-    const kv_column *columns;    /* NULL = every family; for a scan the array
-                                    and its bytes must stay valid until
-                                    kv_scan_close */
+    const kv_column *columns;    /* NULL = every family; copied by the call */
     size_t ncolumns;
-    bool raw;                    /* include delete markers and masked cells */
+    bool raw;                    /* include delete markers and masked cells
+                                    (needs KV_CAP_RAW_SCANS) */
     const kv_filter *filter;     /* may be NULL; not owned, not copied */
     /* Scans only (copied by kv_scan_open): */
     const void *start_row;       /* inclusive; NULL = first row */
@@ -648,8 +744,9 @@ typedef struct kv_result {
 /* Every read returns, besides the codes listed with it: KV_NOT_FOUND (no
    such table), KV_DISABLED, KV_NO_FAMILY (a selected family the table does
    not have), KV_INVALID (an unknown read-options version, an empty time
-   range), KV_CORRUPT (a damaged sorted file or block; the message names
-   the file) and KV_IO. */
+   range), KV_NOT_SUPPORTED (raw without KV_CAP_RAW_SCANS), KV_CORRUPT (a
+   damaged sorted file or block; the message names the file), KV_IO, and
+   for remote stores KV_UNAVAILABLE / KV_TIMEOUT. */
 
 /**
  * Reads one row. On success *out holds the row's visible cells (ncells may
@@ -666,9 +763,11 @@ void kv_result_free(kv_result *result);
 /** A scan over a snapshot of a table. */
 typedef struct kv_scan kv_scan;
 
-/** Opens a scan; the snapshot is taken now: the scan sees every write
- *  that returned before and none that starts after. The row bounds are
- *  copied; the column selection and the filter are referenced and must
+/** Opens a scan. With KV_CAP_SNAPSHOT_SCANS (the local engine)
+ *  the snapshot is taken now: the scan sees every write that returned
+ *  before and none that starts after; without it each row is read
+ *  consistently but later rows may show later writes. The row bounds and
+ *  the column selection are copied; the filter is referenced and must
  *  outlive the scan. Errors as
  *  kv_get. A scan belongs to one thread at a time and must be closed
  *  before its store. */

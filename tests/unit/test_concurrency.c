@@ -54,8 +54,10 @@ static void fail(shared *sh, const char *what, kv_status st) {
 
 static kv_store *open_store(const char *path, size_t wbs) {
     kv_store_options o = KV_STORE_OPTIONS_INIT;
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
     o.create_if_missing = true;
-    o.write_buffer_size = wbs;
+    lo.write_buffer_size = wbs;
+    o.local = &lo;
     kv_store *s = NULL;
     char err[512];
     kv_status st = kv_store_open(&s, path, &o, err, sizeof err);

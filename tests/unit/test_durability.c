@@ -280,8 +280,10 @@ static void kill_value(char *buf, size_t len, int round, uint32_t i) {
 /* Child: writes rows until killed; reports each acknowledged count. */
 static void kill_child(const char *path, int round, int wfd, uint32_t self_kill_at) {
     kv_store_options o = KV_STORE_OPTIONS_INIT;
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
     o.create_if_missing = true;
-    o.write_buffer_size = 64 << 10;
+    lo.write_buffer_size = 64 << 10;
+    o.local = &lo;
     kv_store *s = NULL;
     char err[512];
     if (kv_store_open(&s, path, &o, err, sizeof err) != KV_OK) {
@@ -406,7 +408,9 @@ static void test_killed_without_close(void) {
 
         /* Parent: every acknowledged write is there. */
         kv_store_options o = KV_STORE_OPTIONS_INIT;
-        o.write_buffer_size = 64 << 10;
+        kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+        lo.write_buffer_size = 64 << 10;
+        o.local = &lo;
         kv_store *s = open_store(path, &o);
         check_kill_rounds(s, acked, round + 1);
         /* The replayed log can be flushed on request. */
@@ -514,8 +518,10 @@ static void test_full_disk(void) {
     kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
     REQUIRE(fe != NULL);
     kv_store_options o = KV_STORE_OPTIONS_INIT;
-    o.env = kv_fault_env_env(fe);
-    o.write_buffer_size = 64 << 10;
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+    lo.env = kv_fault_env_env(fe);
+    lo.write_buffer_size = 64 << 10;
+    o.local = &lo;
     kv_store *s = open_store(path, &o);
     make_table(s, "t", "f", NULL);
     for (int i = 0; i < 500; i++) CHECK_EQ(put_row(s, "t", "a", i, 0), KV_OK);
@@ -569,7 +575,9 @@ static void test_full_disk_then_crash(void) {
         close(fds[0]);
         kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
         kv_store_options o = KV_STORE_OPTIONS_INIT;
-        o.env = kv_fault_env_env(fe);
+        kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+        lo.env = kv_fault_env_env(fe);
+        o.local = &lo;
         o.create_if_missing = true;
         kv_store *s = NULL;
         if (kv_store_open(&s, path, &o, NULL, 0) != KV_OK) _exit(3);
@@ -618,7 +626,9 @@ static void test_flush_failure(const char *op) {
     kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
     REQUIRE(fe != NULL);
     kv_store_options o = KV_STORE_OPTIONS_INIT;
-    o.env = kv_fault_env_env(fe);
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+    lo.env = kv_fault_env_env(fe);
+    o.local = &lo;
     kv_store *s = open_store(path, &o);
     make_table(s, "t", "f", NULL);
     for (int i = 0; i < 1000; i++) CHECK_EQ(put_row(s, "t", "a", i, 0), KV_OK);
@@ -661,7 +671,9 @@ static void test_power_loss(bool with_flush) {
     if (pid == 0) {
         kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
         kv_store_options o = KV_STORE_OPTIONS_INIT;
-        o.env = kv_fault_env_env(fe);
+        kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+        lo.env = kv_fault_env_env(fe);
+        o.local = &lo;
         o.create_if_missing = true;
         kv_store *s = NULL;
         if (kv_store_open(&s, path, &o, NULL, 0) != KV_OK) _exit(3);

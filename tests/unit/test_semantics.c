@@ -709,7 +709,9 @@ static void test_lock_wait(void) {
     CHECK(strstr(err, "first opener") != NULL);
     pthread_t t;
     REQUIRE(pthread_create(&t, NULL, close_later, a) == 0);
-    o.lock_wait_ms = 5000;
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+    lo.lock_wait_ms = 5000;
+    o.local = &lo;
     CHECK_EQ(kv_store_open(&b, dir, &o, err, sizeof err), KV_OK);
     pthread_join(t, NULL);
     CHECK_EQ(kv_store_close(b), KV_OK);
