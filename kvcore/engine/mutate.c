@@ -150,9 +150,11 @@ kv_status kv_engine_read_modify_write(kv_engine *s, const char *table, const kv_
     if (st == KV_OK) {
         kv_mutation *m;
         st = kv_mutation_new(&m, op->row, op->row_len);
-        /* A newer-than-now existing version would hide the new value. */
+        /* max(previous timestamp + 1, now), as HBase stamps increments and
+           appends: a version at or after now would otherwise be replaced
+           in place or hide the new value. */
         int64_t now = kv_engine_now(s);
-        if (found && ts > now) now = ts;
+        if (found && ts >= now && ts < INT64_MAX) now = ts + 1;
         if (st == KV_OK)
             st = kv_mutation_put(m, op->family, op->qualifier, op->qualifier_len, now, result->data,
                                  result->len);

@@ -222,18 +222,28 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
         fam_reader *fr = &sc->fams[sc->nfams];
         fr->fam = f;
         fr->desc = f->desc;
-        size_t ncols = 0;
+        /* The family's specs in order, the later winning as HBase's
+           addFamily / addColumn: a family spec selects every column, a
+           column spec after it only that column, and further column specs
+           add to it. first: where the column specs that count begin. */
+        size_t ncols = 0, first = 0;
         bool whole = !o->columns || o->ncolumns == 0;
-        for (size_t c = 0; !whole && c < o->ncolumns; c++)
-            if (strcmp(o->columns[c].family, f->desc.name) == 0) {
-                if (!o->columns[c].qualifier) whole = true;
-                else ncols++;
+        for (size_t c = 0; o->columns && c < o->ncolumns; c++) {
+            if (strcmp(o->columns[c].family, f->desc.name) != 0) continue;
+            if (!o->columns[c].qualifier) {
+                whole = true;
+                ncols = 0;
+            } else {
+                if (whole) first = c;
+                whole = false;
+                ncols++;
             }
+        }
         if (!whole && ncols) {
             kv_column *cols = malloc(ncols * sizeof *cols);
             if (!cols) goto nomem;
             size_t k = 0;
-            for (size_t c = 0; c < o->ncolumns; c++)
+            for (size_t c = first; c < o->ncolumns; c++)
                 if (strcmp(o->columns[c].family, f->desc.name) == 0) cols[k++] = o->columns[c];
             /* in cell order, each once: read_family_row seeks to them in turn */
             qsort(cols, k, sizeof *cols, cmp_column);
@@ -244,8 +254,10 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             fr->ncols = u;
         }
         kv_matcher_init(&fr->matcher, KV_MATCH_READ, &fr->desc, 0, sc->now);
+        /* A raw read counts with its own VERSIONS: it shows what is there,
+           surplus versions not yet dropped by a flush included. */
         int32_t mv = o->max_versions <= 0 ? 1 : o->max_versions;
-        fr->matcher.max_versions = mv < fr->desc.versions ? mv : fr->desc.versions;
+        fr->matcher.max_versions = o->raw || mv < fr->desc.versions ? mv : fr->desc.versions;
         fr->matcher.time_min = tmin;
         fr->matcher.time_max = tmax;
         fr->matcher.raw = o->raw;
@@ -355,13 +367,42 @@ static int add_cell(kv_engine_scan *sc, size_t fam, const kv_key_parts *kp, cons
     return 0;
 }
 
+/* Whether an entry's column is selected; family markers belong to the
+   empty qualifier (they are shown only when it is selected, as HBase's
+   explicit column tracker does, but mask every column). */
 static bool column_selected(const fam_reader *fr, const kv_key_parts *kp) {
-    if (fr->ncols == 0 || kp->kind == KV_KIND_FAMILY_MARKER) return true;
+    if (fr->ncols == 0) return true;
     for (size_t i = 0; i < fr->ncols; i++)
         if (fr->cols[i].qualifier_len == kp->qualifier_len &&
             memcmp(fr->cols[i].qualifier, kp->qualifier, kp->qualifier_len) == 0)
             return true;
     return false;
+}
+
+/* Puts a family's family markers among its empty qualifier's cells in
+   cell order (timestamp descending, markers by type code first): the
+   internal keys keep family markers ahead of every column so that they are
+   read before what they mask, but a raw read returns them in cell order.
+   refs[first..) are the family's cells of this row. */
+static void order_family_markers(kv_engine_scan *sc, size_t first) {
+    size_t k = first;
+    while (k < sc->ncells && (sc->refs[k].type == KV_TYPE_DELETE_FAMILY ||
+                              sc->refs[k].type == KV_TYPE_DELETE_FAMILY_VERSION))
+        k++;
+    size_t end = k;
+    while (end < sc->ncells && sc->refs[end].qlen == 0) end++;
+    if (k == first || end == k) return;
+    /* Both runs are in order already: a stable insertion merge. */
+    for (size_t i = first + 1; i < end; i++) {
+        cell_ref r = sc->refs[i];
+        size_t j = i;
+        while (j > first && (sc->refs[j - 1].ts < r.ts ||
+                             (sc->refs[j - 1].ts == r.ts && sc->refs[j - 1].type < r.type))) {
+            sc->refs[j] = sc->refs[j - 1];
+            j--;
+        }
+        sc->refs[j] = r;
+    }
 }
 
 /* Records a failed iterator of family fi on the store, naming the sorted
@@ -407,8 +448,10 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
             col_prefix_len = kp.column_prefix_len;
             if (kp.kind == KV_KIND_COLUMN) kv_matcher_start_column(m);
         }
-        if (column_selected(fr, &kp) &&
-            kv_matcher_match(m, kp.ts, kp.type, kp.seq, kp.kind == KV_KIND_FAMILY_MARKER)) {
+        bool family_marker = kp.kind == KV_KIND_FAMILY_MARKER;
+        bool shown = column_selected(fr, &kp);
+        if ((shown || family_marker) && kv_matcher_match(m, kp.ts, kp.type, kp.seq, family_marker) &&
+            shown) {
             const uint8_t *v = it->value(it, &vlen);
             if (add_cell(sc, fi, &kp, v, vlen)) return KV_NO_MEMORY;
         }
@@ -574,8 +617,10 @@ kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
                 skip_family_row(sc, i);
                 continue;
             }
+            size_t first = sc->ncells;
             kv_status st = read_family_row(sc, i);
             if (st != KV_OK) return scan_failed(sc, st);
+            if (sc->opts.raw) order_family_markers(sc, first);
         }
         if (stop) sc->finished = true;
         if (!want || sc->ncells == 0) continue;
