@@ -8,6 +8,7 @@
  */
 #include "registry.h"
 #include "engine/backend.h"
+#include "model/model.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,7 @@ static const struct scheme {
     const kv_backend_ops *ops;     /* NULL: not in this build */
     const char *missing;           /* why, when ops is NULL */
 } schemes[] = {
+    {"model:", &kv_model_backend, NULL},
     {"bigtable://", NULL, "the Cloud Bigtable backend (kvcore/bigtable/) is not built into this "
                           "libkvcore"},
 };

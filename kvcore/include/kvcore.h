@@ -7,8 +7,8 @@
  * This is the only header that users of the library (cellfs, cellsh,
  * cellbench) include. It is also the seam between them and the store's
  * backend: a store is opened by a location (a directory for the local LSM
- * engine, later "bigtable://PROJECT/INSTANCE"), every call dispatches to
- * that store's
+ * engine, "model:" for the in-memory reference model, later
+ * "bigtable://PROJECT/INSTANCE"), every call dispatches to that store's
  * backend, and kv_store_capabilities() says what the backend cannot do;
  * calls that need a missing capability fail with KV_NOT_SUPPORTED and a
  * message saying what and why, never with a silently different result.
@@ -175,10 +175,13 @@ typedef struct kv_store_options {
 /**
  * Opens (or with create_if_missing creates) the store at @p location:
  *  - a directory path ("/data/store", "./rel", "rel"): the local LSM engine;
+ *  - "model:" (anything may follow): a new, empty, in-memory store of the
+ *    reference model (kvcore/model/), gone at close; for tests. It
+ *    ignores create_if_missing and error_if_exists;
  *  - "bigtable://PROJECT/INSTANCE": Cloud Bigtable, when this libkvcore
  *    is built with its backend (otherwise KV_NOT_SUPPORTED, naming it).
  * Another "scheme://" is KV_NOT_SUPPORTED; a local path that begins like
- * one is written "./bigtable://x".
+ * one is written "./model:x".
  * On success *out holds the handle; close it with kv_store_close.
  *
  * Local stores: the engine replays its write-ahead log and starts its
@@ -209,7 +212,7 @@ kv_status kv_store_open(kv_store **out, const char *location, const kv_store_opt
                         char *errmsg, size_t errlen);
 
 /** Whether @p location names a directory of the local engine (so that a
- *  caller may, for instance, make it absolute), rather than a
+ *  caller may, for instance, make it absolute), rather than a "model:" or
  *  "scheme://" location. Needs no store; thread-safe. */
 bool kv_location_is_local(const char *location);
 
@@ -277,12 +280,12 @@ kv_status kv_store_stat(kv_store_stats *out, kv_store *store);
 #define KV_CAP_NEW_VERSION_BEHAVIOR  UINT64_C(0x0200)
 /** Tables can be disabled (and then refuse reads and writes). */
 #define KV_CAP_DISABLE_TABLES        UINT64_C(0x0400)
-/** The store survives kv_store_close. */
+/** The store survives kv_store_close (not so the in-memory model). */
 #define KV_CAP_DURABLE               UINT64_C(0x0800)
 
 /** The KV_CAP_* bits of the store's backend (0 for NULL). Thread-safe. */
 uint64_t kv_store_capabilities(kv_store *store);
-/** The name of the store's backend: "local", ... ("" for NULL). */
+/** The name of the store's backend: "local", "model", ... ("" for NULL). */
 const char *kv_store_backend(kv_store *store);
 
 /** The current value of the store's clock for implicit timestamps: never
@@ -622,7 +625,9 @@ kv_status kv_put(kv_store *store, const char *table, const void *row, size_t row
 
 /**
  * Adds @p delta to the 8-byte big-endian counter at row/family:qualifier
- * (absent = 0) and stores the sum with the current timestamp, atomically
+ * (absent = 0) and stores the sum with timestamp max(previous timestamp +
+ * 1, the store's clock), as HBase does, so that no version is replaced in
+ * place; atomically
  * with respect to other increments, appends and check-and-mutates.
  * *result receives the new value when non-NULL (wrapping on overflow).
  * Errors: KV_NOT_COUNTER (the newest value is not 8 bytes long),
@@ -633,7 +638,8 @@ kv_status kv_increment(int64_t *result, kv_store *store, const char *table, cons
                        size_t qualifier_len, int64_t delta, const kv_write_options *wopts);
 
 /** Appends @p data to the newest value of the cell (absent = empty) and
- *  stores the result with the current timestamp, atomically like increment.
+ *  stores the result with a timestamp as kv_increment does, atomically
+ *  like increment.
  *  When @p result is non-NULL it receives a malloc'd copy of the new value
  *  (free it with free()) and @p result_len, when non-NULL, its length.
  *  Errors: KV_NO_FAMILY, KV_TOO_LARGE, and those common to writes; on
@@ -707,10 +713,14 @@ typedef struct kv_read_options {
     int64_t timestamp;
     int64_t time_min;            /* TIMERANGE [time_min, time_max) */
     int64_t time_max;
-    const kv_column *columns;    /* NULL = every family; copied by the call */
+    const kv_column *columns;    /* NULL = every family; copied by the call;
+                                    the later spec of a family wins (HBase's
+                                    addFamily / addColumn) */
     size_t ncolumns;
-    bool raw;                    /* include delete markers and masked cells
-                                    (needs KV_CAP_RAW_SCANS) */
+    bool raw;                    /* what is physically there: delete markers,
+                                    masked cells, surplus versions, counted
+                                    with max_versions uncapped (needs
+                                    KV_CAP_RAW_SCANS) */
     const kv_filter *filter;     /* may be NULL; not owned, not copied */
     /* Scans only (copied by kv_scan_open): */
     const void *start_row;       /* inclusive; NULL = first row */
@@ -763,7 +773,7 @@ void kv_result_free(kv_result *result);
 /** A scan over a snapshot of a table. */
 typedef struct kv_scan kv_scan;
 
-/** Opens a scan. With KV_CAP_SNAPSHOT_SCANS (the local engine)
+/** Opens a scan. With KV_CAP_SNAPSHOT_SCANS (the local engine, the model)
  *  the snapshot is taken now: the scan sees every write that returned
  *  before and none that starts after; without it each row is read
  *  consistently but later rows may show later writes. The row bounds and

@@ -369,8 +369,34 @@ static void test_local_store_copies_options(void) {
     free(dir);
 }
 
+/* "model:" opens a new, empty, in-memory store of the reference model:
+   every capability but durability; its cells are gone at close. */
+static void test_model_location(void) {
+    kv_store_options o = KV_STORE_OPTIONS_INIT;
+    kv_store *s = NULL;
+    char err[512];
+    REQUIRE(kv_store_open(&s, "model:", &o, err, sizeof err) == KV_OK);
+    CHECK(strcmp(kv_store_backend(s), "model") == 0);
+    CHECK_EQ(kv_store_capabilities(s) & KV_CAP_DURABLE, 0);
+    CHECK(kv_store_capabilities(s) & KV_CAP_RAW_SCANS);
+    CHECK(!kv_location_is_local("model:"));
+    kv_family_desc f = KV_FAMILY_DESC_INIT;
+    snprintf(f.name, sizeof f.name, "f");
+    CHECK_EQ(kv_table_create(s, "t", &f, 1), KV_OK);
+    CHECK_EQ(kv_put(s, "t", "r", 1, "f", "q", 1, 5, "v", 1, NULL), KV_OK);
+    kv_result *r = NULL;
+    CHECK_EQ(kv_get(&r, s, "t", "r", 1, NULL), KV_OK);
+    CHECK_EQ(r ? r->ncells : 0, 1);
+    kv_result_free(r);
+    CHECK_EQ(kv_store_close(s), KV_OK);
+    REQUIRE(kv_store_open(&s, "model:", &o, err, sizeof err) == KV_OK);
+    CHECK_EQ(kv_table_exists(s, "t"), KV_NOT_FOUND);
+    CHECK_EQ(kv_store_close(s), KV_OK);
+}
+
 int main(void) {
     test_capabilities();
+    test_model_location();
     test_read_only();
     test_get_is_a_scan();
     test_sticky_end();
