@@ -1,7 +1,8 @@
 /**
  * @file read.c
  * The read calls of kvcore.h: scans, and kv_get as a scan of one row whose
- * cells are copied into one malloc'd kv_result. A scan copies its options
+ * cells are copied into one malloc'd kv_result (its options outlive its
+ * scan, so they are not copied). A scan copies its options
  * (row bounds, column selection) so that the caller's buffers may go at
  * once and the backend may keep pointers into the copy; it makes KV_END
  * and failures sticky for every backend.
@@ -62,31 +63,31 @@ void kv_scan_close(kv_scan *sc) {
     free(sc);
 }
 
-/* Opens a scan over a copy of o; single_row for gets. */
-static kv_status scan_open(kv_scan **out, kv_store *s, const char *table, const kv_read_options *o,
-                           bool single_row) {
-    *out = NULL;
+/* The checks of every read's options. */
+static kv_status check_read(kv_store *s, const kv_read_options *o) {
     kv_status st = kv_api_version(s, "kv_read_options", o->version, KV_READ_OPTIONS_VERSION);
     if (st == KV_OK && o->raw) st = kv_api_need(s, KV_CAP_RAW_SCANS, "raw read");
-    if (st != KV_OK) return st;
-    kv_scan *sc = calloc(1, sizeof *sc);
-    if (!sc) return KV_NO_MEMORY;
-    sc->store = s;
-    st = copy_options(sc, o);
-    if (st == KV_OK) st = s->ops->xScanOpen(s->b, table, &sc->ro, single_row, &sc->bs);
-    if (st != KV_OK) {
-        kv_scan_close(sc);
-        return st;
-    }
-    *out = sc;
-    return KV_OK;
+    return st;
 }
 
 kv_status kv_scan_open(kv_scan **out, kv_store *s, const char *table, const kv_read_options *ropts) {
     *out = NULL;
     if (!s) return KV_INVALID;
     kv_read_options defaults = KV_READ_OPTIONS_INIT;
-    return scan_open(out, s, table, ropts ? ropts : &defaults, false);
+    const kv_read_options *o = ropts ? ropts : &defaults;
+    kv_status st = check_read(s, o);
+    if (st != KV_OK) return st;
+    kv_scan *sc = calloc(1, sizeof *sc);
+    if (!sc) return KV_NO_MEMORY;
+    sc->store = s;
+    st = copy_options(sc, o);
+    if (st == KV_OK) st = s->ops->xScanOpen(s->b, table, &sc->ro, false, &sc->bs);
+    if (st != KV_OK) {
+        kv_scan_close(sc);
+        return st;
+    }
+    *out = sc;
+    return KV_OK;
 }
 
 kv_status kv_scan_next(const kv_result **row, kv_scan *sc) {
@@ -134,14 +135,21 @@ static kv_result *copy_result(const void *row, size_t row_len, const kv_result *
     return res;
 }
 
+/* Rows up to this long get their stop row on the stack. */
+#define GET_STOP_INLINE 256
+
 kv_status kv_get(kv_result **out, kv_store *s, const char *table, const void *row, size_t row_len,
                  const kv_read_options *ropts) {
     *out = NULL;
     if (!s || (!row && row_len)) return KV_INVALID;
     kv_read_options o = KV_READ_OPTIONS_INIT;
     if (ropts) o = *ropts;
-    /* One row: from the row to its successor (the row and a zero byte). */
-    uint8_t *stop = malloc(row_len + 1);
+    kv_status st = check_read(s, &o);
+    if (st != KV_OK) return st;
+    /* One row: from the row to its successor (the row and a zero byte).
+       The options outlive this call's scan, so they need no copy. */
+    uint8_t inline_stop[GET_STOP_INLINE];
+    uint8_t *stop = row_len < sizeof inline_stop ? inline_stop : malloc(row_len + 1);
     if (!stop) return KV_NO_MEMORY;
     if (row_len) memcpy(stop, row, row_len);
     stop[row_len] = 0;
@@ -153,12 +161,10 @@ kv_status kv_get(kv_result **out, kv_store *s, const char *table, const void *ro
     o.row_prefix_len = 0;
     o.limit = 1;
     o.reversed = false;
-    kv_scan *sc;
-    kv_status st = scan_open(&sc, s, table, &o, true);
-    free(stop);
-    if (st != KV_OK) return st;
-    const kv_result *r;
-    st = kv_scan_next(&r, sc);
+    kv_backend_scan *bs = NULL;
+    st = s->ops->xScanOpen(s->b, table, &o, true, &bs);
+    const kv_result *r = NULL;
+    if (st == KV_OK) st = s->ops->xScanNext(bs, &r);
     if (st == KV_END) {
         st = KV_OK;
         r = NULL;
@@ -167,7 +173,8 @@ kv_status kv_get(kv_result **out, kv_store *s, const char *table, const void *ro
                          s->ops->name);
     }
     if (st == KV_OK && !(*out = copy_result(row, row_len, r))) st = KV_NO_MEMORY;
-    kv_scan_close(sc);
+    if (bs) s->ops->xScanClose(bs);
+    if (stop != inline_stop) free(stop);
     return st;
 }
 
