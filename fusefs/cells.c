@@ -20,6 +20,8 @@ void fs_ropts(const fs_path *p, kv_read_options *o)
 
 void fs_wopts(const cellfs *fs, bool fsync, kv_write_options *w)
 {
+    kv_write_options init = KV_WRITE_OPTIONS_INIT;
+    *w = init;
     w->durability = fsync || fs->sync ? KV_FSYNC_WAL : KV_SYNC_WAL;
 }
 
@@ -199,7 +201,7 @@ static int resolve_row(cellfs *fs, fs_path *p)
             break;
         }
     }
-    if (st != KV_OK && st != KV_NOT_FOUND) rc = fs_fail(fs, st, "scan", p->table);
+    if (st != KV_OK && st != KV_END) rc = fs_fail(fs, st, "scan", p->table);
     kv_scan_close(sc);
     return rc;
 }

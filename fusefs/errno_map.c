@@ -26,6 +26,10 @@ int fs_errno(kv_status st)
     case KV_NOT_COUNTER: return -EINVAL;
     case KV_READ_ONLY: return -EROFS;
     case KV_NO_MEMORY: return -ENOMEM;
+    case KV_END: return -ENOENT;          /* end of a scan: nothing there */
+    case KV_NOT_SUPPORTED: return -EOPNOTSUPP;
+    case KV_UNAVAILABLE: return -EIO;
+    case KV_TIMEOUT: return -ETIMEDOUT;
     }
     return -EIO;
 }

@@ -125,12 +125,14 @@ static void op_destroy(void *data)
 static int open_store(cellfs *fs, char *err, size_t errlen)
 {
     kv_store_options o = KV_STORE_OPTIONS_INIT;
+    kv_local_options local = KV_LOCAL_OPTIONS_INIT;
     o.create_if_missing = fs->create;
-    o.lock_wait_ms = 2000; /* the previous mount may still be closing */
+    local.lock_wait_ms = 2000; /* the previous mount may still be closing */
     o.read_only = fs->read_only;
     if (fs->max_value) o.max_value_size = fs->max_value;
-    if (fs->cache_size) o.block_cache_size = fs->cache_size;
-    if (fs->write_buffer) o.write_buffer_size = fs->write_buffer;
+    if (fs->cache_size) local.block_cache_size = fs->cache_size;
+    if (fs->write_buffer) local.write_buffer_size = fs->write_buffer;
+    o.local = &local;
     char owner[PATH_MAX + 64];
     snprintf(owner, sizeof owner, "cellfs mounted at %s", fs->mountpoint);
     o.owner = owner;
@@ -200,7 +202,7 @@ int main(int argc, char *argv[])
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);   /* lease deadlines */
     pthread_cond_init(&fs->readers_gone, &ca);
     pthread_condattr_destroy(&ca);
-    fs->store_path = absolute(a.store);
+    fs->store_path = kv_location_is_local(a.store) ? absolute(a.store) : strdup(a.store);
     fs->mountpoint = co.mountpoint;
     fs->create = a.create;
     fs->versions = a.versions;

@@ -211,7 +211,7 @@ static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir)
             d->pend = k;
             d->pend_len = r->row_len;
             d->has_pend = true;
-        } else if (st == KV_NOT_FOUND) {
+        } else if (st == KV_END) {
             d->scan_done = true;
             d->scan_end = pos;
             kv_scan_close(d->scan);
@@ -415,7 +415,7 @@ static int op_rmdir(const char *path)
             rc = -ENOTEMPTY;
             break;
         }
-        if (st != KV_NOT_FOUND && st != KV_DISABLED) {
+        if (st != KV_END && st != KV_NOT_FOUND && st != KV_DISABLED) {
             rc = fs_fail(fs, st, "rmdir", path);
             break;
         }

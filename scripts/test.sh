@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Sets everything up, then runs every test suite: the C unit tests, the same
-# unit tests under AddressSanitizer and UndefinedBehaviorSanitizer, the
-# threaded ones under ThreadSanitizer, and the bats tests of the shell and the mounted filesystem. Ends with one line
+# Sets everything up, then runs every test suite: the include-graph check of
+# libkvcore's layers, the C unit tests, the same unit tests under
+# AddressSanitizer and UndefinedBehaviorSanitizer, the threaded ones under
+# ThreadSanitizer, and the bats tests of the shell and the mounted
+# filesystem. Ends with one line
 # "N passed, M failed, K skipped" summing all suites; exits non-zero if any
 # test failed.
 set -uo pipefail
@@ -21,6 +23,13 @@ for f in tests/unit/test_*.c tests/bigtable/test_*.c; do
     failed=$((failed + 1))
   fi
 done
+
+echo "== include graph (scripts/check_includes.py)"
+if python3 scripts/check_includes.py; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
 
 count_meson() {   # $1 = build dir, $2 = label, then the tests to run (default all)
   local out="$log/$2.txt" dir="$1" label="$2"

@@ -248,6 +248,7 @@ ROW                                   COLUMN+CELL
  r                                    column=f:q, timestamp=3, type=Delete
  r                                    column=f:q, timestamp=3, value=v3
  r                                    column=f:q, timestamp=2, value=v2
+ r                                    column=f:q, timestamp=1, value=v1
 1 row(s)
 COLUMN                                CELL
  f:q                                  timestamp=2, value=v2

@@ -214,7 +214,7 @@ static void verify_all(kv_store *s, const char *when) {
                 if (compare_row(t, &M->rows[t][M->order[t][pos]], res) != 0) bad_scan++;
                 pos += rev ? -1 : 1;
             }
-            CHECK_EQ(st, KV_NOT_FOUND);
+            CHECK_EQ(st, KV_END);
             while (pos >= 0 && pos < NROWS && !row_present(&M->rows[t][M->order[t][pos]]))
                 pos += rev ? -1 : 1;
             if (pos >= 0 && pos < NROWS) {
@@ -231,9 +231,11 @@ static void verify_all(kv_store *s, const char *when) {
 
 static kv_store *open_bulk(const char *path) {
     kv_store_options o = KV_STORE_OPTIONS_INIT;
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
     o.create_if_missing = true;
-    o.write_buffer_size = WRITE_BUFFER;
-    o.block_cache_size = 512u << 10;
+    lo.write_buffer_size = WRITE_BUFFER;
+    lo.block_cache_size = 512u << 10;
+    o.local = &lo;
     kv_store *s = NULL;
     char err[512];
     kv_status st = kv_store_open(&s, path, &o, err, sizeof err);

@@ -1,7 +1,7 @@
 /* Unit tests of the block cache (kvcore/cache.c): byte budget, LRU order,
    the high-priority pool, handles that outlive eviction, erase_file, a
    disabled cache, and concurrent inserts and lookups. */
-#include "cache.h"
+#include "table/cache.h"
 #include "testutil.h"
 
 #include <pthread.h>

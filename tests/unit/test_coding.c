@@ -3,7 +3,7 @@
  * Unit tests of coding.c: fixed-width integers, varints (round trips,
  * truncation, overlong encodings), the checksum and kv_buf.
  */
-#include "coding.h"
+#include "util/coding.h"
 #include "testutil.h"
 
 static void test_fixed(void) {

@@ -54,8 +54,10 @@ static void fail(shared *sh, const char *what, kv_status st) {
 
 static kv_store *open_store(const char *path, size_t wbs) {
     kv_store_options o = KV_STORE_OPTIONS_INIT;
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
     o.create_if_missing = true;
-    o.write_buffer_size = wbs;
+    lo.write_buffer_size = wbs;
+    o.local = &lo;
     kv_store *s = NULL;
     char err[512];
     kv_status st = kv_store_open(&s, path, &o, err, sizeof err);
@@ -144,7 +146,7 @@ static void *atom_scanner(void *arg) {
             check_row(sh, r);
             rows++;
         }
-        if (st != KV_NOT_FOUND) fail(sh, "scan_next", st);
+        if (st != KV_END) fail(sh, "scan_next", st);
         kv_scan_close(sc);
         atomic_fetch_add(&sh->reads, rows);
     }
@@ -259,7 +261,8 @@ static void test_row_atomicity(const char *dir) {
 
 static void *sync_writer(void *arg) {
     worker *w = arg;
-    kv_write_options wo = {KV_FSYNC_WAL};
+    kv_write_options wo = KV_WRITE_OPTIONS_INIT;
+    wo.durability = KV_FSYNC_WAL;
     for (int i = 0; i < SYNC_PUTS; i++) {
         char row[32], v[32];
         snprintf(row, sizeof row, "t%d-%04d", w->id, i);

@@ -4,7 +4,7 @@
  * the store lock, whole-file helpers) and env_fault.c (space budget with a
  * cut write, fail_nth, drop_unsynced, call counts).
  */
-#include "env.h"
+#include "util/env.h"
 #include "testutil.h"
 
 #include <pthread.h>
@@ -144,7 +144,7 @@ static void test_posix_lock(const char *dir) {
     char err[512];
     char *lock = join(dir, "LOCK");
     kv_file *l1 = NULL, *l2 = NULL;
-    CHECK_EQ(env->lock(env, lock, "cellfs mounted at /mnt/x", &l1, err, sizeof err), KV_OK);
+    CHECK_EQ(env->lock(env, lock, "cellfs mounted at /mnt/x", false, &l1, err, sizeof err), KV_OK);
     REQUIRE(l1 != NULL);
     uint8_t *data = NULL;
     size_t len = 0;
@@ -156,7 +156,7 @@ static void test_posix_lock(const char *dir) {
 
     /* A second lock in the same process conflicts. */
     err[0] = '\0';
-    CHECK_EQ(env->lock(env, lock, "other", &l2, err, sizeof err), KV_LOCKED);
+    CHECK_EQ(env->lock(env, lock, "other", false, &l2, err, sizeof err), KV_LOCKED);
     CHECK(l2 == NULL);
     char pidmsg[128];
     snprintf(pidmsg, sizeof pidmsg, "locked by pid %ld (cellfs mounted at /mnt/x)",
@@ -166,16 +166,42 @@ static void test_posix_lock(const char *dir) {
         fprintf(stderr, "lock message: %s\n", err);
 
     CHECK_EQ(env->unlock(l1, err, sizeof err), KV_OK);
-    CHECK_EQ(env->lock(env, lock, NULL, &l2, err, sizeof err), KV_OK);
+    CHECK_EQ(env->lock(env, lock, NULL, false, &l2, err, sizeof err), KV_OK);
     CHECK_EQ(kv_env_read_file(env, lock, &data, &len, err, sizeof err), KV_OK);
     snprintf(want, sizeof want, "%ld\n\n", (long)getpid());
     CHECK_BYTES(data, len, want);
     free(data);
-    CHECK_EQ(env->lock(env, lock, "x", &l1, err, sizeof err), KV_LOCKED);
+    CHECK_EQ(env->lock(env, lock, "x", false, &l1, err, sizeof err), KV_LOCKED);
     snprintf(pidmsg, sizeof pidmsg, "locked by pid %ld", (long)getpid());
     CHECK(strstr(err, pidmsg) != NULL);
     CHECK_EQ(env->unlock(l2, err, sizeof err), KV_OK);
     CHECK_EQ(env->unlock(NULL, err, sizeof err), KV_OK);
+
+    /* Shared holders coexist and each records itself after the stale
+       exclusive record is dropped; an exclusive lock is then refused with
+       both named; a shared lock is refused beside an exclusive one. */
+    kv_file *s1 = NULL, *s2 = NULL;
+    CHECK_EQ(env->lock(env, lock, "reader one", true, &s1, err, sizeof err), KV_OK);
+    CHECK_EQ(env->lock(env, lock, "reader two", true, &s2, err, sizeof err), KV_OK);
+    CHECK_EQ(kv_env_read_file(env, lock, &data, &len, err, sizeof err), KV_OK);
+    snprintf(want, sizeof want, "%ld r\nreader one\n%ld r\nreader two\n", (long)getpid(),
+             (long)getpid());
+    CHECK_BYTES(data, len, want);
+    free(data);
+    CHECK_EQ(env->lock(env, lock, "writer", false, &l1, err, sizeof err), KV_LOCKED);
+    CHECK(l1 == NULL);
+    snprintf(pidmsg, sizeof pidmsg, "locked by pid %ld (reader one) and pid %ld (reader two), "
+             "which opened it read-only", (long)getpid(), (long)getpid());
+    CHECK(strstr(err, pidmsg) != NULL);
+    if (!strstr(err, pidmsg)) fprintf(stderr, "lock message: %s\n", err);
+    CHECK_EQ(env->unlock(s1, err, sizeof err), KV_OK);
+    CHECK_EQ(env->unlock(s2, err, sizeof err), KV_OK);
+    CHECK_EQ(env->lock(env, lock, "writer", false, &l1, err, sizeof err), KV_OK);
+    CHECK_EQ(env->lock(env, lock, "reader", true, &s1, err, sizeof err), KV_LOCKED);
+    CHECK(s1 == NULL);
+    snprintf(pidmsg, sizeof pidmsg, "locked by pid %ld (writer) (lock file", (long)getpid());
+    CHECK(strstr(err, pidmsg) != NULL);
+    CHECK_EQ(env->unlock(l1, err, sizeof err), KV_OK);
     unlink(lock);
     free(lock);
 }

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "filter.h"
+#include "hbase/filter.h"
 #include "kvcore.h"
 #include "testutil.h"
 

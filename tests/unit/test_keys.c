@@ -4,7 +4,7 @@
  * newer sequence first) for arbitrary bytes, and decoding must give back
  * what was encoded.
  */
-#include "keys.h"
+#include "hbase/keys.h"
 #include "testutil.h"
 
 typedef struct cellkey {

@@ -5,7 +5,7 @@
  * thread iterating while the writer inserts) and merge_iter.c (merging
  * memstores, ties by child index, backward positioning, child errors).
  */
-#include "memstore.h"
+#include "engine/memstore.h"
 #include "testutil.h"
 
 #include <pthread.h>

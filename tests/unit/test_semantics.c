@@ -373,9 +373,12 @@ static void test_family_and_row_deletes(bool flushed) {
     CHECK_STR(get_str(&fx, "t", "r", &po), "a:@30=a-empty30;b:y@20=by20;");
     po.raw = true;
     po.max_versions = 5;
+    /* Cell order puts the family marker (empty qualifier) after the newer
+       put of the empty qualifier; b's marker is not shown, as b's empty
+       qualifier is not selected. */
     CHECK_STR(get_str(&fx, "t", "r", &po), flushed
-              ? "a:@20#14;a:@30=a-empty30;b:@10#10;b:y@20=by20;"
-              : "a:@20#14;a:@30=a-empty30;a:y@20=ay20;b:@10#10;b:x@10=bx10;b:y@20=by20;");
+              ? "a:@30=a-empty30;a:@20#14;b:y@20=by20;"
+              : "a:@30=a-empty30;a:@20#14;a:y@20=ay20;b:x@10=bx10;b:y@20=by20;");
     REQUIRE(kv_mutation_new(&m, "r", 1) == KV_OK);
     CHECK_EQ(kv_mutation_delete_row(m, KV_LATEST_TIMESTAMP), KV_OK);
     CHECK_EQ(kv_mutate(fx.s, "t", m, NULL), KV_OK);
@@ -387,6 +390,169 @@ static void test_family_and_row_deletes(bool flushed) {
     REQUIRE(kv_get(&r, fx.s, "t", "r", 1, NULL) == KV_OK);
     CHECK_EQ(r->ncells, 1);
     kv_result_free(r);
+    fx_end(&fx);
+}
+
+/* ---- raw reads: cell order and column selections ---- */
+
+/* A raw read returns cells in cell order (qualifier, timestamp descending,
+   markers first), so family markers, whose qualifier is empty, sit among
+   the empty qualifier's cells by timestamp; and with a column selection it
+   shows only the selected columns, so family markers only when the empty
+   qualifier is selected (HBase's ExplicitColumnTracker). Masking by them
+   still applies to every column. */
+static void test_raw_order_and_selection(bool flushed) {
+    fixture fx;
+    fx_start(&fx, "raworder", false);
+    kv_family_desc f = family("f", 5);
+    REQUIRE(kv_table_create(fx.s, "t", &f, 1) == KV_OK);
+    put(&fx, "t", "r", "f", "", 40, "e40");
+    put(&fx, "t", "r", "f", "", 20, "e20");
+    put(&fx, "t", "r", "f", "q", 10, "q10");
+    put(&fx, "t", "r", "f", "q", 40, "q40");
+    kv_mutation *m;
+    REQUIRE(kv_mutation_new(&m, "r", 1) == KV_OK);
+    CHECK_EQ(kv_mutation_delete_family(m, "f", 30), KV_OK);
+    CHECK_EQ(kv_mutation_delete_family_version(m, "f", 40), KV_OK);
+    CHECK_EQ(kv_mutate(fx.s, "t", m, NULL), KV_OK);
+    kv_mutation_free(m);
+    if (flushed) flush(&fx);
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    o.raw = true;
+    o.max_versions = 5;
+    /* (A flush keeps the markers and drops the puts they mask.) */
+    CHECK_STR(get_str(&fx, "t", "r", &o), flushed
+              ? "f:@40#10;f:@30#14;"
+              : "f:@40#10;f:@40=e40;f:@30#14;f:@20=e20;f:q@40=q40;f:q@10=q10;");
+    kv_column q = {"f", "q", 1};
+    o.columns = &q;
+    o.ncolumns = 1;
+    CHECK_STR(get_str(&fx, "t", "r", &o), flushed ? "" : "f:q@40=q40;f:q@10=q10;");
+    o.raw = false;
+    CHECK_STR(get_str(&fx, "t", "r", &o), "");
+    fx_end(&fx);
+}
+
+/* Puts t/r/f:q = "v<ts>" at timestamps 1..n. */
+static void put_versions(fixture *fx, int n) {
+    for (int ts = 1; ts <= n; ts++) {
+        char v[16];
+        snprintf(v, sizeof v, "v%d", ts);
+        put(fx, "t", "r", "f", "q", ts, v);
+    }
+}
+
+/* A raw read shows what is physically there, counting versions with its
+   own VERSIONS, not the family's (SPEC §1; issue 10): surplus versions
+   still in the memstore, until a flush drops them. */
+static void test_raw_counts_own_versions(bool flushed) {
+    fixture fx;
+    fx_start(&fx, "rawver", false);
+    kv_family_desc f = family("f", 2);
+    REQUIRE(kv_table_create(fx.s, "t", &f, 1) == KV_OK);
+    put_versions(&fx, 4);
+    if (flushed) flush(&fx);
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    o.raw = true;
+    o.max_versions = 10;
+    CHECK_STR(get_str(&fx, "t", "r", &o),
+              flushed ? "f:q@4=v4;f:q@3=v3;" : "f:q@4=v4;f:q@3=v3;f:q@2=v2;f:q@1=v1;");
+    o.max_versions = 3;
+    CHECK_STR(get_str(&fx, "t", "r", &o), flushed ? "f:q@4=v4;f:q@3=v3;" : "f:q@4=v4;f:q@3=v3;f:q@2=v2;");
+    /* A plain read stays capped by the family's VERSIONS. */
+    o.raw = false;
+    CHECK_STR(get_str(&fx, "t", "r", &o), "f:q@4=v4;f:q@3=v3;");
+    fx_end(&fx);
+}
+
+/* Increments and appends stamp max(previous timestamp + 1, now), as
+   HBase's region code does, so that they never replace a version in place
+   (issue 10): two within one millisecond leave two versions, and one after
+   a version in the future goes just above it. */
+static void test_rmw_timestamps(bool flushed) {
+    fixture fx;
+    fx_start(&fx, "rmwts", true);   /* the clock stands still */
+    kv_family_desc f = family("f", 5);
+    REQUIRE(kv_table_create(fx.s, "t", &f, 1) == KV_OK);
+    int64_t now = fx.clock, v = 0;
+    CHECK_EQ(kv_increment(&v, fx.s, "t", "r", 1, "f", "n", 1, 1, NULL), KV_OK);
+    if (flushed) flush(&fx);
+    CHECK_EQ(kv_increment(&v, fx.s, "t", "r", 1, "f", "n", 1, 1, NULL), KV_OK);
+    CHECK_EQ(v, 2);
+    CHECK_EQ(kv_append(NULL, NULL, fx.s, "t", "r", 1, "f", "s", 1, "a", 1, NULL), KV_OK);
+    CHECK_EQ(kv_append(NULL, NULL, fx.s, "t", "r", 1, "f", "s", 1, "b", 1, NULL), KV_OK);
+    put(&fx, "t", "r", "f", "z", now + 1000, "future");
+    CHECK_EQ(kv_append(NULL, NULL, fx.s, "t", "r", 1, "f", "z", 1, "!", 1, NULL), KV_OK);
+    if (flushed) flush(&fx);
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    o.max_versions = 5;
+    kv_result *r;
+    REQUIRE(kv_get(&r, fx.s, "t", "r", 1, &o) == KV_OK);
+    REQUIRE(r->ncells == 6);
+    /* f:n, newest first: 2 at now + 1, 1 at now */
+    CHECK_EQ(r->cells[0].timestamp, now + 1);
+    CHECK_EQ(r->cells[0].value_len, 8);
+    CHECK_EQ(r->cells[0].value[7], 2);
+    CHECK_EQ(r->cells[1].timestamp, now);
+    CHECK_EQ(r->cells[1].value[7], 1);
+    kv_result_free(r);
+    kv_column sz[2] = {{"f", "s", 1}, {"f", "z", 1}};
+    o.columns = sz;
+    o.ncolumns = 2;
+    char want[256];
+    snprintf(want, sizeof want, "f:s@%lld=ab;f:s@%lld=a;f:z@%lld=future!;f:z@%lld=future;",
+             (long long)now + 1, (long long)now, (long long)now + 1001, (long long)now + 1000);
+    CHECK_STR(get_str(&fx, "t", "r", &o), want);
+    fx_end(&fx);
+}
+
+/* Versions are trimmed when cells are written to a file, not when they are
+   put (SPEC §1; issue 10): the memstore keeps every version, and versions
+   newer than a read's time range are not counted, so until a flush a
+   time-range or timestamp read finds versions beyond VERSIONS; after it,
+   not. */
+static void test_trim_at_flush(bool flushed) {
+    fixture fx;
+    fx_start(&fx, "trim", false);
+    kv_family_desc f = family("f", 2);
+    REQUIRE(kv_table_create(fx.s, "t", &f, 1) == KV_OK);
+    put_versions(&fx, 4);
+    if (flushed) flush(&fx);
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    o.max_versions = 2;
+    o.time_min = 0;
+    o.time_max = 3;
+    CHECK_STR(get_str(&fx, "t", "r", &o), flushed ? "" : "f:q@2=v2;f:q@1=v1;");
+    o = at_time(1);
+    CHECK_STR(get_str(&fx, "t", "r", &o), flushed ? "" : "f:q@1=v1;");
+    CHECK_STR(get_str(&fx, "t", "r", NULL), "f:q@4=v4;");
+    fx_end(&fx);
+}
+
+/* A read naming a family and one of its columns: the later spec wins, as
+   HBase's Get/Scan addFamily / addColumn do (issue 10). */
+static void test_family_then_column(bool flushed) {
+    fixture fx;
+    fx_start(&fx, "famcol", false);
+    kv_family_desc fams[2] = {family("f", 3), family("g", 3)};
+    REQUIRE(kv_table_create(fx.s, "t", fams, 2) == KV_OK);
+    put(&fx, "t", "r", "f", "a", 1, "fa");
+    put(&fx, "t", "r", "f", "b", 1, "fb");
+    put(&fx, "t", "r", "g", "a", 1, "ga");
+    if (flushed) flush(&fx);
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    kv_column family_then_column[3] = {{"f", NULL, 0}, {"f", "a", 1}, {"g", NULL, 0}};
+    o.columns = family_then_column;
+    o.ncolumns = 3;
+    CHECK_STR(get_str(&fx, "t", "r", &o), "f:a@1=fa;g:a@1=ga;");
+    kv_column column_then_family[2] = {{"f", "a", 1}, {"f", NULL, 0}};
+    o.columns = column_then_family;
+    o.ncolumns = 2;
+    CHECK_STR(get_str(&fx, "t", "r", &o), "f:a@1=fa;f:b@1=fb;");
+    kv_column two_columns[3] = {{"f", NULL, 0}, {"f", "b", 1}, {"f", "a", 1}};
+    o.columns = two_columns;
+    o.ncolumns = 3;
+    CHECK_STR(get_str(&fx, "t", "r", &o), "f:a@1=fa;f:b@1=fb;");
     fx_end(&fx);
 }
 
@@ -507,7 +673,7 @@ static char *scan_rows(fixture *fx, const char *t, const kv_read_options *o) {
     const kv_result *r;
     while ((st = kv_scan_next(&r, sc)) == KV_OK)
         n += (size_t)snprintf(buf + n, sizeof buf - n, "%.*s(%zu) ", (int)r->row_len, (const char *)r->row, r->ncells);
-    CHECK_EQ(st, KV_NOT_FOUND);
+    CHECK_EQ(st, KV_END);
     kv_scan_close(sc);
     return buf;
 }
@@ -709,7 +875,9 @@ static void test_lock_wait(void) {
     CHECK(strstr(err, "first opener") != NULL);
     pthread_t t;
     REQUIRE(pthread_create(&t, NULL, close_later, a) == 0);
-    o.lock_wait_ms = 5000;
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+    lo.lock_wait_ms = 5000;
+    o.local = &lo;
     CHECK_EQ(kv_store_open(&b, dir, &o, err, sizeof err), KV_OK);
     pthread_join(t, NULL);
     CHECK_EQ(kv_store_close(b), KV_OK);
@@ -765,6 +933,11 @@ int main(void) {
         test_ttl(flushed);
         test_keep_deleted(flushed);
         test_family_and_row_deletes(flushed);
+        test_raw_order_and_selection(flushed);
+        test_family_then_column(flushed);
+        test_raw_counts_own_versions(flushed);
+        test_rmw_timestamps(flushed);
+        test_trim_at_flush(flushed);
         test_scans(flushed);
     }
     test_versions_reappear();

@@ -3,8 +3,8 @@
    internal keys, ordered reads, seeks and seek_before, bloom false
    positives, a huge value, the block cache, concurrent readers, and
    corruption and truncation reported as KV_CORRUPT. */
-#include "sst.h"
-#include "keys.h"
+#include "table/sst.h"
+#include "hbase/keys.h"
 #include "testutil.h"
 
 #include <pthread.h>

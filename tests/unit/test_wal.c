@@ -4,9 +4,9 @@
  * every cut point, corruption in the middle, bad headers, and writes through
  * the fault env (full disk, injected errors, power loss).
  */
-#include "coding.h"
+#include "util/coding.h"
 #include "testutil.h"
-#include "wal.h"
+#include "engine/wal.h"
 
 #include <unistd.h>
 
@@ -68,7 +68,7 @@ static kv_status write_log(kv_env *env, const char *path, int n, uint64_t *offse
 }
 
 /* Reads the log; returns the number of good records in order, and the
-   final status in *end (KV_NOT_FOUND for a clean end). */
+   final status in *end (KV_END for a clean end). */
 static int read_log(kv_env *env, const char *path, kv_status *end, uint64_t *offset, char *err,
                     size_t errlen) {
     kv_wal_reader *r = NULL;
@@ -92,10 +92,10 @@ static int read_log(kv_env *env, const char *path, kv_status *end, uint64_t *off
         n++;
     }
     /* Reading past the end stays at the end. */
-    if (st == KV_NOT_FOUND) {
+    if (st == KV_END) {
         const uint8_t *data;
         size_t len;
-        CHECK_EQ(kv_wal_read(r, &data, &len, err, errlen), KV_NOT_FOUND);
+        CHECK_EQ(kv_wal_read(r, &data, &len, err, errlen), KV_END);
     }
     if (offset)
         *offset = kv_wal_reader_offset(r);
@@ -144,7 +144,7 @@ static void test_round_trip(const char *dir) {
     kv_status end;
     uint64_t roff = 0;
     CHECK_EQ(read_log(env, p, &end, &roff, err, sizeof err), NREC);
-    CHECK_EQ(end, KV_NOT_FOUND);
+    CHECK_EQ(end, KV_END);
     CHECK_EQ(roff, off[NREC]);
 
     /* The header bytes are as documented. */
@@ -163,7 +163,7 @@ static void test_round_trip(const char *dir) {
         REQUIRE(wst == KV_OK);
     }
     CHECK_EQ(read_log(env, p, &end, &roff, err, sizeof err), 0);
-    CHECK_EQ(end, KV_NOT_FOUND);
+    CHECK_EQ(end, KV_END);
     CHECK_EQ(roff, HDR);
     unlink(p);
     free(p);
@@ -188,7 +188,7 @@ static void test_torn_tail(const char *dir) {
     for (size_t cut = (size_t)off[n - 1]; cut < len; cut++) {
         spill(q, bytes, cut);
         int got = read_log(env, q, &end, &roff, err, sizeof err);
-        if (got != n - 1 || end != KV_NOT_FOUND || roff != off[n - 1])
+        if (got != n - 1 || end != KV_END || roff != off[n - 1])
             bad++;
     }
     CHECK_EQ(bad, 0);
@@ -197,7 +197,7 @@ static void test_torn_tail(const char *dir) {
     for (size_t cut = (size_t)off[7]; cut < off[8]; cut += (cut < off[7] + 64 || cut + 64 > off[8]) ? 1 : 4096) {
         spill(q, bytes, cut);
         int got = read_log(env, q, &end, &roff, err, sizeof err);
-        if (got != 7 || end != KV_NOT_FOUND || roff != off[7])
+        if (got != 7 || end != KV_END || roff != off[7])
             bad++;
     }
     CHECK_EQ(bad, 0);
@@ -205,7 +205,7 @@ static void test_torn_tail(const char *dir) {
     for (size_t cut = 0; cut < HDR; cut++) {
         spill(q, bytes, cut);
         CHECK_EQ(read_log(env, q, &end, &roff, err, sizeof err), 0);
-        CHECK_EQ(end, KV_NOT_FOUND);
+        CHECK_EQ(end, KV_END);
         CHECK_EQ(roff, 0);
     }
     /* The last record whole in size but with damaged content: torn too. */
@@ -215,7 +215,7 @@ static void test_torn_tail(const char *dir) {
     copy[len - 1] ^= 0x40;
     spill(q, copy, len);
     CHECK_EQ(read_log(env, q, &end, &roff, err, sizeof err), n - 1);
-    CHECK_EQ(end, KV_NOT_FOUND);
+    CHECK_EQ(end, KV_END);
     free(copy);
     free(bytes);
     unlink(p);
@@ -320,7 +320,7 @@ static void test_fault_env(const char *dir) {
     CHECK_EQ(kv_wal_append(w, buf, 1, err, sizeof err), KV_NO_SPACE);
     CHECK_EQ(kv_wal_writer_close(w, err, sizeof err), KV_OK);
     CHECK_EQ(read_log(env, p, &end, &roff, err, sizeof err), 4);
-    CHECK_EQ(end, KV_NOT_FOUND);
+    CHECK_EQ(end, KV_END);
     CHECK_EQ(roff, off[4]);
 
     /* No space even for the file header. */
@@ -330,7 +330,7 @@ static void test_fault_env(const char *dir) {
     CHECK(w == NULL);
     kv_fault_env_set_space(fe, -1);
     CHECK_EQ(read_log(env, p, &end, &roff, err, sizeof err), 0);
-    CHECK_EQ(end, KV_NOT_FOUND);
+    CHECK_EQ(end, KV_END);
 
     /* An injected I/O error on an append. */
     st = kv_wal_writer_open(&w, env, p, err, sizeof err);
@@ -347,7 +347,7 @@ static void test_fault_env(const char *dir) {
     CHECK_EQ(kv_wal_sync(w, err, sizeof err), KV_IO);
     CHECK_EQ(kv_wal_writer_close(w, err, sizeof err), KV_OK);
     CHECK_EQ(read_log(env, p, &end, &roff, err, sizeof err), 2);
-    CHECK_EQ(end, KV_NOT_FOUND);
+    CHECK_EQ(end, KV_END);
 
     /* Power loss keeps the synced records only. */
     st = kv_wal_writer_open(&w, env, p, err, sizeof err);
@@ -361,7 +361,7 @@ static void test_fault_env(const char *dir) {
     CHECK_EQ(kv_fault_env_drop_unsynced(fe), KV_OK);
     CHECK_EQ(kv_wal_writer_close(w, err, sizeof err), KV_OK);
     CHECK_EQ(read_log(env, p, &end, &roff, err, sizeof err), 3);
-    CHECK_EQ(end, KV_NOT_FOUND);
+    CHECK_EQ(end, KV_END);
 
     /* A failing read is an error, not the end. */
     {

@@ -26,9 +26,11 @@ static int fail(engine *e, const char *what, int st) {
 
 static int kvc_open(engine *e, const char *dir, const engine_config *cfg) {
     kv_store_options o = KV_STORE_OPTIONS_INIT;
+    kv_local_options local = KV_LOCAL_OPTIONS_INIT;
     o.create_if_missing = true;
-    o.write_buffer_size = cfg->write_buffer_size;
-    o.block_cache_size = cfg->cache_size;
+    local.write_buffer_size = cfg->write_buffer_size;
+    local.block_cache_size = cfg->cache_size;
+    o.local = &local;
     o.owner = "cellbench";
     char msg[400] = "";
     kv_store *s = NULL;
@@ -99,7 +101,7 @@ static int kvc_scan(engine *e, const char *start, size_t start_len, uint64_t lim
             b += row->cells[i].value_len;
     }
     kv_scan_close(sc);
-    if (st != KV_NOT_FOUND)
+    if (st != KV_END)
         return fail(e, "kv_scan_next", st);
     *entries = n;
     *bytes = b;

@@ -119,9 +119,11 @@ int main(int argc, char **argv) {
     sh.wopts = wo;
 
     kv_store_options opts = KV_STORE_OPTIONS_INIT;
+    kv_local_options local = KV_LOCAL_OPTIONS_INIT;
     opts.create_if_missing = !read_only;
     /* a mount that was just unmounted may still be closing the store */
-    opts.lock_wait_ms = 2000;
+    local.lock_wait_ms = 2000;
+    opts.local = &local;
     opts.read_only = read_only;
     opts.owner = "cellsh";
     opts.log = log_sink;

@@ -102,7 +102,7 @@ enum sh_scan_step sh_scan_next(cellsh *sh, kv_scan *scan, const kv_result **row,
     if (sh_interrupted()) return SH_SCAN_INTERRUPTED;
     kv_status st = kv_scan_next(row, scan);
     if (st == KV_OK) return SH_SCAN_ROW;
-    if (st == KV_NOT_FOUND) return SH_SCAN_END;   /* kvcore's end of a scan */
+    if (st == KV_END) return SH_SCAN_END;
     sh_kv_error(sh, st, table);
     return SH_SCAN_FAILED;
 }

@@ -1,0 +1,151 @@
+/**
+ * @file batch.c
+ * Encoding and decoding of the write group's log record (layout in
+ * batch.h and doc/log_format.md). Resolves family names to the family ids
+ * that records carry, so that a record stays valid after a rename of
+ * nothing: ids never change while a family exists.
+ */
+#include "batch.h"
+#include "errors.h"
+#include "hbase/mutation.h"
+
+#include <string.h>
+
+/* Most families one mutation may touch (a bound for the stack array). */
+#define BATCH_MAX_FAMILIES 64
+
+static int put_u32(kv_buf *b, uint32_t v) {
+    uint8_t x[4];
+    kv_put_le32(x, v);
+    return kv_buf_append(b, x, 4);
+}
+
+static int put_u64(kv_buf *b, uint64_t v) {
+    uint8_t x[8];
+    kv_put_le64(x, v);
+    return kv_buf_append(b, x, 8);
+}
+
+static int put_bytes(kv_buf *b, const void *p, size_t n) {
+    return kv_buf_append_varint64(b, n) || kv_buf_append(b, p, n);
+}
+
+static int put_op(kv_buf *b, uint32_t family_id, kv_cell_type type, int64_t ts, const void *q,
+                  size_t qlen, const void *v, size_t vlen) {
+    uint8_t t = (uint8_t)type;
+    return put_u32(b, family_id) || kv_buf_append(b, &t, 1) || put_u64(b, (uint64_t)ts) ||
+           put_bytes(b, q, qlen) || put_bytes(b, v, vlen);
+}
+
+int kv_batch_begin(kv_buf *rec, uint64_t first_seq) {
+    rec->len = 0;
+    return put_u64(rec, first_seq) || put_u32(rec, 0);
+}
+
+void kv_batch_set_count(kv_buf *rec, uint32_t nmut) {
+    if (rec->len >= KV_BATCH_HEADER_LEN) kv_put_le32(rec->data + 8, nmut);
+}
+
+kv_status kv_batch_add(kv_engine *s, kv_buf *b, const kv_table *t, const kv_mutation *m,
+                       int64_t now, bool *deleted_implicitly, uint64_t *nops) {
+    if (m->nops == 0) return KV_INVALID;
+    kv_family *fam[BATCH_MAX_FAMILIES];
+    if (m->nfamilies > BATCH_MAX_FAMILIES)
+        return kv_fail(s, KV_INVALID, "a mutation may touch at most %d families, not %zu",
+                       BATCH_MAX_FAMILIES, m->nfamilies);
+    for (size_t i = 0; i < m->nfamilies; i++) {
+        fam[i] = kv_table_family(t, m->families[i]);
+        if (!fam[i])
+            return kv_fail(s, KV_NO_FAMILY, "table %s:%s has no column family '%s'", t->ns, t->name,
+                           m->families[i]);
+    }
+    size_t mark = b->len;
+    uint64_t count = 0;
+    for (size_t i = 0; i < m->nops; i++) {
+        const kv_op *op = &m->ops[i];
+        if (op->vlen > s->opts.max_value_size)
+            return kv_fail(s, KV_TOO_LARGE, "value of %u bytes is above the limit of %zu bytes",
+                           op->vlen, s->opts.max_value_size);
+        count += op->whole_row ? t->nfamilies : 1;
+    }
+    if (put_u32(b, t->id) || put_bytes(b, m->bytes.data, m->row_len) ||
+        kv_buf_append_varint64(b, count))
+        goto nomem;
+    for (size_t i = 0; i < m->nops; i++) {
+        const kv_op *op = &m->ops[i];
+        int64_t ts = op->ts;
+        if (ts == KV_LATEST_TIMESTAMP) {
+            ts = now;
+            if (op->type != KV_TYPE_PUT) *deleted_implicitly = true;
+        }
+        const uint8_t *q = m->bytes.data + op->qoff, *v = m->bytes.data + op->voff;
+        if (op->whole_row) {
+            for (size_t f = 0; f < t->nfamilies; f++)
+                if (put_op(b, t->families[f]->id, op->type, ts, NULL, 0, NULL, 0)) goto nomem;
+        } else if (put_op(b, fam[op->family_index]->id, op->type, ts, q, op->qlen, v, op->vlen)) {
+            goto nomem;
+        }
+    }
+    *nops += count;
+    return KV_OK;
+nomem:
+    b->len = mark;
+    return KV_NO_MEMORY;
+}
+
+static const uint8_t *get_u32(const uint8_t *p, const uint8_t *end, uint32_t *v) {
+    if (!p || end - p < 4) return NULL;
+    *v = kv_get_le32(p);
+    return p + 4;
+}
+
+static const uint8_t *get_u64(const uint8_t *p, const uint8_t *end, uint64_t *v) {
+    if (!p || end - p < 8) return NULL;
+    *v = kv_get_le64(p);
+    return p + 8;
+}
+
+static const uint8_t *get_bytes(const uint8_t *p, const uint8_t *end, const uint8_t **out,
+                                size_t *len) {
+    uint64_t n;
+    if (!p || !(p = kv_get_varint64(p, end, &n)) || (uint64_t)(end - p) < n) return NULL;
+    *out = p;
+    *len = (size_t)n;
+    return p + n;
+}
+
+static bool valid_type(uint8_t t) {
+    return t == KV_TYPE_PUT || t == KV_TYPE_DELETE || t == KV_TYPE_DELETE_COLUMN ||
+           t == KV_TYPE_DELETE_FAMILY || t == KV_TYPE_DELETE_FAMILY_VERSION;
+}
+
+kv_status kv_batch_decode(const uint8_t *rec, size_t len, kv_batch_visit visit, void *ctx,
+                          uint64_t *last_seq) {
+    const uint8_t *p = rec, *end = rec + len;
+    uint64_t seq;
+    uint32_t nmut;
+    p = get_u32(get_u64(p, end, &seq), end, &nmut);
+    if (!p) return KV_CORRUPT;
+    kv_batch_op op;
+    for (uint32_t i = 0; i < nmut; i++) {
+        uint64_t nops;
+        p = get_u32(p, end, &op.table_id);
+        p = get_bytes(p, end, &op.row, &op.row_len);
+        if (!p || !(p = kv_get_varint64(p, end, &nops))) return KV_CORRUPT;
+        for (uint64_t k = 0; k < nops; k++) {
+            uint64_t ts;
+            p = get_u32(p, end, &op.family_id);
+            if (!p || p >= end || !valid_type(*p)) return KV_CORRUPT;
+            op.type = (kv_cell_type)*p++;
+            p = get_bytes(get_bytes(get_u64(p, end, &ts), end, &op.qualifier, &op.qualifier_len),
+                          end, &op.value, &op.value_len);
+            if (!p) return KV_CORRUPT;
+            op.ts = (int64_t)ts;
+            op.seq = seq++;
+            kv_status st = visit(ctx, &op);
+            if (st != KV_OK) return st;
+        }
+    }
+    *last_seq = seq - 1;
+    return KV_OK;
+}

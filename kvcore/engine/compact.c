@@ -1,0 +1,220 @@
+/**
+ * @file compact.c
+ * Compactions: minor ones merge files picked by a size-ratio policy (with
+ * the manual compaction style: every file of a family) and keep delete
+ * markers; major ones (kv_compact) first flush, then rewrite
+ * each family into one file without markers and without the cells they
+ * mask, expired or surplus (retention by matcher.c, files by builder.c).
+ * The compaction thread runs minor passes after each flush. A new file set
+ * is published only after the manifest naming it is on disk; replaced
+ * files are removed when the last scan using them ends.
+ */
+#include "compact.h"
+#include "builder.h"
+#include "errors.h"
+#include "fileset.h"
+#include "manifest.h"
+#include "tables.h"
+#include "write.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define COMPACT_MIN_FILES 3
+#define COMPACT_MAX_FILES 10
+#define COMPACT_RATIO 1.2
+#define FILES_FORCING_COMPACTION 12
+
+/* Chooses files [*lo, *hi) of fs (newest first) for a minor compaction by
+   the size-ratio rule: each file at most RATIO times the rest together.
+   Returns false when nothing is worth compacting. */
+static bool pick_minor(const kv_fileset *fs, size_t *lo, size_t *hi) {
+    size_t n = fs->n;
+    if (n < COMPACT_MIN_FILES) return false;
+    bool found = false;
+    size_t best_count = 0;
+    uint64_t best_total = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t total = 0;
+        for (size_t j = i; j < n && j - i < COMPACT_MAX_FILES; j++) {
+            total += fs->files[j]->meta.file_size;
+            size_t count = j - i + 1;
+            if (count < COMPACT_MIN_FILES) continue;
+            bool ok = true;
+            for (size_t k = i; k <= j && ok; k++) {
+                uint64_t sz = fs->files[k]->meta.file_size;
+                ok = (double)sz <= COMPACT_RATIO * (double)(total - sz);
+            }
+            if (ok && (count > best_count || (count == best_count && total < best_total))) {
+                found = true;
+                best_count = count;
+                best_total = total;
+                *lo = i;
+                *hi = j + 1;
+            }
+        }
+    }
+    if (!found && n >= FILES_FORCING_COMPACTION) {
+        /* Too many files and none fits the ratio: merge the newest ones,
+           which are the smallest. */
+        *lo = 0;
+        *hi = COMPACT_MAX_FILES;
+        found = true;
+    }
+    return found;
+}
+
+/* Compacts one family (catalog_lock held shared, mu not held). */
+static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *did) {
+    *did = false;
+    pthread_mutex_lock(&s->mu);
+    while (fam->compacting) pthread_cond_wait(&s->bg_cv, &s->mu);
+    kv_fileset *fs = fam->files;
+    size_t lo = 0, hi = fs->n;
+    /* Manual compaction style: a minor compaction takes every file, so
+       that the result depends on the calls made, not on file sizes. */
+    bool all = major || s->local.compaction == KV_COMPACTION_MANUAL;
+    bool go = all ? fs->n > 0 : pick_minor(fs, &lo, &hi);
+    if (!go || fam->dropped) {
+        pthread_mutex_unlock(&s->mu);
+        return KV_OK;
+    }
+    fam->compacting = true;
+    kv_fileset_ref(fs);
+    kv_family_desc desc = fam->desc;
+    pthread_mutex_unlock(&s->mu);
+
+    kv_status st = KV_OK;
+    kv_iter **kids = calloc(hi - lo, sizeof *kids);
+    kv_sstfile *out = NULL;
+    if (!kids) st = KV_NO_MEMORY;
+    for (size_t i = lo; st == KV_OK && i < hi; i++) kids[i - lo] = kv_sst_iter(fs->files[i]->reader, false, false);
+    kv_iter *it = st == KV_OK ? kv_merge_iter_new(kids, hi - lo) : NULL;
+    free(kids);
+    if (st == KV_OK && !it) st = KV_NO_MEMORY;
+    if (st == KV_OK) st = kv_build_family_file(s, &desc, it, major ? KV_MATCH_MAJOR : KV_MATCH_MINOR, &out);
+    if (it) it->destroy(it);
+
+    pthread_mutex_lock(&s->mu);
+    if (st == KV_OK && !fam->dropped) {
+        /* The current set may have gained newer files from flushes meanwhile;
+           replace exactly the inputs. */
+        kv_fileset *cur = fam->files;
+        kv_fileset *next = kv_fileset_new(cur->n + 1);
+        if (!next) {
+            st = KV_NO_MEMORY;
+        } else {
+            bool placed = false;
+            for (size_t i = 0; i < cur->n; i++) {
+                kv_sstfile *f = cur->files[i];
+                bool input = false;
+                for (size_t j = lo; j < hi && !input; j++) input = fs->files[j] == f;
+                if (input) {
+                    if (!placed && out) next->files[next->n++] = out;
+                    placed = true;
+                    continue;
+                }
+                kv_sstfile_ref(f);
+                next->files[next->n++] = f;
+            }
+            if (!placed && out) next->files[next->n++] = out;
+            fam->files = next;
+            kv_status ms = kv_manifest_write(s);
+            if (ms != KV_OK) {
+                /* Keep the old set: the manifest on disk still names it. */
+                fam->files = cur;
+                if (out) out->obsolete = true;
+                kv_fileset_unref(next);
+                if (out && !placed) kv_sstfile_unref(out);
+                out = NULL;
+                st = ms;
+            } else {
+                for (size_t j = lo; j < hi; j++) fs->files[j]->obsolete = true;
+                kv_fileset_unref(cur);
+                out = NULL;
+                s->compactions++;
+                *did = true;
+            }
+        }
+    }
+    fam->compacting = false;
+    pthread_cond_broadcast(&s->bg_cv);
+    pthread_mutex_unlock(&s->mu);
+    if (out) {
+        out->obsolete = true;
+        kv_sstfile_unref(out);
+    }
+    kv_fileset_unref(fs);
+    return st;
+}
+
+kv_status kv_compact_now(kv_engine *s, kv_table *t, bool major) {
+    kv_status st = KV_OK;
+    bool did;
+    if (major) st = kv_write_flush(s);
+    for (size_t i = 0; st == KV_OK && i < s->ntables; i++) {
+        kv_table *tab = s->tables[i];
+        if (t && tab != t) continue;
+        for (size_t f = 0; st == KV_OK && f < tab->nfamilies; f++)
+            st = compact_family(s, tab->families[f], major, &did);
+    }
+    return st;
+}
+
+/* One pass of minor compactions over every family. Returns whether any
+   family was compacted (then another pass may find more to do). */
+static bool compaction_pass(kv_engine *s) {
+    bool any = false;
+    pthread_rwlock_rdlock(&s->catalog_lock);
+    for (size_t i = 0; i < s->ntables; i++)
+        for (size_t f = 0; f < s->tables[i]->nfamilies; f++) {
+            pthread_mutex_lock(&s->mu);
+            bool stop = s->shutting_down;
+            pthread_mutex_unlock(&s->mu);
+            if (stop) goto out;
+            bool did = false;
+            kv_status st = compact_family(s, s->tables[i]->families[f], false, &did);
+            if (st != KV_OK) kv_log(s, KV_LOG_ERROR, "background compaction failed: %s", kv_report_last(s->report));
+            any |= did;
+        }
+out:
+    pthread_rwlock_unlock(&s->catalog_lock);
+    return any;
+}
+
+/* The compaction thread: after each flush, passes over the families until
+   none needs a minor compaction. */
+static void *compact_main(void *arg) {
+    kv_engine *s = arg;
+    pthread_mutex_lock(&s->mu);
+    while (!s->shutting_down) {
+        if (s->compaction_wanted) {
+            s->compaction_wanted = false;
+            pthread_mutex_unlock(&s->mu);
+            while (compaction_pass(s)) {}
+            pthread_mutex_lock(&s->mu);
+            continue;
+        }
+        pthread_cond_wait(&s->compact_cv, &s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+kv_status kv_compact_start(kv_engine *s) {
+    int rc = pthread_create(&s->compact_thread, NULL, compact_main, s);
+    if (rc != 0)
+        return kv_fail(s, KV_NO_MEMORY, "cannot start the compaction thread: %s", strerror(rc));
+    s->compact_started = true;
+    return KV_OK;
+}
+
+void kv_compact_stop(kv_engine *s) {
+    if (!s->compact_started) return;
+    pthread_mutex_lock(&s->mu);
+    s->shutting_down = true;
+    pthread_cond_broadcast(&s->compact_cv);
+    pthread_mutex_unlock(&s->mu);
+    pthread_join(s->compact_thread, NULL);
+    s->compact_started = false;
+}

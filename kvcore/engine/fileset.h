@@ -1,0 +1,46 @@
+/**
+ * @file fileset.h
+ * The sorted files a family reads (fileset.c): each open file is shared
+ * by every file set that lists it and reference-counted; a file set is an
+ * immutable list, newest first, that flushes and compactions replace as a
+ * whole and that scans keep alive while they read it. A file marked
+ * obsolete (replaced by a compaction, or of a dropped family) is removed
+ * from disk and from the block cache when its last reference goes.
+ */
+#ifndef KV_ENGINE_FILESET_H
+#define KV_ENGINE_FILESET_H
+
+#include "engine_i.h"
+#include "table/sst.h"
+
+#include <stdatomic.h>
+
+/* One sorted file of a family, shared by file sets; refcounted. */
+typedef struct kv_sstfile {
+    atomic_int refs;
+    uint64_t number;
+    kv_sst_meta meta;
+    kv_sst_reader *reader;
+    bool obsolete;              /* remove from disk at the last unref (mu) */
+    struct kv_engine *store;     /* for the directory, env, cache and log */
+} kv_sstfile;
+
+/* An immutable set of files, newest first; refcounted. */
+typedef struct kv_fileset {
+    atomic_int refs;
+    size_t n;
+    kv_sstfile **files;
+} kv_fileset;
+
+/* Opens sorted file @p number of the store as a kv_sstfile with one
+   reference; meta is moved into it. Errors: those of kv_sst_open, with a
+   message naming the file. */
+kv_status kv_sstfile_open(kv_engine *s, uint64_t number, kv_sst_meta *meta, kv_sstfile **out);
+void kv_sstfile_ref(kv_sstfile *f);
+void kv_sstfile_unref(kv_sstfile *f);
+/* A file set with room for n files (n = 0 allowed), one reference. */
+kv_fileset *kv_fileset_new(size_t n);
+void kv_fileset_ref(kv_fileset *fs);
+void kv_fileset_unref(kv_fileset *fs);
+
+#endif

@@ -1,0 +1,339 @@
+/**
+ * @file memstore.c
+ * The memstore: a skip list of (key, value) entries whose nodes live in an
+ * arena of large chunks, with one writer and lock-free concurrent readers.
+ * Called by the store's write path (add), by scans and flushes (iterators);
+ * calls only libc.
+ *
+ * Thread safety: add() calls are serialised by the caller. A node is fully
+ * written (key, value, its own next pointers) before it is linked in with a
+ * release store; readers follow next pointers with acquire loads, so they
+ * see every linked node whole. Nodes are never unlinked or freed before the
+ * last reference goes, so readers need no lock. The byte and entry counts
+ * are relaxed atomics: exact for the writer, approximate for others.
+ */
+#include "memstore.h"
+#include "hbase/keys.h"
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_HEIGHT 12
+#define BRANCHING 4                       /* a node reaches level i+1 with p = 1/4 */
+#define CHUNK_SIZE ((size_t)1 << 20)      /* largest arena chunk */
+/* Chunks start small and double up to CHUNK_SIZE, so that a store with many
+   families and a small write buffer is not charged 1 MiB per memstore. */
+#define FIRST_CHUNK ((size_t)4 << 10)
+
+typedef struct node {
+    size_t klen, vlen;
+    int height;
+    /* next[height], then key bytes, then value bytes. */
+    _Atomic(struct node *) next[];
+} node;
+
+typedef struct chunk {
+    struct chunk *next;
+    alignas(max_align_t) unsigned char data[];
+} chunk;
+
+struct kv_memstore {
+    atomic_int refs;
+    atomic_int height;          /* levels in use; readers may see a stale value */
+    node *head;                 /* MAX_HEIGHT levels, no key */
+    /* Writer-only state. */
+    chunk *chunks;              /* all chunks, newest first */
+    unsigned char *alloc_ptr;   /* free space in the current chunk */
+    size_t alloc_left;
+    size_t next_chunk;          /* size of the next regular chunk */
+    uint64_t rng;               /* xorshift state for node heights */
+    /* Read by anyone. */
+    atomic_size_t bytes;
+    _Atomic uint64_t entries;
+};
+
+
+static const uint8_t *node_key(const node *n) {
+    return (const uint8_t *)&n->next[n->height];
+}
+
+static const uint8_t *node_value(const node *n) {
+    return node_key(n) + n->klen;
+}
+
+static node *next_of(const node *n, int level) {
+    return atomic_load_explicit(&((node *)n)->next[level], memory_order_acquire);
+}
+
+static unsigned char *new_chunk(kv_memstore *m, size_t size) {
+    chunk *c = malloc(sizeof *c + size);
+    if (!c)
+        return NULL;
+    c->next = m->chunks;
+    m->chunks = c;
+    atomic_fetch_add_explicit(&m->bytes, sizeof *c + size, memory_order_relaxed);
+    return c->data;
+}
+
+static void *arena_alloc(kv_memstore *m, size_t size) {
+    size_t align = alignof(max_align_t);
+    size = (size + align - 1) & ~(align - 1);
+    /* Nodes above a quarter chunk get a chunk of their own, which keeps
+       the current chunk's free space. */
+    if (size > m->next_chunk / 4)
+        return new_chunk(m, size);
+    if (size > m->alloc_left) {
+        unsigned char *p = new_chunk(m, m->next_chunk);
+        if (!p)
+            return NULL;
+        m->alloc_ptr = p;
+        m->alloc_left = m->next_chunk;
+        if (m->next_chunk < CHUNK_SIZE)
+            m->next_chunk *= 2;
+    }
+    void *p = m->alloc_ptr;
+    m->alloc_ptr += size;
+    m->alloc_left -= size;
+    return p;
+}
+
+static node *new_node(kv_memstore *m, int height, size_t klen, size_t vlen) {
+    size_t fixed = sizeof(node) + (size_t)height * sizeof(_Atomic(node *));
+    size_t limit = SIZE_MAX / 2;   /* leaves room for rounding and the chunk header */
+    if (klen > limit - fixed || vlen > limit - fixed - klen)
+        return NULL;
+    node *n = arena_alloc(m, fixed + klen + vlen);
+    if (!n)
+        return NULL;
+    n->klen = klen;
+    n->vlen = vlen;
+    n->height = height;
+    for (int i = 0; i < height; i++)
+        atomic_init(&n->next[i], NULL);
+    return n;
+}
+
+static int random_height(kv_memstore *m) {
+    int h = 1;
+    for (;;) {
+        m->rng ^= m->rng << 13;
+        m->rng ^= m->rng >> 7;
+        m->rng ^= m->rng << 17;
+        if (h >= MAX_HEIGHT || (m->rng >> 32) % BRANCHING != 0)
+            return h;
+        h++;
+    }
+}
+
+kv_memstore *kv_memstore_new(void) {
+    kv_memstore *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    atomic_init(&m->refs, 1);
+    atomic_init(&m->height, 1);
+    atomic_init(&m->bytes, 0);
+    atomic_init(&m->entries, 0);
+    m->next_chunk = FIRST_CHUNK;
+    /* Seeded from the address: heights need not be reproducible. */
+    m->rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)m;
+    if (!m->rng)
+        m->rng = 1;
+    m->head = new_node(m, MAX_HEIGHT, 0, 0);
+    if (!m->head) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void kv_memstore_ref(kv_memstore *m) {
+    atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+}
+
+void kv_memstore_unref(kv_memstore *m) {
+    if (!m)
+        return;
+    if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    chunk *c = m->chunks;
+    while (c) {
+        chunk *n = c->next;
+        free(c);
+        c = n;
+    }
+    free(m);
+}
+
+/* The first node with key >= target, filling prev[] (when non-NULL) with
+   the last node before it at every level. */
+static node *find_ge(const kv_memstore *m, const uint8_t *key, size_t klen, node **prev) {
+    node *x = m->head;
+    int level = atomic_load_explicit(&((kv_memstore *)m)->height, memory_order_relaxed) - 1;
+    for (;;) {
+        node *n = next_of(x, level);
+        if (n && kv_key_compare(node_key(n), n->klen, key, klen) < 0) {
+            x = n;
+            continue;
+        }
+        if (prev)
+            prev[level] = x;
+        if (level == 0)
+            return n;
+        level--;
+    }
+}
+
+/* The last node with key < target (target NULL: the last node); the head
+   when there is none. */
+static node *find_lt(const kv_memstore *m, const uint8_t *key, size_t klen) {
+    node *x = m->head;
+    int level = atomic_load_explicit(&((kv_memstore *)m)->height, memory_order_relaxed) - 1;
+    for (;;) {
+        node *n = next_of(x, level);
+        if (n && (!key || kv_key_compare(node_key(n), n->klen, key, klen) < 0)) {
+            x = n;
+            continue;
+        }
+        if (level == 0)
+            return x;
+        level--;
+    }
+}
+
+kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const uint8_t *value,
+                          size_t vlen) {
+    if (!m || (!key && klen) || (!value && vlen))
+        return KV_INVALID;
+    node *prev[MAX_HEIGHT];
+    node *found = find_ge(m, key, klen, prev);
+    if (found && kv_key_compare(node_key(found), found->klen, key, klen) == 0)
+        return KV_EXISTS;
+    int h = random_height(m);
+    node *n = new_node(m, h, klen, vlen);
+    if (!n)
+        return KV_NO_MEMORY;
+    if (klen)
+        memcpy((uint8_t *)node_key(n), key, klen);
+    if (vlen)
+        memcpy((uint8_t *)node_value(n), value, vlen);
+    int cur = atomic_load_explicit(&m->height, memory_order_relaxed);
+    if (h > cur) {
+        for (int i = cur; i < h; i++)
+            prev[i] = m->head;
+        /* A reader that sees the new height before the links finds NULL at
+           those levels of the head and simply drops a level. */
+        atomic_store_explicit(&m->height, h, memory_order_relaxed);
+    }
+    for (int i = 0; i < h; i++) {
+        /* n is not reachable yet: a relaxed store suffices for its own link. */
+        atomic_store_explicit(&n->next[i],
+                              atomic_load_explicit(&prev[i]->next[i], memory_order_relaxed),
+                              memory_order_relaxed);
+        atomic_store_explicit(&prev[i]->next[i], n, memory_order_release);
+    }
+    atomic_fetch_add_explicit(&m->entries, 1, memory_order_relaxed);
+    return KV_OK;
+}
+
+size_t kv_memstore_bytes(const kv_memstore *m) {
+    return m ? atomic_load_explicit(&((kv_memstore *)m)->bytes, memory_order_relaxed) : 0;
+}
+
+uint64_t kv_memstore_entries(const kv_memstore *m) {
+    return m ? atomic_load_explicit(&((kv_memstore *)m)->entries, memory_order_relaxed) : 0;
+}
+
+/* ---- iterator ---- */
+
+typedef struct mem_iter {
+    kv_iter it;          /* first member: kv_iter * and mem_iter * convert */
+    kv_memstore *m;      /* one reference held */
+    const node *cur;     /* NULL when not valid */
+} mem_iter;
+
+static mem_iter *mi(kv_iter *it) { return (mem_iter *)(void *)it; }
+static const mem_iter *cmi(const kv_iter *it) { return (const mem_iter *)(const void *)it; }
+
+static void mi_seek(kv_iter *it, const uint8_t *target, size_t len) {
+    mem_iter *x = mi(it);
+    if (len == 0 || !target)
+        x->cur = next_of(x->m->head, 0);
+    else
+        x->cur = find_ge(x->m, target, len, NULL);
+}
+
+static void mi_seek_before(kv_iter *it, const uint8_t *target, size_t len) {
+    mem_iter *x = mi(it);
+    node *n = find_lt(x->m, target, target ? len : 0);
+    x->cur = n == x->m->head ? NULL : n;
+}
+
+static void mi_next(kv_iter *it) {
+    mem_iter *x = mi(it);
+    if (x->cur)
+        x->cur = next_of(x->cur, 0);
+}
+
+static bool mi_valid(const kv_iter *it) {
+    return cmi(it)->cur != NULL;
+}
+
+static const uint8_t *mi_key(const kv_iter *it, size_t *len) {
+    const node *n = cmi(it)->cur;
+    if (!n) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    if (len)
+        *len = n->klen;
+    return node_key(n);
+}
+
+static const uint8_t *mi_value(const kv_iter *it, size_t *len) {
+    const node *n = cmi(it)->cur;
+    if (!n) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    if (len)
+        *len = n->vlen;
+    return node_value(n);
+}
+
+static kv_status mi_status(const kv_iter *it) {
+    (void)it;
+    return KV_OK;
+}
+
+static void mi_destroy(kv_iter *it) {
+    if (!it)
+        return;
+    kv_memstore_unref(mi(it)->m);
+    free(it);
+}
+
+kv_iter *kv_memstore_iter(kv_memstore *m) {
+    if (!m)
+        return NULL;
+    mem_iter *x = malloc(sizeof *x);
+    if (!x)
+        return NULL;
+    x->it = (kv_iter){
+        .seek = mi_seek,
+        .seek_before = mi_seek_before,
+        .next = mi_next,
+        .valid = mi_valid,
+        .key = mi_key,
+        .value = mi_value,
+        .status = mi_status,
+        .destroy = mi_destroy,
+    };
+    kv_memstore_ref(m);
+    x->m = m;
+    x->cur = NULL;
+    return &x->it;
+}

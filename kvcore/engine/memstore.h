@@ -1,0 +1,34 @@
+/**
+ * @file memstore.h
+ * A family's in-memory sorted buffer: a skip list of (internal key, value)
+ * entries in an arena, one per family per table. Writes come from one
+ * thread at a time (the store's write leader, which holds the write lock);
+ * any number of readers iterate concurrently without locks and see each
+ * entry either wholly or not at all (entries are published with release
+ * stores). Keys are unique: every cell carries its own sequence number.
+ * Reference-counted, because scans keep a memstore alive after a flush has
+ * replaced it.
+ */
+#ifndef KV_MEMSTORE_H
+#define KV_MEMSTORE_H
+
+#include "table/iter.h"
+
+typedef struct kv_memstore kv_memstore;
+
+/* A new empty memstore with one reference. NULL on out-of-memory. */
+kv_memstore *kv_memstore_new(void);
+void kv_memstore_ref(kv_memstore *m);
+/* Drops a reference; frees at zero. NULL is a no-op. */
+void kv_memstore_unref(kv_memstore *m);
+/* Inserts an entry (copies key and value). KV_EXISTS if the key is there,
+   KV_NO_MEMORY. Callers serialise add() calls; readers need no lock. */
+kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const uint8_t *value,
+                          size_t vlen);
+/* Bytes of memory used (arena), approximately. */
+size_t kv_memstore_bytes(const kv_memstore *m);
+uint64_t kv_memstore_entries(const kv_memstore *m);
+/* An iterator that holds a reference to m until destroyed. */
+kv_iter *kv_memstore_iter(kv_memstore *m);
+
+#endif

@@ -1,0 +1,707 @@
+/**
+ * @file read.c
+ * The engine's scans (a get is a scan of one row, see api/read.c). A scan takes a snapshot (the published sequence number
+ * and references to every selected family's memstores and file set), keeps
+ * one merged iterator per family, and assembles rows: the smallest (or for
+ * reversed scans the largest) row any family is at, each family's entries
+ * of that row judged by the matcher, then the filter. Gets are scans of one
+ * row that skip files whose bloom filter rules the row or columns out.
+ */
+#include "read.h"
+#include "errors.h"
+#include "fileset.h"
+#include "matcher.h"
+#include "tables.h"
+#include "hbase/filter.h"
+#include "hbase/keys.h"
+#include "table/iter.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fam_reader {
+    kv_family *fam;
+    kv_family_desc desc;        /* copy: alter may change the live one */
+    kv_iter *it;
+    kv_fileset *files;
+    const kv_column *cols;      /* selected qualifiers of this family */
+    size_t ncols;               /* 0: the whole family */
+    kv_matcher matcher;
+} fam_reader;
+
+typedef struct cell_ref {       /* a cell while its bytes may still move */
+    size_t fam;                 /* index into fams */
+    size_t qoff, qlen, voff, vlen;
+    int64_t ts;
+    kv_cell_type type;
+} cell_ref;
+
+struct kv_engine_scan {
+    kv_engine *store;
+    kv_read_options opts;
+    kv_buf bounds;              /* owned copies of start/stop/prefix */
+    uint64_t snapshot;
+    int64_t now;
+    size_t nfams;
+    fam_reader *fams;
+    kv_filter_run *filter;
+    uint64_t rows_returned;
+    bool finished;
+    kv_status error;
+    kv_buf row_key;             /* esc(row) of the current row */
+    kv_buf upper;               /* reversed: next rows are below this key */
+    bool have_upper;
+    kv_buf target;
+    kv_buf colkey;              /* the column being read */
+    kv_buf scratch;
+    kv_buf bytes;               /* row, qualifiers, values of the result */
+    cell_ref *refs;
+    kv_cell *cells;
+    size_t ncells, cap;
+    kv_result result;
+};
+
+/* ---- setup ---- */
+
+/* References to a family's memstores and files, taken together with the
+   snapshot under mu. */
+typedef struct fam_sources {
+    kv_memstore *mem, *imm;
+    kv_fileset *files;
+} fam_sources;
+
+static void grab_sources(kv_family *f, fam_sources *src) {
+    src->mem = f->mem;
+    src->imm = f->imm;
+    src->files = f->files;
+    if (src->mem) kv_memstore_ref(src->mem);
+    if (src->imm) kv_memstore_ref(src->imm);
+    if (src->files) kv_fileset_ref(src->files);
+}
+
+/* Whether a file's bloom filter allows the point row (and, for ROWCOL
+   filters with selected columns, one of those columns or a family marker). */
+static bool file_may_hold(const kv_sstfile *file, const kv_family_desc *desc, const kv_buf *point_row,
+                          const kv_column *cols, size_t ncols, kv_buf *colkey) {
+    const uint8_t *row = point_row->data;
+    if (desc->bloom == KV_BLOOM_ROW) return kv_sst_may_contain_row(file->reader, row, point_row->len);
+    if (desc->bloom != KV_BLOOM_ROWCOL || ncols == 0) return true;
+    for (size_t c = 0; c <= ncols; c++) {
+        /* c == ncols: family markers, stored under the empty qualifier */
+        uint8_t kind = c < ncols ? KV_KIND_COLUMN : KV_KIND_FAMILY_MARKER;
+        colkey->len = 0;
+        if (kv_buf_append(colkey, row, point_row->len) || kv_buf_append(colkey, &kind, 1) ||
+            kv_key_encode_row(colkey, c < ncols ? cols[c].qualifier : "", c < ncols ? cols[c].qualifier_len : 0))
+            return true;
+        if (kv_sst_may_contain_column(file->reader, colkey->data, colkey->len)) return true;
+    }
+    return false;
+}
+
+/* Builds the merged iterator over a family's sources. Takes over the
+   references in src (the file set's goes to *files_out). */
+static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv_fileset **files_out,
+                                const kv_buf *point_row, const kv_column *cols, size_t ncols,
+                                bool fill_cache) {
+    size_t nfiles = src->files ? src->files->n : 0, n = 0;
+    kv_iter **kids = malloc((nfiles + 2) * sizeof *kids);
+    kv_iter *it = NULL;
+    kv_buf colkey = {0};
+    if (kids) {
+        if (src->mem) kids[n++] = kv_memstore_iter(src->mem);
+        if (src->imm) kids[n++] = kv_memstore_iter(src->imm);
+        for (size_t i = 0; i < nfiles; i++) {
+            kv_sstfile *file = src->files->files[i];
+            if (point_row && !file_may_hold(file, desc, point_row, cols, ncols, &colkey)) continue;
+            kids[n++] = kv_sst_iter(file->reader, fill_cache && desc->blockcache, desc->in_memory);
+        }
+        it = kv_merge_iter_new(kids, n);
+        free(kids);
+    }
+    kv_buf_free(&colkey);
+    /* the memstore iterators hold their own references */
+    kv_memstore_unref(src->mem);
+    kv_memstore_unref(src->imm);
+    src->mem = src->imm = NULL;
+    if (!it) {
+        kv_fileset_unref(src->files);
+        src->files = NULL;
+        return NULL;
+    }
+    *files_out = src->files;
+    src->files = NULL;
+    return it;
+}
+
+static int bounds_copy(kv_buf *b, const void *p, size_t n, const void **out) {
+    if (!p) return 0;
+    size_t off = b->len;
+    if (kv_buf_append(b, p, n) != 0) return -1;
+    *out = (const void *)(uintptr_t)off; /* fixed up once b stops growing */
+    return 0;
+}
+
+static int cmp_column(const void *a, const void *b) {
+    const kv_column *x = a, *y = b;
+    return kv_key_compare(x->qualifier, x->qualifier_len, y->qualifier, y->qualifier_len);
+}
+
+static bool selected(const kv_read_options *o, const char *family) {
+    if (!o->columns || o->ncolumns == 0) return true;
+    for (size_t i = 0; i < o->ncolumns; i++)
+        if (strcmp(o->columns[i].family, family) == 0) return true;
+    return false;
+}
+
+void kv_engine_scan_close(kv_engine_scan *sc) {
+    if (!sc) return;
+    for (size_t i = 0; i < sc->nfams; i++) {
+        fam_reader *fr = &sc->fams[i];
+        if (fr->it) fr->it->destroy(fr->it);
+        if (fr->files) kv_fileset_unref(fr->files);
+        kv_matcher_free(&fr->matcher);
+        free((void *)fr->cols);
+    }
+    free(sc->fams);
+    kv_filter_run_free(sc->filter);
+    kv_buf_free(&sc->bounds);
+    kv_buf_free(&sc->row_key);
+    kv_buf_free(&sc->upper);
+    kv_buf_free(&sc->target);
+    kv_buf_free(&sc->colkey);
+    kv_buf_free(&sc->scratch);
+    kv_buf_free(&sc->bytes);
+    free(sc->refs);
+    free(sc->cells);
+    free(sc);
+}
+
+/* Opens a scan of table t (catalog_lock held shared by the caller).
+   point_row: esc(row) for gets, enabling bloom filters. */
+static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, const kv_read_options *ropts,
+                           const kv_buf *point_row) {
+    kv_read_options defaults = KV_READ_OPTIONS_INIT;
+    const kv_read_options *o = ropts ? ropts : &defaults;
+    *out = NULL;
+    if (o->columns)
+        for (size_t i = 0; i < o->ncolumns; i++) {
+            if (!o->columns[i].family || !kv_table_family(t, o->columns[i].family)) {
+                kv_fail(s, KV_NO_FAMILY, "table %s:%s has no column family '%s'", t->ns, t->name,
+                        o->columns[i].family ? o->columns[i].family : "(null)");
+                return KV_NO_FAMILY;
+            }
+        }
+    if (o->time_min > o->time_max) return kv_fail(s, KV_INVALID, "time range [%lld, %lld) is empty",
+                                                  (long long)o->time_min, (long long)o->time_max);
+    kv_engine_scan *sc = calloc(1, sizeof *sc);
+    if (!sc) return KV_NO_MEMORY;
+    sc->store = s;
+    sc->opts = *o;
+    const void *start = NULL, *stop = NULL, *prefix = NULL;
+    if (bounds_copy(&sc->bounds, o->start_row, o->start_row_len, &start) ||
+        bounds_copy(&sc->bounds, o->stop_row, o->stop_row_len, &stop) ||
+        bounds_copy(&sc->bounds, o->row_prefix, o->row_prefix_len, &prefix))
+        goto nomem;
+    sc->opts.start_row = o->start_row ? sc->bounds.data + (uintptr_t)start : NULL;
+    sc->opts.stop_row = o->stop_row ? sc->bounds.data + (uintptr_t)stop : NULL;
+    sc->opts.row_prefix = o->row_prefix ? sc->bounds.data + (uintptr_t)prefix : NULL;
+    if (o->row_prefix && o->row_prefix_len == 0) sc->opts.row_prefix = NULL;
+    sc->opts.columns = NULL; /* the per-family lists below replace it */
+    if (o->filter && !(sc->filter = kv_filter_run_new(o->filter))) goto nomem;
+    sc->now = kv_clock_now(s);
+    sc->fams = calloc(t->nfamilies, sizeof *sc->fams);
+    if (!sc->fams) goto nomem;
+    int64_t tmin = o->time_min, tmax = o->time_max;
+    if (o->has_timestamp) {
+        tmin = o->timestamp;
+        tmax = o->timestamp == INT64_MAX ? INT64_MAX : o->timestamp + 1;
+    }
+    for (size_t i = 0; i < t->nfamilies; i++) {
+        kv_family *f = t->families[i];
+        if (!selected(o, f->desc.name)) continue;
+        fam_reader *fr = &sc->fams[sc->nfams];
+        fr->fam = f;
+        fr->desc = f->desc;
+        /* The family's specs in order, the later winning as HBase's
+           addFamily / addColumn: a family spec selects every column, a
+           column spec after it only that column, and further column specs
+           add to it. first: where the column specs that count begin. */
+        size_t ncols = 0, first = 0;
+        bool whole = !o->columns || o->ncolumns == 0;
+        for (size_t c = 0; o->columns && c < o->ncolumns; c++) {
+            if (strcmp(o->columns[c].family, f->desc.name) != 0) continue;
+            if (!o->columns[c].qualifier) {
+                whole = true;
+                ncols = 0;
+            } else {
+                if (whole) first = c;
+                whole = false;
+                ncols++;
+            }
+        }
+        if (!whole && ncols) {
+            kv_column *cols = malloc(ncols * sizeof *cols);
+            if (!cols) goto nomem;
+            size_t k = 0;
+            for (size_t c = first; c < o->ncolumns; c++)
+                if (strcmp(o->columns[c].family, f->desc.name) == 0) cols[k++] = o->columns[c];
+            /* in cell order, each once: read_family_row seeks to them in turn */
+            qsort(cols, k, sizeof *cols, cmp_column);
+            size_t u = 0;
+            for (size_t c = 0; c < k; c++)
+                if (u == 0 || cmp_column(&cols[u - 1], &cols[c]) != 0) cols[u++] = cols[c];
+            fr->cols = cols;
+            fr->ncols = u;
+        }
+        kv_matcher_init(&fr->matcher, KV_MATCH_READ, &fr->desc, 0, sc->now);
+        /* A raw read counts with its own VERSIONS: it shows what is there,
+           surplus versions not yet dropped by a flush included. */
+        int32_t mv = o->max_versions <= 0 ? 1 : o->max_versions;
+        fr->matcher.max_versions = o->raw || mv < fr->desc.versions ? mv : fr->desc.versions;
+        fr->matcher.time_min = tmin;
+        fr->matcher.time_max = tmax;
+        fr->matcher.raw = o->raw;
+        sc->nfams++;
+    }
+    /* The snapshot and every family's memstores and files are taken under
+       one hold of mu: a flush or compaction between them could otherwise
+       drop versions the snapshot still needs from one family only, and a
+       row mutation would be seen half-applied. The iterators are built
+       afterwards, outside the lock. */
+    fam_sources *srcs = calloc(sc->nfams ? sc->nfams : 1, sizeof *srcs);
+    if (!srcs) goto nomem;
+    pthread_mutex_lock(&s->mu);
+    sc->snapshot = atomic_load(&s->visible_seq);
+    for (size_t i = 0; i < sc->nfams; i++) grab_sources(sc->fams[i].fam, &srcs[i]);
+    pthread_mutex_unlock(&s->mu);
+    bool built = true;
+    for (size_t i = 0; i < sc->nfams; i++) {
+        fam_reader *fr = &sc->fams[i];
+        fr->matcher.snapshot = sc->snapshot;
+        if (built) {
+            fr->it = family_iterator(&srcs[i], &fr->desc, &fr->files, point_row, fr->cols, fr->ncols,
+                                     o->fill_cache);
+            built = fr->it != NULL;
+        } else {
+            kv_memstore_unref(srcs[i].mem);
+            kv_memstore_unref(srcs[i].imm);
+            kv_fileset_unref(srcs[i].files);
+        }
+    }
+    free(srcs);
+    if (!built) goto nomem;
+    /* Position every family. */
+    if (!o->reversed) {
+        kv_buf *tg = &sc->target;
+        tg->len = 0;
+        const uint8_t *lo = sc->opts.start_row;
+        size_t lolen = sc->opts.start_row_len;
+        if (sc->opts.row_prefix &&
+            (!lo || kv_key_compare(sc->opts.row_prefix, sc->opts.row_prefix_len, lo, lolen) > 0)) {
+            lo = sc->opts.row_prefix;
+            lolen = sc->opts.row_prefix_len;
+        }
+        if (lo && kv_key_encode_row(tg, lo, lolen) != 0) goto nomem;
+        if (lo) tg->len -= 2; /* esc(lo) without terminator: before all of lo's keys */
+        for (size_t i = 0; i < sc->nfams; i++) sc->fams[i].it->seek(sc->fams[i].it, tg->data, tg->len);
+    } else {
+        /* The first row is the largest <= start_row (and within prefix). */
+        sc->have_upper = false;
+        if (sc->opts.start_row) {
+            if (kv_key_encode_row(&sc->upper, sc->opts.start_row, sc->opts.start_row_len))
+                goto nomem;
+            sc->upper.data[sc->upper.len - 1] = 0x02; /* just past start_row's keys */
+            sc->have_upper = true;
+        }
+        if (sc->opts.row_prefix) {
+            /* successor of the prefix: first string above every string with it */
+            kv_buf succ = {0};
+            if (kv_buf_append(&succ, sc->opts.row_prefix, sc->opts.row_prefix_len)) goto nomem;
+            while (succ.len > 0 && succ.data[succ.len - 1] == 0xFF) succ.len--;
+            if (succ.len > 0) {
+                succ.data[succ.len - 1]++;
+                kv_buf enc = {0};
+                if (kv_key_encode_row(&enc, succ.data, succ.len)) { kv_buf_free(&succ); goto nomem; }
+                enc.len -= 2;
+                if (!sc->have_upper || kv_key_compare(enc.data, enc.len, sc->upper.data, sc->upper.len) < 0) {
+                    sc->upper.len = 0;
+                    kv_buf_append(&sc->upper, enc.data, enc.len);
+                    sc->have_upper = true;
+                }
+                kv_buf_free(&enc);
+            }
+            kv_buf_free(&succ);
+        }
+    }
+    *out = sc;
+    return KV_OK;
+nomem:
+    kv_engine_scan_close(sc);
+    return KV_NO_MEMORY;
+}
+
+/* ---- row assembly ---- */
+
+static int add_cell(kv_engine_scan *sc, size_t fam, const kv_key_parts *kp, const uint8_t *v, size_t vlen) {
+    if (sc->ncells == sc->cap) {
+        size_t cap = sc->cap ? 2 * sc->cap : 16;
+        cell_ref *r = realloc(sc->refs, cap * sizeof *r);
+        if (!r) return -1;
+        sc->refs = r;
+        kv_cell *c = realloc(sc->cells, cap * sizeof *c);
+        if (!c) return -1;
+        sc->cells = c;
+        sc->cap = cap;
+    }
+    cell_ref *r = &sc->refs[sc->ncells];
+    r->fam = fam;
+    r->ts = kp->ts;
+    r->type = kp->type;
+    r->qoff = sc->bytes.len;
+    r->qlen = kp->qualifier_len;
+    if (kv_buf_append(&sc->bytes, kp->qualifier, kp->qualifier_len)) return -1;
+    r->voff = sc->bytes.len;
+    r->vlen = vlen;
+    if (kv_buf_append(&sc->bytes, v, vlen)) return -1;
+    sc->ncells++;
+    return 0;
+}
+
+/* Whether an entry's column is selected; family markers belong to the
+   empty qualifier (they are shown only when it is selected, as HBase's
+   explicit column tracker does, but mask every column). */
+static bool column_selected(const fam_reader *fr, const kv_key_parts *kp) {
+    if (fr->ncols == 0) return true;
+    for (size_t i = 0; i < fr->ncols; i++)
+        if (fr->cols[i].qualifier_len == kp->qualifier_len &&
+            memcmp(fr->cols[i].qualifier, kp->qualifier, kp->qualifier_len) == 0)
+            return true;
+    return false;
+}
+
+/* Puts a family's family markers among its empty qualifier's cells in
+   cell order (timestamp descending, markers by type code first): the
+   internal keys keep family markers ahead of every column so that they are
+   read before what they mask, but a raw read returns them in cell order.
+   refs[first..) are the family's cells of this row. */
+static void order_family_markers(kv_engine_scan *sc, size_t first) {
+    size_t k = first;
+    while (k < sc->ncells && (sc->refs[k].type == KV_TYPE_DELETE_FAMILY ||
+                              sc->refs[k].type == KV_TYPE_DELETE_FAMILY_VERSION))
+        k++;
+    size_t end = k;
+    while (end < sc->ncells && sc->refs[end].qlen == 0) end++;
+    if (k == first || end == k) return;
+    /* Both runs are in order already: a stable insertion merge. */
+    for (size_t i = first + 1; i < end; i++) {
+        cell_ref r = sc->refs[i];
+        size_t j = i;
+        while (j > first && (sc->refs[j - 1].ts < r.ts ||
+                             (sc->refs[j - 1].ts == r.ts && sc->refs[j - 1].type < r.type))) {
+            sc->refs[j] = sc->refs[j - 1];
+            j--;
+        }
+        sc->refs[j] = r;
+    }
+}
+
+/* Records a failed iterator of family fi on the store, naming the sorted
+   file that failed when one reports an error, and returns st. */
+static kv_status iter_failed(kv_engine_scan *sc, size_t fi, kv_status st) {
+    if (st == KV_OK || st == KV_NO_MEMORY) return st;
+    const kv_fileset *fs = sc->fams[fi].files;
+    char msg[400] = "";
+    for (size_t i = 0; fs && i < fs->n && !msg[0]; i++)
+        kv_sst_last_error(fs->files[i]->reader, msg, sizeof msg);
+    if (msg[0]) return kv_fail(sc->store, st, "%s", msg);
+    return kv_fail(sc->store, st, "reading family %s: %s", sc->fams[fi].desc.name, kv_strerror(st));
+}
+
+/* Reads family fr's entries of the row sc->row_key (the iterator is at the
+   row's first entry or past it), adding kept cells. Leaves the iterator
+   after the row. */
+static void skip_family_row(kv_engine_scan *sc, size_t fi);
+
+/* Feeds family fi's entries that start with prefix (the iterator is at the
+   first of them or past them) to the matcher, adding kept cells, and stops
+   at the first entry without the prefix. */
+static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *prefix, size_t prefix_len) {
+    fam_reader *fr = &sc->fams[fi];
+    kv_iter *it = fr->it;
+    kv_matcher *m = &fr->matcher;
+    size_t col_prefix_len = 0;
+    kv_buf *colkey = &sc->colkey;
+    colkey->len = 0;
+    kv_key_parts kp;
+    while (it->valid(it)) {
+        size_t klen, vlen;
+        const uint8_t *key = it->key(it, &klen);
+        if (klen < prefix_len || memcmp(key, prefix, prefix_len) != 0) break;
+        if (kv_key_decode(&kp, key, klen, &sc->scratch) != KV_OK) {
+            return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
+        }
+        if (kp.row_prefix_len != sc->row_key.len) break;
+        if (kp.column_prefix_len != col_prefix_len ||
+            memcmp(key, colkey->data, col_prefix_len) != 0) {
+            colkey->len = 0;
+            if (kv_buf_append(colkey, key, kp.column_prefix_len)) return KV_NO_MEMORY;
+            col_prefix_len = kp.column_prefix_len;
+            if (kp.kind == KV_KIND_COLUMN) kv_matcher_start_column(m);
+        }
+        bool family_marker = kp.kind == KV_KIND_FAMILY_MARKER;
+        bool shown = column_selected(fr, &kp);
+        if ((shown || family_marker) && kv_matcher_match(m, kp.ts, kp.type, kp.seq, family_marker) &&
+            shown) {
+            const uint8_t *v = it->value(it, &vlen);
+            if (add_cell(sc, fi, &kp, v, vlen)) return KV_NO_MEMORY;
+        }
+        it->next(it);
+    }
+    return iter_failed(sc, fi, it->status(it));
+}
+
+/* Reads family fi's part of the row sc->row_key (the iterator is at the
+   row's first entry or past it) and leaves the iterator after the row.
+   With selected columns it seeks to each of them rather than reading the
+   whole row, so a read of one cell costs the same in a row of a million. */
+static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
+    fam_reader *fr = &sc->fams[fi];
+    kv_matcher_start_row(&fr->matcher);
+    if (fr->ncols == 0) return read_entries(sc, fi, sc->row_key.data, sc->row_key.len);
+    kv_buf *tg = &sc->target;
+    /* Family-level markers lead the row and apply to every column. */
+    tg->len = 0;
+    uint8_t kind = KV_KIND_FAMILY_MARKER;
+    if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &kind, 1))
+        return KV_NO_MEMORY;
+    kv_status st = read_entries(sc, fi, tg->data, tg->len);
+    for (size_t c = 0; st == KV_OK && c < fr->ncols; c++) {
+        tg->len = 0;
+        uint8_t col = KV_KIND_COLUMN;
+        if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &col, 1) ||
+            kv_key_encode_row(tg, fr->cols[c].qualifier, fr->cols[c].qualifier_len))
+            return KV_NO_MEMORY;
+        fr->it->seek(fr->it, tg->data, tg->len);
+        st = read_entries(sc, fi, tg->data, tg->len);
+    }
+    if (st == KV_OK) skip_family_row(sc, fi);
+    return st;
+}
+
+/* Skips the rest of row sc->row_key in family fi. */
+static void skip_family_row(kv_engine_scan *sc, size_t fi) {
+    kv_iter *it = sc->fams[fi].it;
+    kv_buf *tg = &sc->target;
+    tg->len = 0;
+    if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len)) return;
+    tg->data[tg->len - 1] = 0x02;
+    it->seek(it, tg->data, tg->len);
+}
+
+static bool row_at(const kv_iter *it, const uint8_t *row_key, size_t len) {
+    if (!it->valid(it)) return false;
+    size_t klen;
+    const uint8_t *key = it->key(it, &klen);
+    return klen > len && memcmp(key, row_key, len) == 0 && kv_key_row_prefix_len(key, klen) == len;
+}
+
+/* Picks the next row into sc->row_key: KV_OK, KV_END when no family has
+   another row, KV_CORRUPT for an undecodable key, KV_NO_MEMORY. */
+static kv_status next_row_key(kv_engine_scan *sc) {
+    const uint8_t *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < sc->nfams; i++) {
+        kv_iter *it = sc->fams[i].it;
+        if (sc->opts.reversed) it->seek_before(it, sc->have_upper ? sc->upper.data : NULL,
+                                               sc->have_upper ? sc->upper.len : 0);
+        if (!it->valid(it)) {
+            /* A family that failed must end the scan now: rows without its
+               cells would be returned as if it had none. */
+            kv_status st = it->status(it);
+            if (st != KV_OK) return iter_failed(sc, i, st);
+            continue;
+        }
+        size_t klen;
+        const uint8_t *key = it->key(it, &klen);
+        size_t rl = kv_key_row_prefix_len(key, klen);
+        if (rl == 0)
+            return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s",
+                           sc->fams[i].desc.name);
+        int c = best ? kv_key_compare(key, rl, best, best_len) : 0;
+        if (!best || (sc->opts.reversed ? c > 0 : c < 0)) {
+            best = key;
+            best_len = rl;
+        }
+    }
+    if (!best) return KV_END;
+    sc->row_key.len = 0;
+    if (kv_buf_append(&sc->row_key, best, best_len)) return KV_NO_MEMORY;
+    if (sc->opts.reversed) {
+        sc->upper.len = 0;
+        if (kv_buf_append(&sc->upper, best, best_len)) return KV_NO_MEMORY;
+        sc->have_upper = true;
+        for (size_t i = 0; i < sc->nfams; i++)
+            sc->fams[i].it->seek(sc->fams[i].it, sc->row_key.data, sc->row_key.len);
+    }
+    return KV_OK;
+}
+
+/* Whether the current row is past the scan's bounds (ends the scan). */
+static bool past_bounds(kv_engine_scan *sc, const uint8_t *row, size_t len) {
+    const kv_read_options *o = &sc->opts;
+    if (o->row_prefix) {
+        bool has = len >= o->row_prefix_len && memcmp(row, o->row_prefix, o->row_prefix_len) == 0;
+        if (!has) return true;
+    }
+    if (o->stop_row && o->stop_row_len > 0) {
+        int c = kv_key_compare(row, len, o->stop_row, o->stop_row_len);
+        if (o->reversed ? c <= 0 : c >= 0) return true;
+    }
+    return false;
+}
+
+static void fix_pointers(kv_engine_scan *sc, const uint8_t *row, size_t row_len) {
+    for (size_t i = 0; i < sc->ncells; i++) {
+        const cell_ref *r = &sc->refs[i];
+        kv_cell *c = &sc->cells[i];
+        c->row = row;
+        c->row_len = row_len;
+        c->family = sc->fams[r->fam].desc.name;
+        c->qualifier = sc->bytes.data + r->qoff;
+        c->qualifier_len = r->qlen;
+        c->timestamp = r->ts;
+        c->type = r->type;
+        c->value = sc->bytes.data + r->voff;
+        c->value_len = r->vlen;
+    }
+}
+
+/* Ends a scan with a failure that every later kv_engine_scan_next returns. */
+static kv_status scan_failed(kv_engine_scan *sc, kv_status st) {
+    sc->finished = true;
+    sc->error = st;
+    return st;
+}
+
+kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
+    *row = NULL;
+    if (sc->error != KV_OK) return sc->error;
+    while (!sc->finished) {
+        if (sc->opts.limit && sc->rows_returned >= sc->opts.limit) break;
+        kv_status nst = next_row_key(sc);
+        if (nst != KV_OK && nst != KV_END) return scan_failed(sc, nst);
+        if (nst == KV_END) {
+            for (size_t i = 0; i < sc->nfams; i++) {
+                kv_status st = sc->fams[i].it->status(sc->fams[i].it);
+                if (st != KV_OK) return scan_failed(sc, iter_failed(sc, i, st));
+            }
+            break;
+        }
+        /* Decode the row bytes; they lead the result's byte buffer. */
+        sc->bytes.len = 0;
+        sc->ncells = 0;
+        for (size_t i = 0; i + 2 < sc->row_key.len; i++) {
+            uint8_t b = sc->row_key.data[i];
+            if (kv_buf_append(&sc->bytes, &b, 1)) return scan_failed(sc, KV_NO_MEMORY);
+            if (b == 0) i++;
+        }
+        size_t row_len = sc->bytes.len;
+        if (past_bounds(sc, sc->bytes.data, row_len)) break;
+        bool stop = false;
+        bool want = !sc->filter ||
+                    kv_filter_run_row_key(sc->filter, sc->bytes.data, row_len, sc->opts.reversed, &stop);
+        if (stop && !want) break;
+        for (size_t i = 0; i < sc->nfams; i++) {
+            if (!row_at(sc->fams[i].it, sc->row_key.data, sc->row_key.len)) continue;
+            if (!want) {
+                skip_family_row(sc, i);
+                continue;
+            }
+            size_t first = sc->ncells;
+            kv_status st = read_family_row(sc, i);
+            if (st != KV_OK) return scan_failed(sc, st);
+            if (sc->opts.raw) order_family_markers(sc, first);
+        }
+        if (stop) sc->finished = true;
+        if (!want || sc->ncells == 0) continue;
+        fix_pointers(sc, sc->bytes.data, row_len);
+        size_t n = sc->ncells;
+        if (sc->filter) {
+            bool fstop = false;
+            bool keep = kv_filter_run_row(sc->filter, sc->cells, &n, &fstop);
+            if (fstop) sc->finished = true;
+            if (!keep || n == 0) continue;
+        }
+        sc->result.row = sc->bytes.data;
+        sc->result.row_len = row_len;
+        sc->result.cells = sc->cells;
+        sc->result.ncells = n;
+        sc->rows_returned++;
+        *row = &sc->result;
+        return KV_OK;
+    }
+    sc->finished = true;
+    return KV_END;
+}
+
+/* ---- entry points ---- */
+
+static kv_status resolve_for_read(kv_engine *s, const char *table, kv_table **out) {
+    kv_table *t = kv_catalog_find(s, table);
+    if (!t) return kv_fail(s, KV_NOT_FOUND, "table '%s' does not exist", table ? table : "(null)");
+    if (!t->enabled) return kv_fail(s, KV_DISABLED, "table '%s' is disabled", table);
+    *out = t;
+    return KV_OK;
+}
+
+/* Opens a scan of t (catalog_lock held); single_row: a get of start_row,
+   which lets the bloom filters skip files. */
+static kv_status scan_open_table(kv_engine_scan **out, kv_engine *s, kv_table *t,
+                                 const kv_read_options *o, bool single_row) {
+    kv_buf point = {0};
+    if (single_row && kv_key_encode_row(&point, o->start_row, o->start_row_len)) return KV_NO_MEMORY;
+    kv_status st = scan_open(out, s, t, o, single_row ? &point : NULL);
+    kv_buf_free(&point);
+    return st;
+}
+
+kv_status kv_engine_scan_open(kv_engine *s, const char *table, const kv_read_options *ro,
+                              bool single_row, kv_engine_scan **out) {
+    *out = NULL;
+    pthread_rwlock_rdlock(&s->catalog_lock);
+    kv_table *t = NULL;
+    kv_status st = resolve_for_read(s, table, &t);
+    if (st == KV_OK) st = scan_open_table(out, s, t, ro, single_row);
+    pthread_rwlock_unlock(&s->catalog_lock);
+    return st;
+}
+
+kv_status kv_read_newest(kv_engine *s, kv_table *t, const void *row, size_t row_len,
+                         const char *family, const void *q, size_t qlen, bool *found, int64_t *ts,
+                         kv_buf *value) {
+    kv_column col = {family, q, qlen};
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    o.columns = &col;
+    o.ncolumns = 1;
+    o.start_row = row;
+    o.start_row_len = row_len;
+    o.limit = 1;
+    *found = false;
+    kv_engine_scan *sc;
+    kv_status st = scan_open_table(&sc, s, t, &o, true);
+    if (st != KV_OK) return st;
+    const kv_result *r;
+    st = kv_engine_scan_next(sc, &r);
+    if (st == KV_OK && r->row_len == row_len && memcmp(r->row, row, row_len) == 0 && r->ncells > 0) {
+        *found = true;
+        *ts = r->cells[0].timestamp;
+        if (value) {
+            value->len = 0;
+            if (kv_buf_append(value, r->cells[0].value, r->cells[0].value_len)) st = KV_NO_MEMORY;
+        }
+    } else if (st == KV_OK || st == KV_END) {
+        st = KV_OK;
+    }
+    kv_engine_scan_close(sc);
+    return st;
+}

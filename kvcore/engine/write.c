@@ -1,0 +1,245 @@
+/**
+ * @file write.c
+ * The write path: row mutations go through a queue of writers; the writer at
+ * the head becomes the leader, takes a group of queued writers, gives every
+ * cell a sequence number and every implicit timestamp a value, encodes the
+ * group as one log record (batch.c), appends it to the write-ahead log
+ * (wal.c; one fsync for all the group's FSYNC_WAL writers: group commit),
+ * inserts the record into the family memstores, and only then publishes the
+ * group's last sequence to readers, so no reader sees part of a row
+ * mutation. When the memstores are full the leader switches them (flush.c)
+ * before it writes. Recovery (recovery.c) inserts replayed records through
+ * the same insert code.
+ */
+#include "write.h"
+#include "batch.h"
+#include "errors.h"
+#include "flush.h"
+#include "tables.h"
+#include "wal.h"
+#include "hbase/keys.h"
+#include "hbase/mutation.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A writer waiting in the queue. */
+typedef struct kv_writer kv_writer;
+struct kv_writer {
+    kv_table *table;
+    kv_mutation *const *ms;
+    size_t n;
+    kv_status *statuses;        /* per mutation, may be NULL */
+    kv_durability durability;
+    bool force_flush;
+    bool done;
+    kv_status status;           /* first failure */
+    pthread_cond_t cv;
+    kv_writer *next;
+};
+
+#define GROUP_MAX_BYTES (1u << 20)
+#define GROUP_MAX_WRITERS 256
+
+/* ---- inserting records into memstores ---- */
+
+typedef struct insert_ctx {
+    kv_engine *s;
+    kv_buf key;
+    int64_t max_ts;
+    size_t bytes;
+} insert_ctx;
+
+/* Inserts one op into its family's active memstore. Ops of tables or
+   families that no longer exist are skipped (they were dropped or
+   truncated after being logged). */
+static kv_status insert_op(void *arg, const kv_batch_op *op) {
+    insert_ctx *c = arg;
+    kv_engine *s = c->s;
+    if (op->ts > c->max_ts) c->max_ts = op->ts;
+    kv_family *f = kv_catalog_family_by_id(s, op->table_id, op->family_id);
+    if (!f) return KV_OK;
+    uint8_t kind = (op->type == KV_TYPE_DELETE_FAMILY || op->type == KV_TYPE_DELETE_FAMILY_VERSION)
+                       ? KV_KIND_FAMILY_MARKER : KV_KIND_COLUMN;
+    c->key.len = 0;
+    if (kv_key_encode(&c->key, op->row, op->row_len, kind, op->qualifier, op->qualifier_len, op->ts,
+                      op->type, op->seq))
+        return KV_NO_MEMORY;
+    if (!f->mem) {
+        pthread_mutex_lock(&s->mu);
+        if (!f->mem) f->mem = kv_memstore_new();
+        pthread_mutex_unlock(&s->mu);
+        if (!f->mem) return KV_NO_MEMORY;
+    }
+    kv_status as = kv_memstore_add(f->mem, c->key.data, c->key.len, op->value, op->value_len);
+    if (as != KV_OK && as != KV_EXISTS) return as;
+    c->bytes += c->key.len + op->value_len + 32;
+    return KV_OK;
+}
+
+kv_status kv_write_insert(kv_engine *s, const uint8_t *rec, size_t len, uint64_t *last_seq,
+                          int64_t *max_ts, size_t *bytes) {
+    insert_ctx c = {s, {0}, INT64_MIN, 0};
+    kv_status st = kv_batch_decode(rec, len, insert_op, &c, last_seq);
+    kv_buf_free(&c.key);
+    *max_ts = c.max_ts;
+    *bytes = c.bytes;
+    return st;
+}
+
+/* ---- the queue ---- */
+
+/* Makes sure the memstores can take more writes (mu held, leader). */
+static kv_status make_room(kv_engine *s, bool force) {
+    size_t *mem_bytes = &s->mem_bytes;
+    for (;;) {
+        if (s->bg_error != KV_OK && s->flush_pending)
+            return kv_fail_background(s, s->bg_error, "memstores are full and cannot be flushed");
+        if (!force && *mem_bytes < s->local.write_buffer_size) return KV_OK;
+        if (s->flush_pending) {
+            pthread_cond_wait(&s->bg_cv, &s->mu);
+            continue;
+        }
+        if (force && *mem_bytes == 0) return KV_OK;
+        kv_status st = kv_switch_memstores(s);
+        if (st != KV_OK) return st;
+        *mem_bytes = 0;
+        return KV_OK;
+    }
+}
+
+static void finish_writer(kv_writer *w, kv_status st) {
+    if (w->status == KV_OK) w->status = st;
+    w->done = true;
+    pthread_cond_signal(&w->cv);
+}
+
+/* The leader's work for one group [first .. last]; mu held on entry and
+   exit, released while logging and inserting. */
+static void lead_group(kv_engine *s, kv_writer *first, kv_writer *last) {
+    kv_buf *rec = &s->leader_record;
+    rec->len = 0;
+    uint64_t first_seq = s->last_seq + 1, nops = 0;
+    int64_t now = kv_clock_now(s);
+    if (now < s->clock_floor) now = s->clock_floor;
+    bool deleted_implicitly = false, log = false, sync = false;
+    uint32_t nmut = 0;
+    /* The log refuses records after a failed append (a full disk): try a
+       new one first, so that the first write after space returns works. */
+    if (kv_wal_failed(s->wal) && !s->flush_pending && kv_switch_memstores(s) == KV_OK)
+        s->mem_bytes = 0;
+    pthread_mutex_unlock(&s->mu);
+
+    kv_status st = kv_batch_begin(rec, first_seq) ? KV_NO_MEMORY : KV_OK;
+    for (kv_writer *w = first; st == KV_OK; w = w->next) {
+        for (size_t i = 0; i < w->n; i++) {
+            kv_status ms = kv_batch_add(s, rec, w->table, w->ms[i], now, &deleted_implicitly, &nops);
+            if (w->statuses) w->statuses[i] = ms;
+            if (ms != KV_OK && w->status == KV_OK) w->status = ms;
+            if (ms == KV_OK) nmut++;
+        }
+        if (w->durability != KV_SKIP_WAL) log = true;
+        if (w->durability == KV_FSYNC_WAL) sync = true;
+        if (w == last) break;
+    }
+    kv_batch_set_count(rec, nmut);
+    if (st == KV_OK && nmut > 0) {
+        char err[256] = "";
+        if (log) st = kv_wal_append(s->wal, rec->data, rec->len, err, sizeof err);
+        if (st == KV_OK && sync) st = kv_wal_sync(s->wal, err, sizeof err);
+        if (st != KV_OK) {
+            kv_fail(s, st, "write-ahead log: %s", err);
+            /* The log may hold part of the record: switch to a new log so
+               later records do not follow a torn one. */
+        } else {
+            uint64_t last_seq = first_seq - 1;
+            int64_t max_ts = INT64_MIN;
+            size_t bytes = 0;
+            st = kv_write_insert(s, rec->data, rec->len, &last_seq, &max_ts, &bytes);
+            if (st != KV_OK) kv_fail(s, st, "inserting into memstore failed");
+            pthread_mutex_lock(&s->mu);
+            s->mem_bytes += bytes;
+            s->last_seq = first_seq + nops - 1;
+            if (deleted_implicitly && now + 1 > s->clock_floor) s->clock_floor = now + 1;
+            else if (now > s->clock_floor) s->clock_floor = now;
+            atomic_store(&s->visible_seq, s->last_seq);
+            pthread_mutex_unlock(&s->mu);
+        }
+    }
+    pthread_mutex_lock(&s->mu);
+    if (st != KV_OK && nmut > 0 && log) {
+        /* A failed append may have left a torn tail: start a new log. */
+        if (!s->flush_pending && kv_switch_memstores(s) == KV_OK) s->mem_bytes = 0;
+    }
+    for (kv_writer *w = first;; w = w->next) {
+        bool end = w == last;
+        if (st != KV_OK && w->statuses)
+            for (size_t i = 0; i < w->n; i++)
+                if (w->statuses[i] == KV_OK) w->statuses[i] = st;
+        if (w != first) finish_writer(w, st);
+        else if (w->status == KV_OK) w->status = st;
+        if (end) break;
+    }
+}
+
+static kv_status enqueue(kv_engine *s, kv_writer *w) {
+    pthread_cond_init(&w->cv, NULL);
+    pthread_mutex_lock(&s->mu);
+    if (s->queue_tail) s->queue_tail->next = w;
+    else s->queue_head = w;
+    s->queue_tail = w;
+    while (!w->done && s->queue_head != w) pthread_cond_wait(&w->cv, &s->mu);
+    if (w->done) {
+        pthread_mutex_unlock(&s->mu);
+        pthread_cond_destroy(&w->cv);
+        return w->status;
+    }
+    /* Leader. */
+    kv_status st = make_room(s, w->force_flush);
+    kv_writer *last = w;
+    if (st != KV_OK) {
+        w->status = st;
+        if (w->statuses)
+            for (size_t i = 0; i < w->n; i++) w->statuses[i] = st;
+    } else if (!w->force_flush) {
+        size_t bytes = 0, count = 1;
+        for (kv_writer *x = w->next; x && count < GROUP_MAX_WRITERS && bytes < GROUP_MAX_BYTES;
+             x = x->next) {
+            if (x->force_flush) break;
+            for (size_t i = 0; i < x->n; i++) bytes += x->ms[i]->bytes.len;
+            last = x;
+            count++;
+        }
+        lead_group(s, w, last);
+    }
+    /* Pop the group and hand leadership on. */
+    s->queue_head = last->next;
+    if (!s->queue_head) s->queue_tail = NULL;
+    else pthread_cond_signal(&s->queue_head->cv);
+    if (w->force_flush && st == KV_OK) {
+        while (s->flush_pending && s->bg_error == KV_OK) pthread_cond_wait(&s->bg_cv, &s->mu);
+        /* bg_error also reports a flush whose files were written but whose
+           manifest was not (flush_pending is then already false). */
+        if (s->bg_error != KV_OK) st = w->status = kv_fail_background(s, s->bg_error, "flush failed");
+    }
+    pthread_mutex_unlock(&s->mu);
+    pthread_cond_destroy(&w->cv);
+    return w->status;
+}
+
+kv_status kv_write_apply(kv_engine *s, kv_table *t, kv_mutation *const *ms, size_t n,
+                         kv_status *statuses, kv_durability d) {
+    kv_writer w = {0};
+    w.table = t;
+    w.ms = ms;
+    w.n = n;
+    w.statuses = statuses;
+    w.durability = d == KV_DURABILITY_DEFAULT ? KV_SYNC_WAL : d;
+    return enqueue(s, &w);
+}
+
+kv_status kv_write_flush(kv_engine *s) {
+    kv_writer w = {0};
+    w.force_flush = true;
+    return enqueue(s, &w);
+}

@@ -1,0 +1,221 @@
+/**
+ * @file merge_iter.c
+ * The merging iterator: one key-ordered view over several child iterators
+ * (memstores and sorted files), forward with a binary min-heap, backward
+ * positioning (seek_before) by asking every child. Called by scans, gets,
+ * flushes and compactions; calls only the children's kv_iter operations.
+ */
+#include "iter.h"
+#include "hbase/keys.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE ((size_t)-1)
+
+typedef struct merge_iter {
+    kv_iter it;          /* first member: kv_iter * and merge_iter * convert */
+    kv_iter **kids;      /* owned */
+    size_t n;
+    size_t *heap;        /* indexes of valid children; heap[0] is the smallest */
+    size_t hn;
+    size_t back;         /* after seek_before: the chosen child, or NONE */
+    bool backward;       /* positioned by seek_before */
+    bool failed;         /* a child stopped with an error: the merge stops too */
+} merge_iter;
+
+static merge_iter *mg(kv_iter *it) { return (merge_iter *)(void *)it; }
+static const merge_iter *cmg(const kv_iter *it) { return (const merge_iter *)(const void *)it; }
+
+
+/* Order of children i and j at their current keys; ties by index. */
+static int kid_cmp(const merge_iter *m, size_t i, size_t j) {
+    size_t al, bl;
+    const uint8_t *a = m->kids[i]->key(m->kids[i], &al);
+    const uint8_t *b = m->kids[j]->key(m->kids[j], &bl);
+    int c = kv_key_compare(a, al, b, bl);
+    if (c)
+        return c;
+    return i < j ? -1 : i > j ? 1 : 0;
+}
+
+static void sift_down(merge_iter *m, size_t pos) {
+    for (;;) {
+        size_t l = 2 * pos + 1, r = l + 1, best = pos;
+        if (l < m->hn && kid_cmp(m, m->heap[l], m->heap[best]) < 0)
+            best = l;
+        if (r < m->hn && kid_cmp(m, m->heap[r], m->heap[best]) < 0)
+            best = r;
+        if (best == pos)
+            return;
+        size_t t = m->heap[pos];
+        m->heap[pos] = m->heap[best];
+        m->heap[best] = t;
+        pos = best;
+    }
+}
+
+/* Notes a child that went invalid: an error in it ends the merge, so that
+   no one reads a sequence with another child's entries missing. */
+static void check_kid(merge_iter *m, size_t i) {
+    if (m->kids[i]->status(m->kids[i]) != KV_OK)
+        m->failed = true;
+}
+
+static void mg_seek(kv_iter *it, const uint8_t *target, size_t len) {
+    merge_iter *m = mg(it);
+    m->backward = false;
+    m->back = NONE;
+    m->hn = 0;
+    m->failed = false;
+    for (size_t i = 0; i < m->n; i++) {
+        m->kids[i]->seek(m->kids[i], target, len);
+        if (m->kids[i]->valid(m->kids[i]))
+            m->heap[m->hn++] = i;
+        else
+            check_kid(m, i);
+    }
+    for (size_t p = m->hn / 2; p-- > 0;)
+        sift_down(m, p);
+}
+
+static void mg_seek_before(kv_iter *it, const uint8_t *target, size_t len) {
+    merge_iter *m = mg(it);
+    m->backward = true;
+    m->back = NONE;
+    m->hn = 0;
+    m->failed = false;
+    for (size_t i = 0; i < m->n; i++) {
+        kv_iter *k = m->kids[i];
+        k->seek_before(k, target, len);
+        if (!k->valid(k)) {
+            check_kid(m, i);
+            continue;
+        }
+        /* Largest key wins; on a tie the lower index, which came first. */
+        if (m->back == NONE) {
+            m->back = i;
+        } else {
+            size_t al, bl;
+            const uint8_t *a = k->key(k, &al);
+            const uint8_t *b = m->kids[m->back]->key(m->kids[m->back], &bl);
+            if (kv_key_compare(a, al, b, bl) > 0)
+                m->back = i;
+        }
+    }
+}
+
+static void mg_next(kv_iter *it) {
+    merge_iter *m = mg(it);
+    if (m->backward) {
+        /* Not supported after seek_before (iter.h): become invalid. */
+        m->back = NONE;
+        return;
+    }
+    if (m->hn == 0 || m->failed)
+        return;
+    size_t top = m->heap[0];
+    kv_iter *k = m->kids[top];
+    k->next(k);
+    if (!k->valid(k)) {
+        check_kid(m, top);
+        m->heap[0] = m->heap[--m->hn];
+    }
+    if (m->hn)
+        sift_down(m, 0);
+}
+
+static bool mg_valid(const kv_iter *it) {
+    const merge_iter *m = cmg(it);
+    if (m->failed)
+        return false;
+    return m->backward ? m->back != NONE : m->hn > 0;
+}
+
+static kv_iter *current(const merge_iter *m) {
+    if (m->failed)
+        return NULL;
+    if (m->backward)
+        return m->back == NONE ? NULL : m->kids[m->back];
+    return m->hn ? m->kids[m->heap[0]] : NULL;
+}
+
+static const uint8_t *mg_key(const kv_iter *it, size_t *len) {
+    kv_iter *k = current(cmg(it));
+    if (!k) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    return k->key(k, len);
+}
+
+static const uint8_t *mg_value(const kv_iter *it, size_t *len) {
+    kv_iter *k = current(cmg(it));
+    if (!k) {
+        if (len)
+            *len = 0;
+        return NULL;
+    }
+    return k->value(k, len);
+}
+
+static kv_status mg_status(const kv_iter *it) {
+    const merge_iter *m = cmg(it);
+    for (size_t i = 0; i < m->n; i++) {
+        kv_status st = m->kids[i]->status(m->kids[i]);
+        if (st != KV_OK)
+            return st;
+    }
+    return KV_OK;
+}
+
+static void mg_destroy(kv_iter *it) {
+    if (!it)
+        return;
+    merge_iter *m = mg(it);
+    for (size_t i = 0; i < m->n; i++)
+        if (m->kids[i])
+            m->kids[i]->destroy(m->kids[i]);
+    free(m->kids);
+    free(m->heap);
+    free(m);
+}
+
+kv_iter *kv_merge_iter_new(kv_iter **children, size_t n) {
+    merge_iter *m = calloc(1, sizeof *m);
+    size_t cnt = n ? n : 1;
+    kv_iter **kids = calloc(cnt, sizeof *kids);
+    size_t *heap = calloc(cnt, sizeof *heap);
+    bool bad = !m || !kids || !heap || (n && !children);
+    for (size_t i = 0; !bad && i < n; i++)
+        if (!children[i])
+            bad = true;
+    if (bad) {
+        /* Ownership was passed: do not leak the children. */
+        for (size_t i = 0; children && i < n; i++)
+            if (children[i])
+                children[i]->destroy(children[i]);
+        free(m);
+        free(kids);
+        free(heap);
+        return NULL;
+    }
+    if (n)
+        memcpy(kids, children, n * sizeof *kids);
+    m->it = (kv_iter){
+        .seek = mg_seek,
+        .seek_before = mg_seek_before,
+        .next = mg_next,
+        .valid = mg_valid,
+        .key = mg_key,
+        .value = mg_value,
+        .status = mg_status,
+        .destroy = mg_destroy,
+    };
+    m->kids = kids;
+    m->n = n;
+    m->heap = heap;
+    m->back = NONE;
+    return &m->it;
+}

@@ -1,0 +1,402 @@
+/*
+ * sst_write.c: writes a sorted file (contract in sst.h, layout in
+ * doc/sorted_file_format.md). Entries go into data blocks (block.c); a
+ * full block is compressed when that saves at least 1/8, framed with a
+ * type byte and checksum, and buffered; its index entry is added when the
+ * next key arrives, so that a short separator between the two blocks can
+ * stand in for the last key. finish() appends the bloom, index and meta
+ * blocks and the footer, then syncs and closes.
+ * Called by flush and compaction; calls env, block.c, bloom.c, keys.c,
+ * lz4 and snappy.
+ */
+#include "sst.h"
+#include "block.h"
+#include "bloom.h"
+#include "hbase/keys.h"
+
+#include <lz4.h>
+#include <snappy-c.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Buffered output is appended to the file in chunks of this size. */
+#define OUT_FLUSH_BYTES ((size_t)256 << 10)
+/* Above this the output buffer's memory is given back after a flush. */
+#define OUT_KEEP_BYTES ((size_t)4 << 20)
+/* Largest key or value accepted by one entry (blocks use 32-bit offsets). */
+#define ENTRY_MAX_BYTES ((size_t)1 << 30)
+
+struct kv_sst_writer {
+    kv_env *env;
+    kv_file *file;
+    char *path;
+    kv_sst_options opts;
+    kv_buf out;                  /* framed blocks not yet appended */
+    uint64_t flushed;            /* bytes appended to the file */
+    kv_block_builder data, index;
+    bool pending;                /* a data block awaits its index entry */
+    uint64_t pending_off, pending_size;
+    kv_bloom_builder bloom;
+    kv_buf last_bloom_key;
+    kv_buf last_key;             /* last key added */
+    kv_buf smallest;
+    kv_buf scratch;              /* index values, meta, bloom */
+    uint64_t entries, data_blocks, raw_data_bytes;
+    bool have_ts;
+    int64_t min_ts, max_ts;
+    uint64_t max_seq;
+    kv_status error;             /* first failure; the writer is then dead */
+    char errmsg[512];
+};
+
+static kv_status fail(kv_sst_writer *w, kv_status st, const char *fmt, ...) {
+    if (w->error == KV_OK) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w->errmsg, sizeof w->errmsg, fmt, ap);
+        va_end(ap);
+        w->error = st;
+    }
+    return st;
+}
+
+static void copy_err(char *err, size_t errlen, const char *msg) {
+    if (err && errlen)
+        snprintf(err, errlen, "%s", msg);
+}
+
+kv_status kv_sst_writer_open(kv_sst_writer **out, kv_env *env, const char *path,
+                             const kv_sst_options *opts, char *err, size_t errlen) {
+    *out = NULL;
+    kv_sst_options o = { 65536, KV_COMPRESSION_NONE, KV_ENCODING_NONE, KV_BLOOM_ROW,
+                         KV_BLOOM_DEFAULT_BITS_PER_KEY };
+    if (opts)
+        o = *opts;
+    if (o.block_size == 0)
+        o.block_size = 65536;
+    if (o.bloom_bits_per_key == 0)
+        o.bloom_bits_per_key = KV_BLOOM_DEFAULT_BITS_PER_KEY;
+    if ((unsigned)o.compression > KV_COMPRESSION_SNAPPY || (unsigned)o.encoding > KV_ENCODING_DIFF ||
+        (unsigned)o.bloom > KV_BLOOM_ROWCOL || o.bloom_bits_per_key > 64) {
+        copy_err(err, errlen, "invalid sorted file options");
+        return KV_INVALID;
+    }
+    kv_sst_writer *w = calloc(1, sizeof *w);
+    if (!w || !(w->path = strdup(path))) {
+        free(w);
+        copy_err(err, errlen, "out of memory");
+        return KV_NO_MEMORY;
+    }
+    kv_status st = env->open_append(env, path, true, &w->file, err, errlen);
+    if (st != KV_OK) {
+        free(w->path);
+        free(w);
+        return st;
+    }
+    w->env = env;
+    w->opts = o;
+    kv_block_builder_init(&w->data, o.encoding, 0);
+    kv_block_builder_init(&w->index, KV_ENCODING_NONE, 0);
+    kv_bloom_builder_init(&w->bloom, o.bloom_bits_per_key);
+    *out = w;
+    return KV_OK;
+}
+
+static kv_status flush_out(kv_sst_writer *w) {
+    if (w->out.len == 0)
+        return KV_OK;
+    char e[256] = "";
+    kv_status st = w->env->append(w->file, w->out.data, w->out.len, e, sizeof e);
+    if (st != KV_OK)
+        return fail(w, st, "%s", e[0] ? e : "write failed");
+    w->flushed += w->out.len;
+    w->out.len = 0;
+    if (w->out.cap > OUT_KEEP_BYTES)
+        kv_buf_free(&w->out);
+    return KV_OK;
+}
+
+/* Tries to compress raw into out after a 5-byte header; returns the
+   payload type and sets *clen (compressed bytes) when it pays off. */
+static uint8_t try_compress(kv_sst_writer *w, const uint8_t *raw, size_t n, size_t start,
+                            size_t *clen) {
+    if (w->opts.compression == KV_COMPRESSION_NONE || n == 0 || n > LZ4_MAX_INPUT_SIZE)
+        return KV_BLOCK_TYPE_RAW;
+    size_t bound = w->opts.compression == KV_COMPRESSION_LZ4 ? (size_t)LZ4_compressBound((int)n)
+                                                            : snappy_max_compressed_length(n);
+    if (kv_buf_reserve(&w->out, 5 + bound + KV_BLOCK_CHECKSUM_LEN) != 0)
+        return KV_BLOCK_TYPE_RAW;
+    uint8_t *dst = w->out.data + start + 5;
+    uint8_t type;
+    size_t c;
+    if (w->opts.compression == KV_COMPRESSION_LZ4) {
+        int r = LZ4_compress_default((const char *)raw, (char *)dst, (int)n, (int)bound);
+        if (r <= 0)
+            return KV_BLOCK_TYPE_RAW;
+        c = (size_t)r;
+        type = KV_BLOCK_TYPE_LZ4;
+    } else {
+        c = bound;
+        if (snappy_compress((const char *)raw, n, (char *)dst, &c) != SNAPPY_OK)
+            return KV_BLOCK_TYPE_RAW;
+        type = KV_BLOCK_TYPE_SNAPPY;
+    }
+    /* Keep the compressed form only if it saves at least 1/8. */
+    if (c + 4 > n - n / 8)
+        return KV_BLOCK_TYPE_RAW;
+    *clen = c;
+    return type;
+}
+
+/* Frames one block into the output buffer; off and size locate it on disk. */
+static kv_status write_block(kv_sst_writer *w, const uint8_t *raw, size_t n, bool compress,
+                             uint64_t *off, uint64_t *size) {
+    size_t start = w->out.len, clen = 0, len;
+    uint8_t type = compress ? try_compress(w, raw, n, start, &clen) : KV_BLOCK_TYPE_RAW;
+    if (type != KV_BLOCK_TYPE_RAW) {
+        w->out.data[start] = type;
+        kv_put_le32(w->out.data + start + 1, (uint32_t)n);
+        len = 5 + clen;
+    } else {
+        if (kv_buf_reserve(&w->out, 1 + n + KV_BLOCK_CHECKSUM_LEN) != 0)
+            return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+        w->out.data[start] = KV_BLOCK_TYPE_RAW;
+        if (n)
+            memcpy(w->out.data + start + 1, raw, n);
+        len = 1 + n;
+    }
+    kv_put_le32(w->out.data + start + len, kv_checksum(w->out.data + start, len));
+    w->out.len = start + len + KV_BLOCK_CHECKSUM_LEN;
+    *off = w->flushed + start;
+    *size = len + KV_BLOCK_CHECKSUM_LEN;
+    if (w->out.len >= OUT_FLUSH_BYTES)
+        return flush_out(w);
+    return KV_OK;
+}
+
+static kv_status add_index_entry(kv_sst_writer *w, const uint8_t *sep, size_t seplen) {
+    uint8_t v[20];
+    size_t n = kv_put_varint64(v, w->pending_off);
+    n += kv_put_varint64(v + n, w->pending_size);
+    if (kv_block_builder_add(&w->index, sep, seplen, v, n) != 0)
+        return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+    w->pending = false;
+    return KV_OK;
+}
+
+static kv_status flush_data_block(kv_sst_writer *w) {
+    size_t n;
+    const uint8_t *raw = kv_block_builder_finish(&w->data, &n);
+    if (!raw)
+        return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+    kv_status st = write_block(w, raw, n, true, &w->pending_off, &w->pending_size);
+    if (st != KV_OK)
+        return st;
+    w->pending = true;
+    w->data_blocks++;
+    w->raw_data_bytes += n;
+    kv_block_builder_reset(&w->data);
+    return KV_OK;
+}
+
+static int buf_set(kv_buf *b, const uint8_t *p, size_t n) {
+    b->len = 0;
+    return kv_buf_append(b, p, n);
+}
+
+kv_status kv_sst_add(kv_sst_writer *w, const uint8_t *key, size_t klen, const uint8_t *value,
+                     size_t vlen) {
+    if (w->error != KV_OK)
+        return w->error;
+    if (w->entries > 0 && kv_bytes_compare(key, klen, w->last_key.data, w->last_key.len) <= 0)
+        return KV_INVALID;
+    if (klen > ENTRY_MAX_BYTES || vlen > ENTRY_MAX_BYTES)
+        return KV_TOO_LARGE;
+    if (w->pending) {
+        /* The shortest s with last <= s < key replaces the last key. */
+        const uint8_t *a = w->last_key.data;
+        size_t alen = w->last_key.len, p = 0;
+        while (p < alen && p < klen && a[p] == key[p])
+            p++;
+        size_t seplen = alen;
+        if (p < alen && p < klen && a[p] < 0xff && a[p] + 1 < key[p]) {
+            w->last_key.data[p]++;
+            seplen = p + 1;
+        }
+        kv_status st = add_index_entry(w, w->last_key.data, seplen);
+        if (st != KV_OK)
+            return st;
+    }
+    if (kv_block_builder_add(&w->data, key, klen, value, vlen) != 0 || buf_set(&w->last_key, key, klen) != 0)
+        return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+    if (w->entries == 0 && buf_set(&w->smallest, key, klen) != 0)
+        return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+    if (w->opts.bloom != KV_BLOOM_NONE) {
+        size_t blen = w->opts.bloom == KV_BLOOM_ROW ? kv_key_row_prefix_len(key, klen)
+                                                   : kv_key_column_prefix_len(key, klen);
+        if (blen == 0)
+            blen = klen;   /* not an internal key: the whole key stands in */
+        if (w->bloom.n == 0 ||
+            kv_bytes_compare(key, blen, w->last_bloom_key.data, w->last_bloom_key.len) != 0) {
+            if (kv_bloom_builder_add(&w->bloom, key, blen) != 0 ||
+                buf_set(&w->last_bloom_key, key, blen) != 0)
+                return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+        }
+    }
+    if (klen >= KV_KEY_SUFFIX_LEN) {
+        int64_t ts = kv_key_timestamp(key, klen);
+        uint64_t seq = kv_key_sequence(key, klen);
+        if (!w->have_ts || ts < w->min_ts)
+            w->min_ts = ts;
+        if (!w->have_ts || ts > w->max_ts)
+            w->max_ts = ts;
+        if (seq > w->max_seq)
+            w->max_seq = seq;
+        w->have_ts = true;
+    }
+    w->entries++;
+    if (kv_block_builder_size(&w->data) >= w->opts.block_size)
+        return flush_data_block(w);
+    return KV_OK;
+}
+
+uint64_t kv_sst_writer_size(const kv_sst_writer *w) {
+    return w->flushed + w->out.len + kv_block_builder_size(&w->data);
+}
+
+static int put_u64(kv_buf *b, uint64_t v) {
+    uint8_t t[8];
+    kv_put_le64(t, v);
+    return kv_buf_append(b, t, 8);
+}
+
+/* The meta block (doc/sorted_file_format.md, "Meta block"). */
+static int encode_meta(kv_sst_writer *w, kv_buf *b) {
+    b->len = 0;
+    return kv_buf_append_varint32(b, KV_SST_META_VERSION) || kv_buf_append_varint64(b, w->entries) ||
+           kv_buf_append_varint64(b, w->data_blocks) || put_u64(b, (uint64_t)w->min_ts) ||
+           put_u64(b, (uint64_t)w->max_ts) || put_u64(b, w->max_seq) ||
+           kv_buf_append_varint32(b, (uint32_t)w->smallest.len) ||
+           kv_buf_append(b, w->smallest.data, w->smallest.len) ||
+           kv_buf_append_varint32(b, (uint32_t)w->last_key.len) ||
+           kv_buf_append(b, w->last_key.data, w->last_key.len) ||
+           kv_buf_append(b, &(uint8_t){ (uint8_t)w->opts.compression }, 1) ||
+           kv_buf_append(b, &(uint8_t){ (uint8_t)w->opts.encoding }, 1) ||
+           kv_buf_append(b, &(uint8_t){ (uint8_t)w->opts.bloom }, 1) ||
+           kv_buf_append_varint32(b, w->opts.bloom_bits_per_key) ||
+           kv_buf_append_varint32(b, w->opts.block_size) ||
+           kv_buf_append_varint64(b, kv_bloom_builder_count(&w->bloom)) ||
+           kv_buf_append_varint64(b, w->raw_data_bytes) ? -1 : 0;
+}
+
+static uint8_t *dup_bytes(const kv_buf *b) {
+    uint8_t *p = malloc(b->len ? b->len : 1);
+    if (p && b->len)
+        memcpy(p, b->data, b->len);
+    return p;
+}
+
+static kv_status finish_file(kv_sst_writer *w) {
+    kv_status st;
+    if (kv_block_builder_count(&w->data) > 0 && (st = flush_data_block(w)) != KV_OK)
+        return st;
+    if (w->pending && (st = add_index_entry(w, w->last_key.data, w->last_key.len)) != KV_OK)
+        return st;
+    uint64_t bloom_off = 0, bloom_size = 0, index_off, index_size, meta_off, meta_size;
+    if (w->opts.bloom != KV_BLOOM_NONE) {
+        w->scratch.len = 0;
+        if (kv_bloom_builder_finish(&w->bloom, &w->scratch) != 0)
+            return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+        /* Bloom bits look random: never worth compressing. */
+        if ((st = write_block(w, w->scratch.data, w->scratch.len, false, &bloom_off, &bloom_size)) != KV_OK)
+            return st;
+    }
+    size_t n;
+    const uint8_t *idx = kv_block_builder_finish(&w->index, &n);
+    if (!idx)
+        return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+    if ((st = write_block(w, idx, n, true, &index_off, &index_size)) != KV_OK)
+        return st;
+    if (encode_meta(w, &w->scratch) != 0)
+        return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+    if ((st = write_block(w, w->scratch.data, w->scratch.len, false, &meta_off, &meta_size)) != KV_OK)
+        return st;
+    uint8_t f[KV_SST_FOOTER_LEN];
+    kv_put_le64(f + 0, index_off);
+    kv_put_le64(f + 8, index_size);
+    kv_put_le64(f + 16, bloom_off);
+    kv_put_le64(f + 24, bloom_size);
+    kv_put_le64(f + 32, meta_off);
+    kv_put_le64(f + 40, meta_size);
+    kv_put_le32(f + 48, KV_SST_FORMAT_VERSION);
+    kv_put_le32(f + 52, kv_checksum(f, 52));
+    kv_put_le64(f + 56, KV_SST_MAGIC);
+    if (kv_buf_append(&w->out, f, sizeof f) != 0)
+        return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+    if ((st = flush_out(w)) != KV_OK)
+        return st;
+    char e[256] = "";
+    if ((st = w->env->sync(w->file, e, sizeof e)) != KV_OK)
+        return fail(w, st, "%s", e[0] ? e : "sync failed");
+    kv_file *file = w->file;
+    w->file = NULL;
+    if ((st = w->env->close(file, e, sizeof e)) != KV_OK)
+        return fail(w, st, "%s", e[0] ? e : "close failed");
+    return KV_OK;
+}
+
+static void writer_free(kv_sst_writer *w) {
+    if (w->file)
+        w->env->close(w->file, NULL, 0);
+    kv_buf_free(&w->out);
+    kv_block_builder_free(&w->data);
+    kv_block_builder_free(&w->index);
+    kv_bloom_builder_free(&w->bloom);
+    kv_buf_free(&w->last_bloom_key);
+    kv_buf_free(&w->last_key);
+    kv_buf_free(&w->smallest);
+    kv_buf_free(&w->scratch);
+    free(w->path);
+    free(w);
+}
+
+kv_status kv_sst_finish(kv_sst_writer *w, kv_sst_meta *meta, char *err, size_t errlen) {
+    if (meta)
+        memset(meta, 0, sizeof *meta);
+    kv_status st = w->error != KV_OK ? w->error : finish_file(w);
+    if (st == KV_OK && meta) {
+        meta->file_size = w->flushed;
+        meta->entries = w->entries;
+        meta->min_ts = w->min_ts;
+        meta->max_ts = w->max_ts;
+        meta->max_seq = w->max_seq;
+        meta->smallest = dup_bytes(&w->smallest);
+        meta->largest = dup_bytes(&w->last_key);
+        if (!meta->smallest || !meta->largest) {
+            kv_sst_meta_clear(meta);
+            st = fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+        } else {
+            meta->smallest_len = w->smallest.len;
+            meta->largest_len = w->last_key.len;
+        }
+    }
+    if (st != KV_OK)
+        copy_err(err, errlen, w->errmsg);
+    writer_free(w);
+    return st;
+}
+
+void kv_sst_abandon(kv_sst_writer *w) {
+    if (w)
+        writer_free(w);
+}
+
+void kv_sst_meta_clear(kv_sst_meta *m) {
+    if (!m)
+        return;
+    free(m->smallest);
+    free(m->largest);
+    memset(m, 0, sizeof *m);
+}
