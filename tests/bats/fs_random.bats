@@ -91,10 +91,10 @@ teardown() {
 
 # ---- a table of a cellfs mount ----
 
-@test "fsx table mode on cellfs: writes, appends, unlink, mkdir of rows, remounts" {
+@test "fsx table mode on cellfs: writes, appends, unlink, mkdir and rmdir of rows, remounts" {
     fsx_mount_table
     fsx_expect_pass "$FSX" -M -S 1 -N 1000 -C 100 -P 2 -U \
-        -x rename,xrename,rmrow,vput,vrm,utimens -r "$FSX_REMOUNT" -m 200 "$TABLE"
+        -x empty,rename,xrename,rmrow,vput,vrm,utimens -r "$FSX_REMOUNT" -m 200 "$TABLE"
     [[ "$output" != *"remount 0;"* ]]
 }
 

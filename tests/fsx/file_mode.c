@@ -191,8 +191,11 @@ static void op_truncate(fm *m) {
 
 static void op_append(fm *m) {
     size_t len = random_len(m, m->opt->maxlen - m->size);
-    if (len == 0) {
-        op_truncate(m);   /* the file is at the largest size */
+    if (len == 0) {   /* the file is at the largest size */
+        if (m->opt->no_truncate)
+            op_write(m);
+        else
+            op_truncate(m);
         return;
     }
     bool own_fd = !m->opt->no_second && fsx_below(&m->rng, 2) == 0;

@@ -10,7 +10,7 @@
 #
 # -f adds flags to the file-mode runs on cellfs (e.g. "-R -W -T -D" for
 # the classes today's driver passes), -t to the table-mode runs on cellfs
-# (e.g. "-P 2 -U -x rename,xrename,rmrow,vput,vrm,utimens"). Defaults: the
+# (e.g. "-P 2 -U -x empty,rename,xrename,rmrow,vput,vrm,utimens"). Defaults: the
 # build in ./build, 100000 operations, every operation class.
 set -u
 cd "$(dirname "$0")/../.."

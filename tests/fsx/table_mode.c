@@ -26,17 +26,17 @@
 #include <unistd.h>
 
 enum {
-    T_PUT, T_PATCH, T_APPEND, T_READ, T_RENAME, T_XRENAME, T_UNLINK, T_MKROW, T_RMROW,
-    T_RMDIR_FULL, T_VPUT, T_VRM, T_UTIMENS, T_KINDS,
+    T_PUT, T_EMPTY, T_PATCH, T_APPEND, T_READ, T_RENAME, T_XRENAME, T_UNLINK, T_MKROW,
+    T_RMROW, T_RMDIR_FULL, T_VPUT, T_VRM, T_UTIMENS, T_KINDS,
     T_REMOUNT = T_KINDS, T_COUNTED
 };
 
 static const char *const kNames[T_COUNTED] = {
-    "put", "patch", "append", "read", "rename", "xrename", "unlink", "mkrow", "rmrow",
-    "rmdir-full", "vput", "vrm", "utimens", "remount",
+    "put", "empty", "patch", "append", "read", "rename", "xrename", "unlink", "mkrow",
+    "rmrow", "rmdir-full", "vput", "vrm", "utimens", "remount",
 };
 
-static const unsigned kWeights[T_KINDS] = {14, 5, 4, 6, 6, 5, 6, 3, 1, 1, 6, 3, 5};
+static const unsigned kWeights[T_KINDS] = {14, 2, 5, 4, 6, 6, 5, 6, 3, 1, 1, 6, 3, 5};
 
 /* Slack around the wall clock for the time of a delete marker. */
 #define DEL_SLACK_MS 2000
@@ -157,12 +157,15 @@ static size_t current_value(tm_ctx *c, const tm_col *col) {
     return col->v[0].len;
 }
 
-static void op_put(tm_ctx *c, int r, int f, int q) {
-    size_t len = fsx_below(&c->rng, 16) == 0 ? 0 : (size_t)fsx_range(&c->rng, 1, c->opt->maxlen);
+/* A whole new value; @p empty: none at all (`: > q`, an open with O_TRUNC
+ * and a close without a write). */
+static void op_put(tm_ctx *c, int r, int f, int q, bool empty) {
+    size_t len = empty ? 0 : (size_t)fsx_range(&c->rng, 1, c->opt->maxlen);
     fsx_fill(c->buf, len, c->run.op, 0);
     char path[PATH_MAX];
     tm_path(c, path, sizeof path, r, f, q, TM_NO_TS);
-    fsx_log_add(&c->run.log, c->run.op, "put      %s len %zu (O_CREAT|O_TRUNC)", path, len);
+    fsx_log_add(&c->run.log, c->run.op, "%s %s len %zu (O_CREAT|O_TRUNC)",
+                empty ? "empty   " : "put     ", path, len);
     const char *step;
     int err = write_file(path, O_WRONLY | O_CREAT | O_TRUNC, c->buf, len, 0, &step);
     if (err != 0) {
@@ -178,7 +181,7 @@ static void op_patch(tm_ctx *c, int r, int f, int q, bool append) {
     size_t base = current_value(c, col);
     size_t room = c->opt->maxlen - (append ? base : 0);
     if (room == 0) {
-        op_put(c, r, f, q);
+        op_put(c, r, f, q, false);
         return;
     }
     size_t len = (size_t)fsx_range(&c->rng, 1, c->opt->maxoplen < room ? c->opt->maxoplen : room);
@@ -594,8 +597,8 @@ static int run_op(tm_ctx *c, int kind) {
         kind = T_PUT;
     if (kind == T_RMDIR_FULL && pick_cell(c, &r, &f, &q) == false)
         kind = T_PUT;
-    bool need_row = kind == T_PUT || kind == T_PATCH || kind == T_APPEND || kind == T_RMROW ||
-                    kind == T_VPUT;
+    bool need_row = kind == T_PUT || kind == T_EMPTY || kind == T_PATCH || kind == T_APPEND ||
+                    kind == T_RMROW || kind == T_VPUT;
     if (need_row) {
         if ((r = pick_row(c, true)) < 0) {
             r = pick_row(c, false);
@@ -606,7 +609,8 @@ static int run_op(tm_ctx *c, int kind) {
         }
     }
     switch (kind) {
-    case T_PUT: op_put(c, r, f, q); break;
+    case T_PUT: op_put(c, r, f, q, false); break;
+    case T_EMPTY: op_put(c, r, f, q, true); break;
     case T_PATCH: op_patch(c, r, f, q, false); break;
     case T_APPEND: op_patch(c, r, f, q, true); break;
     case T_READ: op_read(c, r, f, q); break;
