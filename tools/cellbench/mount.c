@@ -1,11 +1,12 @@
 /*
- * mount.h: fork/exec of FUSE daemons, /proc/mounts polling and
- * fusermount3. Called by fsbench.c; calls only libc and fusermount3.
+ * mount.h: fork/exec of FUSE daemons, /proc/mounts polling, their
+ * /proc/PID/status and fusermount3. Called by fsbench.c; calls only libc and fusermount3.
  */
 #include "mount.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,22 @@ bool bench_is_mounted(const char *path) {
     }
     fclose(f);
     return found;
+}
+
+uint64_t bench_mount_peak_rss_kib(const bench_mount *m) {
+    if (m->pid <= 0)
+        return 0;
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)m->pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    uint64_t kib = 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "VmHWM: %" SCNu64, &kib) == 1)
+            break;
+    fclose(f);
+    return kib;
 }
 
 bool bench_find_in_path(char *out, size_t len, const char *name) {
