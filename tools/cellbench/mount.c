@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -120,6 +121,32 @@ static bool reap(pid_t pid, double timeout) {
     }
 }
 
+/* passthrough_ll keeps a descriptor open for every file and directory the
+ * kernel knows (libfuse's example says to raise the limit): a 100,000-row
+ * tree needs over 200,000. The limit goes up to fs.nr_open where we may
+ * (root), else to the hard limit. Runs in the daemon's child before exec. */
+static void raise_fd_limit(void) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+    unsigned long long nr_open = 0;
+    if (f != NULL) {
+        if (fscanf(f, "%llu", &nr_open) != 1)
+            nr_open = 0;
+        fclose(f);
+    }
+    struct rlimit up = rl;
+    if (nr_open > (unsigned long long)rl.rlim_max) {
+        up.rlim_cur = up.rlim_max = (rlim_t)nr_open;
+        if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+            return;
+    }
+    up = rl;
+    up.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &up);
+}
+
 int bench_mount_start(bench_mount *m, char *const argv[], const char *mnt, const char *log,
                       double timeout, char *err, size_t errlen) {
     memset(m, 0, sizeof m[0]);
@@ -139,6 +166,7 @@ int bench_mount_start(bench_mount *m, char *const argv[], const char *mnt, const
     }
     if (pid == 0) {
         setpgid(0, 0);
+        raise_fd_limit();
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
