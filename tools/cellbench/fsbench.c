@@ -376,6 +376,9 @@ int fsbench_run(const bench_options *o, const sigset_t *saved) {
         bench_fmt(notes[T_PASSTHROUGH], sizeof notes[T_PASSTHROUGH], "not available (%s: %s)", pt,
                   err);
         bench_mount_stop(&mounts[T_PASSTHROUGH]);
+        /* An interrupt while it mounted ends the run like one before. */
+        if (strcmp(err, "interrupted") == 0)
+            status = 130;
     } else {
         job.t[T_PASSTHROUGH].available = true;
         bench_fmt(notes[T_PASSTHROUGH], sizeof notes[T_PASSTHROUGH],
