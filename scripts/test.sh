@@ -2,8 +2,9 @@
 # Sets everything up, then runs every test suite: the include-graph check of
 # libkvcore's layers, the C unit tests, the same unit tests under
 # AddressSanitizer and UndefinedBehaviorSanitizer, the threaded ones under
-# ThreadSanitizer, and the bats tests of the shell and the mounted
-# filesystem. Ends with one line
+# ThreadSanitizer, and the bats tests of the shell and the mounted filesystem,
+# then the bats tests again against the ASan+UBSan build (all) and the TSan
+# build (the filesystem and the shell; scripts/sanitize_bats.sh). Ends with one line
 # "N passed, M failed, K skipped" summing all suites; exits non-zero if any
 # test failed.
 set -uo pipefail
@@ -54,7 +55,9 @@ echo "== unit tests under ASan+UBSan"
 if [ ! -d build-asan ]; then
   meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
 fi
+asan_built=0
 if ninja -C build-asan >"$log/asan-build.txt" 2>&1; then
+  asan_built=1
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 count_meson build-asan unit-asan
 else
   tail -30 "$log/asan-build.txt"; failed=$((failed + 1))
@@ -62,9 +65,13 @@ fi
 
 echo "== threaded unit tests under ThreadSanitizer"
 if [ ! -d build-tsan ]; then
-  meson setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dfuse=false -Dtools=false >/dev/null
+  meson setup build-tsan -Db_sanitize=thread -Db_lundef=false >/dev/null
+else
+  meson configure build-tsan -Dfuse=true -Dtools=true >/dev/null   # older trees lacked them
 fi
+tsan_built=0
 if ninja -C build-tsan >"$log/tsan-build.txt" 2>&1; then
+  tsan_built=1
   TSAN_OPTIONS=halt_on_error=1 count_meson build-tsan unit-tsan test_concurrency test_durability test_memstore test_env
 else
   tail -30 "$log/tsan-build.txt"; failed=$((failed + 1))
@@ -81,6 +88,24 @@ if ls tests/bats/*.bats >/dev/null 2>&1; then
   echo "bats: ${ok} passed, ${notok} failed, ${skip} skipped"
   passed=$((passed + ok)); failed=$((failed + notok)); skipped=$((skipped + skip))
 fi
+
+# Sanitizer reports of cellfs, cellsh and the tools fail these runs.
+run_sanitized() {   # $1 = build dir, $2 = label, then the bats files
+  local out="$log/$2.txt" t0=$SECONDS
+  bash scripts/sanitize_bats.sh "$@" >"$out" 2>&1
+  cat "$out"
+  echo "($2 took $((SECONDS - t0)) s)"
+  if [[ "$(tail -1 "$out")" =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
+    passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
+    skipped=$((skipped + BASH_REMATCH[3]))
+  else
+    failed=$((failed + 1))
+  fi
+}
+echo "== bats tests under ASan+UBSan"
+[ "$asan_built" -eq 1 ] && run_sanitized build-asan bats-asan tests/bats/*.bats
+echo "== filesystem and shell bats tests under ThreadSanitizer"
+[ "$tsan_built" -eq 1 ] && run_sanitized build-tsan bats-tsan tests/bats/fs_*.bats tests/bats/cellsh_*.bats
 
 echo "${passed} passed, ${failed} failed, ${skipped} skipped"
 [ "$failed" -eq 0 ]

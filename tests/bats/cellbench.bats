@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # cellbench: every workload on every engine prints one line with a positive
-# rate, and --fs mounts cellfs, measures it and unmounts. No timing
+# rate, and --fs mounts cellfs and passthrough_ll, measures every file
+# workload on them and a native directory, and unmounts. No timing
 # assertions (SPEC section 5: performance is measured, never tested).
 
 BUILD="${CELLFS_BUILD:-$BATS_TEST_DIRNAME/../../build}"
@@ -83,27 +84,54 @@ mounts_under_test_dir() {
     [ "$status" -eq 2 ]
 }
 
-@test "--fs: native and cellfs lines for create, stat and read; unmounted at the end" {
+@test "--fs: every workload on native, cellfs and passthrough_ll, with ratios and peak memory; unmounted at the end" {
     [ -c /dev/fuse ] || skip "/dev/fuse is absent"
-    run "$CELLBENCH" --fs --files 200
+    run "$CELLBENCH" --fs --files 200 --rows 300 --pm-files 100 --pm-transactions 200
     [ "$status" -eq 0 ] || { echo "$output"; false; }
-    for p in create stat read; do
-        [ "$(count_rate_lines "$p" native)" -eq 1 ]
-        [ "$(count_rate_lines "$p" cellfs)" -eq 1 ]
-        printf '%s\n' "$output" | grep -Eq "^$p +cellfs .* x[0-9]+\.[0-9]{2} vs native"
+    if printf '%s\n' "$output" | grep -q FAILED; then echo "$output"; false; fi
+    # passthrough_ll is built from libfuse3-dev's examples when they are there.
+    local pt=0
+    [ -x "$BUILD/tools/passthrough_ll" ] && pt=1
+    for w in create stat read overwrite unlink ls-l find rsync-out rsync-in postmark; do
+        [ "$(count_rate_lines "$w" native)" -eq 1 ] || { echo "no native line for $w"; echo "$output"; false; }
+        [ "$(count_rate_lines "$w" cellfs)" -eq 1 ] || { echo "no cellfs line for $w"; echo "$output"; false; }
+        printf '%s\n' "$output" | grep -Eq "^$w +cellfs .* x[0-9]+\.[0-9]{2} vs native"
+        if [ "$pt" -eq 1 ]; then
+            [ "$(count_rate_lines "$w" passthrough_ll)" -eq 1 ]
+            printf '%s\n' "$output" | grep -Eq "^$w +cellfs .* vs native +x[0-9]+\.[0-9]{2} vs passthrough_ll"
+        fi
     done
-    # Passthrough is measured or reported as not available, never a failure.
-    printf '%s\n' "$output" | grep -Eq '^passthrough: '
-    if printf '%s\n' "$output" | grep -q FAILED; then false; fi
+    # The table workloads say how many entries they went through.
+    printf '%s\n' "$output" | grep -Eq '^ls-l +cellfs .*\(300 rows in [0-9.]+ s\)'
+    printf '%s\n' "$output" | grep -Eq '^rsync-in +cellfs .*\(300 cells in [0-9.]+ s\)'
+    printf '%s\n' "$output" | grep -Eq '^postmark +cellfs .*\([0-9]+ created, [0-9]+ deleted, [0-9]+ read, [0-9]+ appended; pool of 100 in'
+    printf '%s\n' "$output" | grep -Eq '^peak-rss +cellfs +[0-9]+\.[0-9] MiB'
+    if [ "$pt" -eq 1 ]; then
+        printf '%s\n' "$output" | grep -Eq '^peak-rss +cellfs +[0-9.]+ MiB +x[0-9]+\.[0-9]{2} vs passthrough_ll'
+    else
+        printf '%s\n' "$output" | grep -Eq '^passthrough_ll: not available'
+    fi
     [ "$(mounts_under_test_dir)" -eq 0 ]
     [ -z "$(ls -A "$TEST_DIR")" ]
 }
 
+@test "--fs --benchmarks chooses workloads; one that needs files gets an untimed create first" {
+    [ -c /dev/fuse ] || skip "/dev/fuse is absent"
+    run "$CELLBENCH" --fs --files 50 --benchmarks read,unlink
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    [ "$(printf '%s\n' "$output" | awk '$4 == "ops/s" { print $1 }' | sort -u | tr '\n' ' ')" = "read unlink " ]
+    printf '%s\n' "$output" | grep -Eq '^read +cellfs .*\(after an untimed create\)'
+    run "$CELLBENCH" --fs --benchmarks read,fsck
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"unknown --fs benchmark 'fsck'"* ]]
+    [ "$(mounts_under_test_dir)" -eq 0 ]
+}
+
 @test "--fs with a cellfs that cannot mount: native still measured, status 1, nothing left" {
     [ -c /dev/fuse ] || skip "/dev/fuse is absent"
-    run "$CELLBENCH" --fs --files 50 --cellfs /bin/false
+    run "$CELLBENCH" --fs --files 50 --benchmarks create,read --cellfs /bin/false
     [ "$status" -eq 1 ]
-    [[ "$output" == *"cellfs:      FAILED:"* ]]
+    [[ "$output" == *"cellfs:         FAILED:"* ]]
     [ "$(count_rate_lines read native)" -eq 1 ]
     [ "$(mounts_under_test_dir)" -eq 0 ]
     [ -z "$(ls -A "$TEST_DIR")" ]
@@ -111,7 +139,7 @@ mounts_under_test_dir() {
 
 @test "--fs interrupted: the mount is removed" {
     [ -c /dev/fuse ] || skip "/dev/fuse is absent"
-    "$CELLBENCH" --fs --files 1000000 >"$BATS_TMPDIR/cellbench-int.$$" 2>&1 &
+    "$CELLBENCH" --fs --files 1000000 --benchmarks create >"$BATS_TMPDIR/cellbench-int.$$" 2>&1 &
     local pid=$! i
     # Wait until the mount is there, then interrupt.
     for i in $(seq 1 100); do

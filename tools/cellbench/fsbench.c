@@ -1,14 +1,17 @@
 /*
- * fsbench.h: the file phases (create, stat, read of N files in one
- * directory, in a random order shared by every target), the targets'
- * set-up, and their report. Calls mount.c, child.c, report.c and util.c.
+ * fsbench.h: the --fs mode's targets and run. Sets up a native directory,
+ * a cellfs mount of a new store (its table for ls, find and rsync filled
+ * through libkvcore before the mount) and libfuse's passthrough_ll over a
+ * second native directory; runs the selected workloads on each target in a
+ * child (child.h), reads the daemons' peak memory, prints the report and
+ * unmounts, also after a failure or an interrupt. The workloads are in
+ * fs_small.c, fs_tree.c and fs_postmark.c (fs_work.h); mount.c starts and
+ * stops the daemons.
  */
 #include "fsbench.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,128 +19,99 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "fs_work.h"
 #include "kvcore.h"
 #include "mount.h"
 #include "report.h"
 #include "util.h"
 
-enum { T_NATIVE, T_CELLFS, T_PASSTHROUGH, T_COUNT };
-enum { P_CREATE, P_STAT, P_READ, P_COUNT };
+const char *const fs_workload_names[FW_COUNT] = {
+    "create", "stat", "read", "overwrite", "unlink", "ls-l", "find", "rsync-out", "rsync-in",
+    "postmark",
+};
+const char *const fs_target_names[T_COUNT] = {"native", "cellfs", "passthrough_ll"};
 
-static const char *const kTargetNames[T_COUNT] = {"native", "cellfs", "passthrough"};
-static const char *const kPhaseNames[P_COUNT] = {"create", "stat", "read"};
-
-typedef struct phase_result {
-    int failed;
-    uint64_t ops;
-    double seconds;
-    char err[400];
-} phase_result;
-
-typedef struct fs_report {
-    phase_result r[T_COUNT][P_COUNT];
-} fs_report;
-
-typedef struct fs_job {
-    const bench_options *o;
-    bool available[T_COUNT];
-    char dir[T_COUNT][PATH_MAX];   /* where the files go */
-} fs_job;
-
-static void file_name(char *buf, size_t len, const char *dir, uint64_t i) {
-    bench_fmt(buf, len, "%s/f%08" PRIu64, dir, i);
+int fs_workload_parse(const char *name) {
+    for (int w = 0; w < FW_COUNT; w++)
+        if (strcmp(name, fs_workload_names[w]) == 0)
+            return w;
+    return -1;
 }
 
-/* The content of file i: its number, then a fixed pattern. */
-static void file_content(char *buf, size_t len, uint64_t i) {
-    for (size_t k = 0; k < len; k++)
-        buf[k] = (char)('a' + (k * 7 + i) % 26);
-    char head[24];
-    int n = bench_fmt(head, sizeof head, "%" PRIu64 "\n", i);
-    memcpy(buf, head, (size_t)n < len ? (size_t)n : len);
-}
-
-static int phase_fail(phase_result *r, const char *what, const char *path) {
+int fs_fail(fs_result *r, const char *what, const char *path) {
     r->failed = 1;
     bench_fmt(r->err, sizeof r->err, "%s %s: %s", what, path, strerror(errno));
     return -1;
 }
 
-static int do_create(const fs_job *job, const char *dir, char *buf, phase_result *r) {
-    size_t size = (size_t)job->o->file_size;
-    char path[PATH_MAX + 32];
-    for (uint64_t i = 0; i < job->o->files; i++) {
-        file_name(path, sizeof path, dir, i);
-        file_content(buf, size, i);
-        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0)
-            return phase_fail(r, "create", path);
-        if (child_write_all(fd, buf, size) != 0) {
-            int e = errno;
-            close(fd);
-            errno = e;
-            return phase_fail(r, "write", path);
-        }
-        /* On cellfs the close commits the cell: its result is the write's. */
-        if (close(fd) != 0)
-            return phase_fail(r, "close", path);
-        r->ops++;
-    }
-    return 0;
+void fs_content(char *buf, size_t len, uint64_t i) {
+    for (size_t k = 0; k < len; k++)
+        buf[k] = (char)('a' + (k * 7 + i) % 26);
+    char head[24];
+    int n = snprintf(head, sizeof head, "%" PRIu64 "\n", i);
+    memcpy(buf, head, (size_t)n < len ? (size_t)n : len);
 }
 
-static int do_stat(const fs_job *job, const char *dir, const uint64_t *order, phase_result *r) {
-    char path[PATH_MAX + 32];
-    for (uint64_t i = 0; i < job->o->files; i++) {
-        file_name(path, sizeof path, dir, order[i]);
-        struct stat st;
-        if (stat(path, &st) != 0)
-            return phase_fail(r, "stat", path);
-        if ((uint64_t)st.st_size != job->o->file_size) {
-            r->failed = 1;
-            bench_fmt(r->err, sizeof r->err, "stat %s: size %lld, expected %" PRIu64, path,
-                     (long long)st.st_size, job->o->file_size);
-            return -1;
-        }
-        r->ops++;
-    }
-    return 0;
-}
+typedef struct fs_report {
+    fs_result r[T_COUNT][FW_COUNT];
+} fs_report;
 
-static int do_read(const fs_job *job, const char *dir, const uint64_t *order, char *buf,
-                   char *want, phase_result *r) {
-    size_t size = (size_t)job->o->file_size;
-    char path[PATH_MAX + 32];
-    for (uint64_t i = 0; i < job->o->files; i++) {
-        file_name(path, sizeof path, dir, order[i]);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            return phase_fail(r, "open", path);
-        size_t got = 0;
-        for (;;) {
-            /* One byte of room past the size notices a file too long. */
-            ssize_t n = read(fd, buf + got, size + 1 - got);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0) {
-                int e = errno;
-                close(fd);
-                errno = e;
-                return phase_fail(r, "read", path);
-            }
-            if (n == 0 || (got += (size_t)n) > size)
-                break;
-        }
-        close(fd);
-        file_content(want, size, order[i]);
-        if (got != size || memcmp(buf, want, size) != 0) {
+static bool selected(const bench_options *o, int w) { return (o->fs_mask >> w) & 1u; }
+
+static bool is_small(int w) { return w <= FW_UNLINK; }
+static bool is_tree(int w) { return w >= FW_LS && w <= FW_RSYNC_IN; }
+
+/* What one target's run has made so far, for the workloads that need it. */
+typedef struct target_state {
+    bool files;              /* the small files exist */
+    const char *small_failed;/* a small-file phase failed: the rest are not run */
+    bool filled;             /* the table exists */
+    bool copied;             /* rsync-out's copy exists */
+} target_state;
+
+/* Runs @p w, or an untimed run of what it needs first. */
+static void run_workload(const fs_job *job, int t, int w, target_state *st, const uint64_t *order,
+                         char *buf, char *want, fs_result *r) {
+    const fs_target *tg = &job->t[t];
+    fs_result pre;
+    memset(&pre, 0, sizeof pre);
+    if (is_small(w)) {
+        if (st->small_failed != NULL) {
             r->failed = 1;
-            bench_fmt(r->err, sizeof r->err, "read %s: wrong content (%zu bytes)", path, got);
-            return -1;
+            bench_fmt(r->err, sizeof r->err, "not run after the %s failure", st->small_failed);
+            return;
         }
-        r->ops++;
+        if (w != FW_CREATE && !st->files &&
+            fs_small_run(job, tg, FW_CREATE, order, buf, want, &pre) != 0) {
+            *r = pre;
+            st->small_failed = "untimed create";
+            return;
+        }
+        bench_fmt(r->note, sizeof r->note, "%s", w != FW_CREATE && !st->files ?
+                  "(after an untimed create)" : "");
+        st->files = true;
+        if (fs_small_run(job, tg, (fs_workload)w, order, buf, want, r) != 0)
+            st->small_failed = fs_workload_names[w];
+        else if (w == FW_UNLINK)
+            st->files = false;
+        return;
     }
-    return 0;
+    if (is_tree(w)) {
+        if (!st->filled && fs_tree_fill_dir(tg->table_src, job->o->rows, (size_t)job->o->file_size,
+                                            r->err, sizeof r->err) != 0) {
+            r->failed = 1;
+            return;
+        }
+        st->filled = true;
+        if (w == FW_RSYNC_IN && !st->copied && fs_tree_run(job, tg, FW_RSYNC_OUT, &pre) != 0) {
+            *r = pre;
+            return;
+        }
+        st->copied = true;
+        fs_tree_run(job, tg, (fs_workload)w, r);
+        return;
+    }
+    fs_postmark_run(job, tg, r);
 }
 
 static int fs_worker(void *ctx, int fd) {
@@ -162,25 +136,16 @@ static int fs_worker(void *ctx, int fd) {
     }
     bool progress = isatty(STDERR_FILENO) != 0;
     for (int t = 0; t < T_COUNT; t++) {
-        if (!job->available[t])
+        if (!job->t[t].available)
             continue;
-        for (int p = 0; p < P_COUNT; p++) {
-            phase_result *r = &rep->r[t][p];
+        target_state st = {.filled = job->t[t].table_src[0] == '\0'};
+        for (int w = 0; w < FW_COUNT; w++) {
+            if (!selected(o, w))
+                continue;
             if (progress)
-                fprintf(stderr, "cellbench: %-11s %-6s ...\r", kTargetNames[t], kPhaseNames[p]);
-            double t0 = bench_now();
-            int prc = p == P_CREATE ? do_create(job, job->dir[t], buf, r)
-                      : p == P_STAT ? do_stat(job, job->dir[t], order, r)
-                                    : do_read(job, job->dir[t], order, buf, want, r);
-            r->seconds = bench_now() - t0;
-            if (prc != 0) {
-                for (int q = p + 1; q < P_COUNT; q++) {
-                    rep->r[t][q].failed = 1;
-                    bench_fmt(rep->r[t][q].err, sizeof rep->r[t][q].err,
-                             "not run after the %s failure", kPhaseNames[p]);
-                }
-                break;
-            }
+                fprintf(stderr, "cellbench: %-14s %-10s ...\r", fs_target_names[t],
+                        fs_workload_names[w]);
+            run_workload(job, t, w, &st, order, buf, want, &rep->r[t][w]);
         }
     }
     if (progress)
@@ -194,109 +159,152 @@ out:
     return rc;
 }
 
-/* The cellfs binary: --cellfs, else ../fusefs/cellfs from our own binary
- * (the build tree), else cellfs beside it, else cellfs in $PATH. */
-static bool find_cellfs(char *out, size_t len, const bench_options *o) {
-    if (o->cellfs_path != NULL) {
-        if (realpath(o->cellfs_path, out) == NULL || access(out, X_OK) != 0)
-            return false;
-        return true;
-    }
+/* A program: @p given (an option), else @p name beside our own binary or
+ * at @p rel from its directory (the build tree), else in $PATH. */
+static bool find_program(char *out, size_t len, const char *given, const char *rel,
+                         const char *name) {
+    if (given != NULL)
+        return realpath(given, out) != NULL && access(out, X_OK) == 0;
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash != NULL) {
-            *slash = '\0';
-            static const char *const rel[] = {"/../fusefs/cellfs", "/cellfs"};
-            for (size_t i = 0; i < 2; i++) {
-                char cand[PATH_MAX + 32];
-                bench_fmt(cand, sizeof cand, "%s%s", self, rel[i]);
-                if (access(cand, X_OK) == 0 && realpath(cand, out) != NULL)
-                    return true;
-            }
+    char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
+    if (slash != NULL) {
+        *slash = '\0';
+        const char *cands[] = {rel, name};
+        for (size_t i = 0; i < 2; i++) {
+            char cand[PATH_MAX + 64];
+            if (cands[i] != NULL && bench_fmt(cand, sizeof cand, "%s/%s", self, cands[i]) == 0 &&
+                access(cand, X_OK) == 0 && realpath(cand, out) != NULL)
+                return true;
         }
     }
-    return bench_find_in_path(out, len, "cellfs");
+    return bench_find_in_path(out, len, name);
 }
 
 static int make_dir(const char *path, char *err, size_t errlen) {
-    if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+    if (bench_mkdirs(path) != 0) {
         bench_fmt(err, errlen, "mkdir %s: %s", path, strerror(errno));
         return -1;
     }
     return 0;
 }
 
-/* Mounts a fresh store and makes table default:bench, row r, family cf:
- * the files are the cells of that row. */
-static int setup_cellfs(bench_mount *m, fs_job *job, const char *base, const char *cellfs,
-                        char *err, size_t errlen) {
-    char store[PATH_MAX], mnt[PATH_MAX], log[PATH_MAX];
+static bool any_tree(const bench_options *o) {
+    for (int w = FW_LS; w <= FW_RSYNC_IN; w++)
+        if (selected(o, w))
+            return true;
+    return false;
+}
+
+/* The paths of a target whose root is @p root (files of the small phases
+ * in @p files), and rsync's copy in the work dir. */
+static void target_paths(fs_target *t, const char *base, const char *root, const char *files,
+                         const char *name) {
+    bench_fmt(t->files, sizeof t->files, "%s", files);
+    bench_fmt(t->table, sizeof t->table, "%s/big", root);
+    bench_fmt(t->table_in, sizeof t->table_in, "%s/bigin", root);
+    bench_fmt(t->postmark, sizeof t->postmark, "%s/pm", root);
+    bench_fmt(t->copy, sizeof t->copy, "%s/rsync-%s", base, name);
+}
+
+/* A new store (with table big filled when a tree workload runs), mounted
+ * at base/mnt; the small files are the cells of row r of default:bench. */
+static int setup_cellfs(bench_mount *m, fs_target *t, const bench_options *o, const char *base,
+                        const char *cellfs, char *err, size_t errlen) {
+    char store[PATH_MAX], mnt[PATH_MAX], log[PATH_MAX], files[PATH_MAX + 32];
     bench_fmt(store, sizeof store, "%s/store", base);
     bench_fmt(mnt, sizeof mnt, "%s/mnt", base);
     bench_fmt(log, sizeof log, "%s/cellfs.log", base);
+    if (any_tree(o) && fs_tree_fill_store(store, "big", o->rows, (size_t)o->file_size, err,
+                                          errlen) != 0)
+        return -1;
     if (make_dir(mnt, err, errlen) != 0)
         return -1;
     char *argv[] = {(char *)cellfs, store, mnt, "-f", "-o", "create", NULL};
     if (bench_mount_start(m, argv, mnt, log, 20, err, errlen) != 0)
         return -1;
-    static const char *const parts[] = {"/default/bench", "/default/bench/r",
-                                        "/default/bench/r/cf"};
-    char dir[PATH_MAX + 64];
-    for (size_t i = 0; i < 3; i++) {
-        bench_fmt(dir, sizeof dir, "%s%s", mnt, parts[i]);
-        if (make_dir(dir, err, errlen) != 0)
-            return -1;
-    }
-    bench_fmt(job->dir[T_CELLFS], sizeof job->dir[T_CELLFS], "%s", dir);
+    char root[PATH_MAX + 16];
+    bench_fmt(root, sizeof root, "%s/default", mnt);
+    bench_fmt(files, sizeof files, "%s/bench/r/cf", root);
+    if (make_dir(files, err, errlen) != 0)
+        return -1;
+    target_paths(t, base, root, files, "cellfs");
+    t->table_src[0] = '\0';
+    t->cellfs = true;
     return 0;
 }
 
-/* libfuse's passthrough mirrors / at its mount point. */
-static int setup_passthrough(bench_mount *m, fs_job *job, const char *base, const char *binary,
+/* passthrough_ll -o source=base/pt-src at base/pt-mnt. */
+static int setup_passthrough(bench_mount *m, fs_target *t, const char *base, const char *binary,
                              char *err, size_t errlen) {
-    char src[PATH_MAX], mnt[PATH_MAX], log[PATH_MAX];
-    bench_fmt(src, sizeof src, "%s/passthrough-files", base);
-    bench_fmt(mnt, sizeof mnt, "%s/passthrough-mnt", base);
-    bench_fmt(log, sizeof log, "%s/passthrough.log", base);
+    char src[PATH_MAX], mnt[PATH_MAX], log[PATH_MAX], opt[PATH_MAX + 16], files[PATH_MAX + 16];
+    bench_fmt(src, sizeof src, "%s/pt-src", base);
+    bench_fmt(mnt, sizeof mnt, "%s/pt-mnt", base);
+    bench_fmt(log, sizeof log, "%s/passthrough_ll.log", base);
+    bench_fmt(opt, sizeof opt, "source=%s", src);
     if (make_dir(src, err, errlen) != 0 || make_dir(mnt, err, errlen) != 0)
         return -1;
-    char *argv[] = {(char *)binary, "-f", mnt, NULL};
+    char *argv[] = {(char *)binary, "-f", "-o", opt, mnt, NULL};
     if (bench_mount_start(m, argv, mnt, log, 20, err, errlen) != 0)
         return -1;
-    int n = bench_fmt(job->dir[T_PASSTHROUGH], sizeof job->dir[T_PASSTHROUGH], "%s%s", mnt, src);
-    if (n < 0 || (size_t)n >= sizeof job->dir[T_PASSTHROUGH]) {
-        bench_fmt(err, errlen, "path too long");
+    bench_fmt(files, sizeof files, "%s/files", mnt);
+    if (make_dir(files, err, errlen) != 0)
         return -1;
-    }
+    target_paths(t, base, mnt, files, "passthrough_ll");
+    bench_fmt(t->table_src, sizeof t->table_src, "%s/big", src);
     return 0;
 }
 
-static void print_results(const fs_job *job, const fs_report *rep) {
-    for (int p = 0; p < P_COUNT; p++) {
+static void print_results(const fs_job *job, const fs_report *rep, const uint64_t *rss) {
+    for (int w = 0; w < FW_COUNT; w++) {
+        if (!selected(job->o, w))
+            continue;
         for (int t = 0; t < T_COUNT; t++) {
-            if (!job->available[t])
+            if (!job->t[t].available)
                 continue;
-            const phase_result *r = &rep->r[t][p];
+            const fs_result *r = &rep->r[t][w];
             if (r->failed) {
-                report_failed(stdout, kPhaseNames[p], kTargetNames[t], r->err);
+                report_failed(stdout, fs_workload_names[w], fs_target_names[t], r->err);
                 continue;
             }
+            /* cellfs against both others, passthrough_ll against native. */
             report_peer peers[2];
             size_t np = 0;
             for (int u = 0; u < T_COUNT && t != T_NATIVE; u++) {
-                if (u == t || !job->available[u] || (u == T_PASSTHROUGH && t != T_CELLFS))
+                if (u == t || !job->t[u].available || (t == T_PASSTHROUGH && u != T_NATIVE))
                     continue;
-                const phase_result *q = &rep->r[u][p];
+                const fs_result *q = &rep->r[u][w];
                 double rate = q->failed ? 0 : (double)q->ops / (q->seconds > 1e-9 ? q->seconds : 1e-9);
-                peers[np++] = (report_peer){kTargetNames[u], rate};
+                peers[np++] = (report_peer){fs_target_names[u], rate};
             }
-            report_rate(stdout, kPhaseNames[p], kTargetNames[t], (double)r->ops, r->seconds, peers,
-                        np, NULL);
+            report_rate(stdout, fs_workload_names[w], fs_target_names[t], (double)r->ops,
+                        r->seconds, peers, np, r->note);
         }
     }
+    for (int t = T_CELLFS; t < T_COUNT; t++) {
+        if (!job->t[t].available || rss[t] == 0)
+            continue;
+        report_peer peer = {fs_target_names[T_PASSTHROUGH], (double)rss[T_PASSTHROUGH]};
+        report_rss(stdout, fs_target_names[t], rss[t], &peer, t == T_CELLFS ? 1 : 0);
+    }
+}
+
+static void print_header(const bench_options *o, const char *notes[T_COUNT], const char *base,
+                         bool temp) {
+    char size[32];
+    bench_format_size(size, sizeof size, o->file_size);
+    printf("cellbench %s --fs: small files: %" PRIu64 " of %s in one directory (create in name "
+           "order; stat, read, overwrite, unlink in a random order); table: %" PRIu64
+           " rows of one %s cell; PostMark: %" PRIu64 " files in %" PRIu64
+           " directories, %" PRIu64 " transactions\n",
+           KVCORE_VERSION, o->files, size, o->rows, size, o->pm_files, o->pm_dirs,
+           o->pm_transactions);
+    for (int t = 0; t < T_COUNT; t++)
+        printf("%-16s%s\n", t == T_NATIVE ? "native:" : t == T_CELLFS ? "cellfs:" :
+               "passthrough_ll:", notes[t]);
+    printf("%-16s%s%s\n", "Work dir:", base, temp ? " (temporary, removed at exit)" : "");
+    printf("------------------------------------------------------------------------------\n");
+    fflush(stdout);
 }
 
 int fsbench_run(const bench_options *o, const sigset_t *saved) {
@@ -304,8 +312,8 @@ int fsbench_run(const bench_options *o, const sigset_t *saved) {
     bool temp = o->db_dir == NULL;
     if (bench_workdir(base, sizeof base, o->db_dir, "cellbench-fs") != 0)
         return 1;
-    static const char *const subdirs[] = {"native", "store", "mnt", "passthrough-files",
-                                          "passthrough-mnt"};
+    static const char *const subdirs[] = {"native", "store", "mnt", "pt-src", "pt-mnt",
+                                          "rsync-native", "rsync-cellfs", "rsync-passthrough_ll"};
     for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++) {
         char p[PATH_MAX + 32];
         bench_fmt(p, sizeof p, "%s/%s", base, subdirs[i]);
@@ -320,57 +328,65 @@ int fsbench_run(const bench_options *o, const sigset_t *saved) {
     job.o = o;
     char err[600] = "";
     int status = 0;
-    bench_mount cellfs_m, pt_m;
-    memset(&cellfs_m, 0, sizeof cellfs_m);
-    memset(&pt_m, 0, sizeof pt_m);
+    bench_mount mounts[T_COUNT];
+    memset(mounts, 0, sizeof mounts);
+    char notes[T_COUNT][PATH_MAX + 700];
 
-    bench_fmt(job.dir[T_NATIVE], sizeof job.dir[T_NATIVE], "%s/native", base);
-    if (make_dir(job.dir[T_NATIVE], err, sizeof err) == 0)
-        job.available[T_NATIVE] = true;
-    else
-        fprintf(stderr, "cellbench: %s\n", err);
-
-    char cellfs[PATH_MAX], cellfs_note[PATH_MAX + 700];
-    if (!find_cellfs(cellfs, sizeof cellfs, o)) {
-        bench_fmt(cellfs_note, sizeof cellfs_note, "FAILED: no cellfs binary (%s)",
-                 o->cellfs_path ? o->cellfs_path : "give --cellfs PATH");
+    /* The native directory. */
+    char root[PATH_MAX + 16], files[PATH_MAX + 32];
+    bench_fmt(root, sizeof root, "%s/native", base);
+    bench_fmt(files, sizeof files, "%s/files", root);
+    if (make_dir(files, err, sizeof err) == 0) {
+        target_paths(&job.t[T_NATIVE], base, root, files, "native");
+        bench_fmt(job.t[T_NATIVE].table_src, sizeof job.t[T_NATIVE].table_src, "%s",
+                  job.t[T_NATIVE].table);
+        job.t[T_NATIVE].available = true;
+        bench_fmt(notes[T_NATIVE], sizeof notes[T_NATIVE], "%s", root);
+    } else {
+        bench_fmt(notes[T_NATIVE], sizeof notes[T_NATIVE], "FAILED: %s", err);
         status = 1;
-    } else if (setup_cellfs(&cellfs_m, &job, base, cellfs, err, sizeof err) != 0) {
-        bench_fmt(cellfs_note, sizeof cellfs_note, "FAILED: %s", err);
+    }
+
+    /* cellfs: a failure to mount it is a failure of the run. */
+    char cellfs[PATH_MAX];
+    if (!find_program(cellfs, sizeof cellfs, o->cellfs_path, "../fusefs/cellfs", "cellfs")) {
+        bench_fmt(notes[T_CELLFS], sizeof notes[T_CELLFS], "FAILED: no cellfs binary (%s)",
+                  o->cellfs_path ? o->cellfs_path : "give --cellfs PATH");
+        status = 1;
+    } else if (setup_cellfs(&mounts[T_CELLFS], &job.t[T_CELLFS], o, base, cellfs, err,
+                            sizeof err) != 0) {
+        bench_fmt(notes[T_CELLFS], sizeof notes[T_CELLFS], "FAILED: %s", err);
         status = strcmp(err, "interrupted") == 0 ? 130 : 1;
     } else {
-        job.available[T_CELLFS] = true;
-        bench_fmt(cellfs_note, sizeof cellfs_note, "%s (%s, a new store)", job.dir[T_CELLFS],
-                 cellfs);
+        job.t[T_CELLFS].available = true;
+        bench_fmt(notes[T_CELLFS], sizeof notes[T_CELLFS], "%s/mnt (%s, a new store)", base,
+                  cellfs);
     }
 
-    char pt[PATH_MAX], pt_note[PATH_MAX + 700];
-    bool have_pt = o->passthrough_path != NULL ? realpath(o->passthrough_path, pt) != NULL
-                                               : bench_find_in_path(pt, sizeof pt, "passthrough");
-    if (!have_pt) {
-        bench_fmt(pt_note, sizeof pt_note,
-                 "not available (no passthrough binary in PATH; libfuse3-dev ships only the "
-                 "example's sources; give --passthrough PATH)");
-    } else if (status != 130 && setup_passthrough(&pt_m, &job, base, pt, err, sizeof err) != 0) {
-        bench_fmt(pt_note, sizeof pt_note, "not available (%s: %s)", pt, err);
-    } else if (status != 130) {
-        job.available[T_PASSTHROUGH] = true;
-        bench_fmt(pt_note, sizeof pt_note, "%s (%s)", job.dir[T_PASSTHROUGH], pt);
+    /* passthrough_ll: measured when it can be, else said why not. */
+    char pt[PATH_MAX];
+    if (!find_program(pt, sizeof pt, o->passthrough_path, NULL, "passthrough_ll")) {
+        bench_fmt(notes[T_PASSTHROUGH], sizeof notes[T_PASSTHROUGH],
+                  "not available (no passthrough_ll beside cellbench or in PATH: it is built "
+                  "from libfuse3-dev's examples when they are installed; give --passthrough PATH)");
+    } else if (status == 130) {
+        bench_fmt(notes[T_PASSTHROUGH], sizeof notes[T_PASSTHROUGH], "not run");
+    } else if (setup_passthrough(&mounts[T_PASSTHROUGH], &job.t[T_PASSTHROUGH], base, pt, err,
+                                 sizeof err) != 0) {
+        bench_fmt(notes[T_PASSTHROUGH], sizeof notes[T_PASSTHROUGH], "not available (%s: %s)", pt,
+                  err);
+        bench_mount_stop(&mounts[T_PASSTHROUGH]);
+        /* An interrupt while it mounted ends the run like one before. */
+        if (strcmp(err, "interrupted") == 0)
+            status = 130;
     } else {
-        bench_fmt(pt_note, sizeof pt_note, "not run");
+        job.t[T_PASSTHROUGH].available = true;
+        bench_fmt(notes[T_PASSTHROUGH], sizeof notes[T_PASSTHROUGH],
+                  "%s/pt-mnt (%s -o source=%s/pt-src)", base, pt, base);
     }
 
-    char size[32];
-    bench_format_size(size, sizeof size, o->file_size);
-    printf("cellbench %s --fs: %" PRIu64 " files of %s in one directory: create (open O_CREAT, "
-           "write, close) in name order; stat, read (open, read, close) in a random order\n",
-           KVCORE_VERSION, o->files, size);
-    printf("native:      %s\n", job.dir[T_NATIVE]);
-    printf("cellfs:      %s\n", cellfs_note);
-    printf("passthrough: %s\n", pt_note);
-    printf("Work dir:    %s%s\n", base, temp ? " (temporary, removed at exit)" : "");
-    printf("------------------------------------------------------------------------------\n");
-    fflush(stdout);
+    const char *note_ptrs[T_COUNT] = {notes[0], notes[1], notes[2]};
+    print_header(o, note_ptrs, base, temp);
 
     if (status != 130) {
         fs_report *rep = calloc(1, sizeof *rep);
@@ -384,18 +400,22 @@ int fsbench_run(const bench_options *o, const sigset_t *saved) {
             fprintf(stderr, "cellbench: the file worker ended with status %d\n", out.exit_status);
             status = 1;
         } else {
-            print_results(&job, rep);
+            uint64_t rss[T_COUNT] = {0};
+            for (int t = T_CELLFS; t < T_COUNT; t++)
+                rss[t] = bench_mount_peak_rss_kib(&mounts[t]);
+            print_results(&job, rep, rss);
             for (int t = 0; t < T_COUNT; t++)
-                for (int p = 0; p < P_COUNT; p++)
-                    if (job.available[t] && rep->r[t][p].failed)
+                for (int w = 0; w < FW_COUNT; w++)
+                    if (job.t[t].available && selected(o, w) && rep->r[t][w].failed)
                         status = 1;
         }
         free(rep);
     }
 
     /* Unmount whatever happened above. */
-    bool unmounted = bench_mount_stop(&pt_m) == 0;
-    unmounted = bench_mount_stop(&cellfs_m) == 0 && unmounted;
+    bool unmounted = true;
+    for (int t = T_COUNT - 1; t > T_NATIVE; t--)
+        unmounted = bench_mount_stop(&mounts[t]) == 0 && unmounted;
     if (!unmounted && status == 0)
         status = 1;
     if (temp && unmounted && bench_rmtree(base) != 0) {

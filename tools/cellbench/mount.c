@@ -1,15 +1,17 @@
 /*
- * mount.h: fork/exec of FUSE daemons, /proc/mounts polling and
- * fusermount3. Called by fsbench.c; calls only libc and fusermount3.
+ * mount.h: fork/exec of FUSE daemons, /proc/mounts polling, their
+ * /proc/PID/status and fusermount3. Called by fsbench.c; calls only libc and fusermount3.
  */
 #include "mount.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,6 +51,22 @@ bool bench_is_mounted(const char *path) {
     }
     fclose(f);
     return found;
+}
+
+uint64_t bench_mount_peak_rss_kib(const bench_mount *m) {
+    if (m->pid <= 0)
+        return 0;
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)m->pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    uint64_t kib = 0;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "VmHWM: %" SCNu64, &kib) == 1)
+            break;
+    fclose(f);
+    return kib;
 }
 
 bool bench_find_in_path(char *out, size_t len, const char *name) {
@@ -103,6 +121,32 @@ static bool reap(pid_t pid, double timeout) {
     }
 }
 
+/* passthrough_ll keeps a descriptor open for every file and directory the
+ * kernel knows (libfuse's example says to raise the limit): a 100,000-row
+ * tree needs over 200,000. The limit goes up to fs.nr_open where we may
+ * (root), else to the hard limit. Runs in the daemon's child before exec. */
+static void raise_fd_limit(void) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+    unsigned long long nr_open = 0;
+    if (f != NULL) {
+        if (fscanf(f, "%llu", &nr_open) != 1)
+            nr_open = 0;
+        fclose(f);
+    }
+    struct rlimit up = rl;
+    if (nr_open > (unsigned long long)rl.rlim_max) {
+        up.rlim_cur = up.rlim_max = (rlim_t)nr_open;
+        if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+            return;
+    }
+    up = rl;
+    up.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &up);
+}
+
 int bench_mount_start(bench_mount *m, char *const argv[], const char *mnt, const char *log,
                       double timeout, char *err, size_t errlen) {
     memset(m, 0, sizeof m[0]);
@@ -122,6 +166,7 @@ int bench_mount_start(bench_mount *m, char *const argv[], const char *mnt, const
     }
     if (pid == 0) {
         setpgid(0, 0);
+        raise_fd_limit();
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);

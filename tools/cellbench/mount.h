@@ -1,6 +1,6 @@
 /*
  * Starting and stopping a FUSE daemon (the cellfs driver, libfuse's
- * passthrough example) for --fs mode: the daemon runs in the foreground as
+ * passthrough_ll example) for --fs mode, and reading its peak memory: the daemon runs in the foreground as
  * our child, in a process group of its own so that a terminal's Ctrl-C
  * reaches only cellbench, which then unmounts it. Used by fsbench.c.
  */
@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 typedef struct bench_mount {
@@ -30,6 +31,10 @@ int bench_mount_start(bench_mount *m, char *const argv[], const char *mnt, const
  * daemon, ending it by its pid if it does not exit. Returns 0 when the
  * mount is gone. Safe to call on a bench_mount that never started. */
 int bench_mount_stop(bench_mount *m);
+
+/* The peak resident memory (VmHWM) of the daemon in KiB while it runs, or
+ * 0 when it cannot be read. */
+uint64_t bench_mount_peak_rss_kib(const bench_mount *m);
 
 /* The executable @p name in $PATH, or false. */
 bool bench_find_in_path(char *out, size_t len, const char *name);

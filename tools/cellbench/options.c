@@ -10,13 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs_work.h"
 #include "kvcore.h"
 #include "util.h"
 
 static void usage(FILE *out) {
     fprintf(out,
             "Usage: cellbench [OPTIONS]          key-value workloads on kvcore, LevelDB, RocksDB\n"
-            "       cellbench --fs [OPTIONS]     small files: native dir, cellfs, passthrough\n\n"
+            "       cellbench --fs [OPTIONS]     files: native dir, cellfs, passthrough_ll\n\n"
             "Key-value mode:\n"
             "  --benchmarks=LIST     comma-separated workloads, in order (default\n"
             "                        fillseq,fillrandom,overwrite,readrandom,readseq,seekrandom)\n"
@@ -32,10 +33,16 @@ static void usage(FILE *out) {
             "  --block-size=SIZE     data block size, 0 = each engine's default (default 0)\n"
             "  --seed=N              random seed (default 301)\n"
             "File mode (--fs):\n"
-            "  --files=N             files created, stat'ed and read (default 10000)\n"
-            "  --file-size=SIZE      bytes per file (default 1K)\n"
+            "  --benchmarks=LIST     of create,stat,read,overwrite,unlink,ls-l,find,\n"
+            "                        rsync-out,rsync-in,postmark (default all, this order)\n"
+            "  --files=N             small files created, stat'ed, read, ... (default 10000)\n"
+            "  --file-size=SIZE      bytes per file and per cell of the table (default 1K)\n"
+            "  --rows=N              rows of the table of ls-l, find, rsync (default 100000)\n"
+            "  --pm-files=N          PostMark: files in the pool (default 5000)\n"
+            "  --pm-transactions=N   PostMark: transactions (default 10000)\n"
+            "  --pm-dirs=N           PostMark: directories (default 10)\n"
             "  --cellfs=PATH         the cellfs binary (default: beside cellbench)\n"
-            "  --passthrough=PATH    libfuse's passthrough example binary (default: in PATH)\n"
+            "  --passthrough=PATH    libfuse's passthrough_ll (default: beside cellbench)\n"
             "Both:\n"
             "  --db=DIR              work in DIR and keep it (default: a temp dir, removed)\n"
             "  -h, --help, -V, --version\n\n"
@@ -45,7 +52,7 @@ static void usage(FILE *out) {
 enum {
     OPT_BENCH = 256, OPT_ENGINES, OPT_NUM, OPT_READS, OPT_KEY, OPT_VALUE, OPT_SEEK, OPT_WB,
     OPT_CACHE, OPT_BLOOM, OPT_BLOCK, OPT_SEED, OPT_FS, OPT_FILES, OPT_FILE_SIZE, OPT_CELLFS,
-    OPT_PASSTHROUGH, OPT_DB,
+    OPT_PASSTHROUGH, OPT_DB, OPT_ROWS, OPT_PM_FILES, OPT_PM_TX, OPT_PM_DIRS,
 };
 
 static int bad(const char *fmt, const char *arg) {
@@ -65,6 +72,22 @@ static int parse_number(uint64_t *out, const char *arg, const char *name, bool a
     }
     *out = v;
     return 0;
+}
+
+/* --benchmarks in --fs mode: names of fs_workload_names. */
+static int parse_fs_list(bench_options *o, char *list) {
+    o->fs_mask = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(list, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        int w = fs_workload_parse(tok);
+        if (w < 0)
+            return bad("unknown --fs benchmark '%s' (create, stat, read, overwrite, unlink, "
+                       "ls-l, find, rsync-out, rsync-in, postmark)", tok);
+        o->fs_mask |= 1u << w;
+    }
+    if (o->fs_mask == 0)
+        return bad("empty list for --benchmarks%s", "");
+    return OPTIONS_OK;
 }
 
 static int parse_list(bench_options *o, char *list, bool engines) {
@@ -110,6 +133,12 @@ int options_parse(bench_options *o, int argc, char **argv) {
     o->engine.bloom_bits = 10;
     o->files = 10000;
     o->file_size = 1024;
+    o->rows = 100000;
+    o->pm_files = 5000;
+    o->pm_transactions = 10000;
+    o->pm_dirs = 10;
+    o->fs_mask = (1u << FW_COUNT) - 1;
+    const char *benchmarks = NULL;
     for (int i = 0; i < WL_COUNT; i++)
         o->workloads[o->nworkloads++] = (workload_id)i;
     o->engines[o->nengines++] = &engine_kvcore_ops;
@@ -135,6 +164,10 @@ int options_parse(bench_options *o, int argc, char **argv) {
         {"file-size", required_argument, NULL, OPT_FILE_SIZE},
         {"cellfs", required_argument, NULL, OPT_CELLFS},
         {"passthrough", required_argument, NULL, OPT_PASSTHROUGH},
+        {"rows", required_argument, NULL, OPT_ROWS},
+        {"pm-files", required_argument, NULL, OPT_PM_FILES},
+        {"pm-transactions", required_argument, NULL, OPT_PM_TX},
+        {"pm-dirs", required_argument, NULL, OPT_PM_DIRS},
         {"db", required_argument, NULL, OPT_DB},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -156,6 +189,8 @@ int options_parse(bench_options *o, int argc, char **argv) {
             printf("cellbench %s (libkvcore %s)\n", KVCORE_VERSION, KVCORE_VERSION);
             return OPTIONS_EXIT;
         case OPT_BENCH:
+            benchmarks = optarg;   /* parsed below, once --fs is known */
+            break;
         case OPT_ENGINES: {
             char *copy = strdup(optarg);
             if (copy == NULL)
@@ -174,6 +209,10 @@ int options_parse(bench_options *o, int argc, char **argv) {
         case OPT_BLOOM:
         case OPT_SEED:
         case OPT_FILES:
+        case OPT_ROWS:
+        case OPT_PM_FILES:
+        case OPT_PM_TX:
+        case OPT_PM_DIRS:
             if (parse_number(&v, optarg, shortname, false) != 0)
                 return OPTIONS_BAD;
             if (c == OPT_NUM) o->wl.num = v;
@@ -184,6 +223,10 @@ int options_parse(bench_options *o, int argc, char **argv) {
             if (c == OPT_BLOOM) o->engine.bloom_bits = (uint32_t)(v > 64 ? 65 : v);
             if (c == OPT_SEED) o->wl.seed = v;
             if (c == OPT_FILES) o->files = v;
+            if (c == OPT_ROWS) o->rows = v;
+            if (c == OPT_PM_FILES) o->pm_files = v;
+            if (c == OPT_PM_TX) o->pm_transactions = v;
+            if (c == OPT_PM_DIRS) o->pm_dirs = v;
             break;
         case OPT_WB:
         case OPT_CACHE:
@@ -206,6 +249,15 @@ int options_parse(bench_options *o, int argc, char **argv) {
     }
     if (optind < argc)
         return bad("unexpected argument '%s'", argv[optind]);
+    if (benchmarks != NULL) {
+        char *copy = strdup(benchmarks);
+        if (copy == NULL)
+            return bad("out of memory%s", "");
+        int rc = o->fs_mode ? parse_fs_list(o, copy) : parse_list(o, copy, false);
+        free(copy);
+        if (rc != OPTIONS_OK)
+            return rc;
+    }
     if (!reads_set)
         o->wl.reads = o->wl.num;
     if (o->wl.num == 0 || o->wl.num > 100000000000ull)
@@ -235,5 +287,11 @@ int options_parse(bench_options *o, int argc, char **argv) {
         return bad("--files must be 1..10000000%s", "");
     if (o->file_size > (64u << 20))
         return bad("--file-size must be at most 64M%s", "");
+    if (o->rows == 0 || o->rows > 100000000)
+        return bad("--rows must be 1..100000000%s", "");
+    if (o->pm_files == 0 || o->pm_files > 10000000 || o->pm_transactions > 100000000)
+        return bad("--pm-files must be 1..10000000 and --pm-transactions at most 100000000%s", "");
+    if (o->pm_dirs == 0 || o->pm_dirs > 10000)
+        return bad("--pm-dirs must be 1..10000%s", "");
     return OPTIONS_OK;
 }

@@ -28,10 +28,16 @@ typedef struct bench_options {
     /* Both modes */
     const char *db_dir;                /* --db; NULL = a temp dir, removed after */
     /* --fs mode */
+    uint32_t fs_mask;                  /* --benchmarks: bit i = fs_workload i */
     uint64_t files;                    /* --files */
     uint64_t file_size;                /* --file-size */
+    uint64_t rows;                     /* --rows: the table of ls, find, rsync */
+    uint64_t pm_files;                 /* --pm-files: PostMark's pool */
+    uint64_t pm_transactions;          /* --pm-transactions */
+    uint64_t pm_dirs;                  /* --pm-dirs */
     const char *cellfs_path;           /* --cellfs; NULL = found beside cellbench */
-    const char *passthrough_path;      /* --passthrough; NULL = look in PATH */
+    const char *passthrough_path;      /* --passthrough; NULL = passthrough_ll
+                                          beside cellbench, else in PATH */
 } bench_options;
 
 enum { OPTIONS_OK = 0, OPTIONS_EXIT = 1, OPTIONS_BAD = 2 };

@@ -17,7 +17,7 @@ void report_rate(FILE *out, const char *what, const char *who, double ops, doubl
         seconds = 1e-9;
     double rate = ops / seconds;
     double us = ops > 0 ? seconds * 1e6 / ops : 0;
-    fprintf(out, "%-12s %-11s %10.0f ops/s %9.2f us/op", what, who, rate, us);
+    fprintf(out, "%-12s %-14s %10.0f ops/s %9.2f us/op", what, who, rate, us);
     ratios(out, rate, peers, npeers);
     if (note != NULL && *note)
         fprintf(out, "   %s", note);
@@ -26,13 +26,13 @@ void report_rate(FILE *out, const char *what, const char *who, double ops, doubl
 }
 
 void report_failed(FILE *out, const char *what, const char *who, const char *message) {
-    fprintf(out, "%-12s %-11s FAILED: %s\n", what, who, message);
+    fprintf(out, "%-12s %-14s FAILED: %s\n", what, who, message);
     fflush(out);
 }
 
 void report_rss(FILE *out, const char *who, uint64_t kib, const report_peer *peers,
                 size_t npeers) {
-    fprintf(out, "%-12s %-11s %10.1f MiB", "peak-rss", who, (double)kib / 1024.0);
+    fprintf(out, "%-12s %-14s %10.1f MiB", "peak-rss", who, (double)kib / 1024.0);
     ratios(out, (double)kib, peers, npeers);
     fputc('\n', out);
     fflush(out);
