@@ -154,6 +154,14 @@ bt_code bt_check_and_mutate(bt_client *c, const char *table_id, const void *row,
                             size_t row_len, const bt_check *check, const bt_hop *ops, size_t n,
                             int64_t now_ms, bool *applied, bt_status *st);
 
+/** Applies @p ops to the row unless one of @p places holds a cell newer
+ *  than its bound (bt_map_mutate_unless_newer); *@p applied says which.
+ *  Never retried: a lost reply leaves the outcome unknown. */
+bt_code bt_mutate_row_unless_newer(bt_client *c, const char *table_id, const void *row,
+                                   size_t row_len, const bt_newer *places, size_t np,
+                                   const bt_hop *ops, size_t n, int64_t now_ms, bool *applied,
+                                   bt_status *st);
+
 /** A sample of row keys that split the table into pieces of about equal
  *  size (for parallel scans); free each key and the arrays with free(). */
 bt_code bt_sample_row_keys(bt_client *c, const char *table_id, uint8_t ***keys,

@@ -16,7 +16,9 @@ typedef enum bt_code {
     BT_NOT_FOUND,       /* table, family or row absent (gRPC NOT_FOUND) */
     BT_ALREADY_EXISTS,  /* gRPC ALREADY_EXISTS */
     BT_INVALID,         /* bad argument, ours or the server's verdict */
-    BT_UNSUPPORTED,     /* an HBase operation Bigtable cannot express */
+    BT_UNSUPPORTED,     /* an HBase operation Bigtable cannot express, or
+                           one the server does not implement (gRPC
+                           UNIMPLEMENTED) */
     BT_UNAVAILABLE,     /* transient: UNAVAILABLE or ABORTED; safe to retry
                            only idempotent calls */
     BT_DEADLINE,        /* the call's deadline passed; outcome unknown */
