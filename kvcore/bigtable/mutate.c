@@ -76,7 +76,7 @@ kv_status btb_mutate(btb_store *s, const char *table, kv_mutation *const *ms, si
         else plain[np++] = i;
     }
     if (np) send_plain(s, t, rows, plain, np, now, out);
-    kv_status first = KV_OK;
+    kv_status first = rc;   /* no such table: also for an empty batch */
     for (size_t i = 0; i < n; i++) {
         if (first == KV_OK) first = out[i];
         btb_rowops_free(&rows[i]);

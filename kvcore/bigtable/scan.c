@@ -26,6 +26,9 @@ typedef struct btb_scan {
     uint64_t limit, returned;   /* rows, when the filter decides (else the server) */
     bool last;                  /* the filter ends the scan after this row */
     bt_row row;                 /* the row handed out */
+    bt_row next;                /* the row being read; swapped with row, so
+                                   that the one handed out stays intact when
+                                   the read ends or fails */
     kv_cell *cells;
     size_t capcells;
     kv_result result;
@@ -36,6 +39,7 @@ void btb_scan_close(kv_backend_scan *scan) {
     if (!sc) return;
     bt_reader_close(sc->rd);   /* cancels the call if rows remain */
     bt_row_clear(&sc->row);
+    bt_row_clear(&sc->next);
     kv_filter_run_free(sc->fr);
     btb_table_free(sc->t);
     free(sc->cells);
@@ -219,9 +223,12 @@ kv_status btb_scan_next(kv_backend_scan *scan, const kv_result **row) {
         if (!sc->rd || sc->last || (sc->limit && sc->returned >= sc->limit)) return finish(sc);
         bool got;
         bt_status st;
-        if (bt_reader_next(sc->rd, &sc->row, &got, &st) != BT_OK)
+        if (bt_reader_next(sc->rd, &sc->next, &got, &st) != BT_OK)
             return read_failed(sc, &st);
         if (!got) return finish(sc);
+        bt_row swap = sc->row;
+        sc->row = sc->next;
+        sc->next = swap;
         kv_status rc = load_cells(sc);
         if (rc != KV_OK) return rc;
         size_t n = sc->row.ncells;
