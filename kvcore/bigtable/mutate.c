@@ -3,13 +3,15 @@
  * Writes on Cloud Bigtable (mutate.h): each kv_mutation is checked and
  * mapped by rowops.c, then sent as MutateRow, MutateRows, or through
  * rowcas.c; increments, appends and check-and-mutates are single calls of
- * bt_client.c.
+ * bt_client.c (an increment of a value that is not a counter reads its
+ * length back through scan.c for HBase's message).
  */
 #include "mutate.h"
 #include "bt_write.h"
 #include "handle.h"
 #include "rowcas.h"
 #include "rowops.h"
+#include "scan.h"
 #include "schema_cache.h"
 #include "hbase/mutation.h"
 
@@ -104,6 +106,29 @@ static kv_status cell_target(btb_store *s, const char *table, size_t row_len, co
     return KV_OK;
 }
 
+/* KV_NOT_COUNTER with HBase's message, which names the value's length
+   (read again, as the server's message does not). */
+static kv_status not_counter(btb_store *s, const char *table, const kv_rmw *op,
+                             const bt_status *st) {
+    kv_column col = { op->family, op->qualifier, op->qualifier_len };
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    o.columns = &col;
+    o.ncolumns = 1;
+    o.start_row = op->row;
+    o.start_row_len = op->row_len;
+    kv_backend_scan *sc = NULL;
+    const kv_result *r = NULL;
+    bool known = btb_scan_open(s, table, &o, true, &sc) == KV_OK && btb_scan_next(sc, &r) == KV_OK &&
+                 r->ncells > 0;
+    size_t len = known ? r->cells[0].value_len : 0;
+    btb_scan_close(sc);
+    if (known)
+        return kv_backend_fail(s->report, KV_NOT_COUNTER, "field is not a long, it's %zu bytes "
+                               "wide", len);
+    return kv_backend_fail(s->report, KV_NOT_COUNTER, "field is not a long (Cloud Bigtable: %s)",
+                           st->msg);
+}
+
 kv_status btb_read_modify_write(btb_store *s, const char *table, const kv_rmw *op, kv_buf *result) {
     btb_table *t = NULL;
     const bt_family_rules *f = NULL;
@@ -116,9 +141,7 @@ kv_status btb_read_modify_write(btb_store *s, const char *table, const kv_rmw *o
         /* The service says INVALID_ARGUMENT, the emulator UNKNOWN ("increment
            on non-64-bit value"): both mean the cell is not a counter. */
         if (code == BT_INVALID || (code == BT_ERROR && strstr(st.msg, "64-bit")))
-            rc = kv_backend_fail(s->report, KV_NOT_COUNTER, "increment of %s:%.*s: the newest "
-                                 "value is not 8 bytes long (Cloud Bigtable: %s)", op->family,
-                                 (int)op->qualifier_len, (const char *)op->qualifier, st.msg);
+            rc = not_counter(s, table, op, &st);
         else if (code != BT_OK) rc = write_failed(s, t, &st, "incr");
         else if (kv_buf_append_be64(result, (uint64_t)v)) rc = KV_NO_MEMORY;
     } else if (rc == KV_OK) {
