@@ -1,7 +1,8 @@
 /*
  * The Cloud Bigtable engine of cellbench, for Google's emulator only: the
- * same table "bench" with one family "cf" as the kvcore engine, through
- * kvcore.h on a bigtable:// location, so that the figures are those of the
+ * same table "bench" with one family "cf" as the kvcore engine, and its
+ * puts, gets and scans (engine_kvcore.c), through kvcore.h on a
+ * bigtable:// location, so that the figures are those of the
  * whole path (the backend's mapping, gRPC, the emulator). Each open takes
  * a new instance on the emulator at $BIGTABLE_EMULATOR_HOST, which starts
  * empty, and each close drops the table again, so that the emulator's
@@ -20,7 +21,7 @@
 #include "engine.h"
 #include "kvcore.h"
 
-static const char kTable[] = "bench";
+static const char kTable[] = "bench";   /* as engine_kvcore.c */
 static const char kFamily[] = "cf";
 
 static void bt_version(char *buf, size_t len) {
@@ -79,47 +80,20 @@ static int bt_close(engine *e) {
     return st == KV_OK && cst == KV_OK ? 0 : -1;
 }
 
+/* Reads and writes are the kvcore engine's: the same kvcore.h calls on a
+   kv_store in e->db; only the location differs. */
 static int bt_put(engine *e, const char *key, size_t key_len, const char *value,
                   size_t value_len) {
-    kv_status st = kv_put(e->db, kTable, key, key_len, kFamily, "", 0, KV_LATEST_TIMESTAMP, value,
-                          value_len, NULL);
-    return st == KV_OK ? 0 : fail(e, "kv_put", st);
+    return engine_kvcore_ops.put(e, key, key_len, value, value_len);
 }
 
 static int bt_get(engine *e, const char *key, size_t key_len, bool *found) {
-    kv_result *r = NULL;
-    kv_status st = kv_get(&r, e->db, kTable, key, key_len, NULL);
-    if (st != KV_OK)
-        return fail(e, "kv_get", st);
-    *found = r->ncells > 0;
-    kv_result_free(r);
-    return 0;
+    return engine_kvcore_ops.get(e, key, key_len, found);
 }
 
 static int bt_scan(engine *e, const char *start, size_t start_len, uint64_t limit,
                    uint64_t *entries, uint64_t *bytes) {
-    kv_read_options ro = KV_READ_OPTIONS_INIT;
-    ro.start_row = start;
-    ro.start_row_len = start_len;
-    ro.limit = limit;
-    kv_scan *sc = NULL;
-    kv_status st = kv_scan_open(&sc, e->db, kTable, &ro);
-    if (st != KV_OK)
-        return fail(e, "kv_scan_open", st);
-    uint64_t n = 0, b = 0;
-    const kv_result *row;
-    while ((st = kv_scan_next(&row, sc)) == KV_OK) {
-        n++;
-        b += row->row_len;
-        for (size_t i = 0; i < row->ncells; i++)
-            b += row->cells[i].value_len;
-    }
-    kv_scan_close(sc);
-    if (st != KV_END)
-        return fail(e, "kv_scan_next", st);
-    *entries = n;
-    *bytes = b;
-    return 0;
+    return engine_kvcore_ops.scan(e, start, start_len, limit, entries, bytes);
 }
 
 const engine_ops engine_bigtable_ops = {
