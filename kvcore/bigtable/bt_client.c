@@ -3,7 +3,7 @@
  * The Bigtable client handle, admin calls and single-row data calls (see
  * bt_client.h). Each call builds its request with bt_map.c in an arena,
  * sends it with bt_transport.c (retrying idempotent calls), and turns the
- * response into the caller's terms. Callers: stage 2's backend, bt_write.c,
+ * response into the caller's terms. Callers: the backend's modules, bt_write.c,
  * bt_read.c and the tests.
  */
 #include "bt_client.h"

@@ -3,8 +3,9 @@
  * A client of one Cloud Bigtable instance: the handle that owns the data
  * and admin channels, and the admin and single-row data calls. Batched
  * writes are in bt_write.h, streaming reads in bt_read.h. This is the
- * internal API that stage 2's kv_backend_ops will call; it speaks Bigtable
- * table ids and bt_map's storage-neutral operations, never kvcore types.
+ * internal API that the backend (backend.c and its modules) calls; it
+ * speaks Bigtable table ids and bt_map's storage-neutral operations, never
+ * kvcore types.
  *
  * Endpoints: with BIGTABLE_EMULATOR_HOST (or options.emulator_host) set,
  * both channels go in plaintext to that address, as Google's clients do;

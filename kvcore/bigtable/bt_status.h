@@ -2,9 +2,8 @@
  * @file bt_status.h
  * The Bigtable backend's small status: a code that callers branch on and a
  * message a user can read. The transport (bt_transport.c) turns gRPC status
- * codes into these; the mapping and client modules add their own. Stage 2
- * turns BT_INVALID/BT_UNSUPPORTED/BT_UNAVAILABLE/BT_DEADLINE into
- * KV_INVALID/KV_NOT_SUPPORTED/KV_UNAVAILABLE/KV_TIMEOUT in one place.
+ * codes into these; the mapping and client modules add their own. The
+ * backend turns them into kv_status codes in one place (handle.c).
  */
 #ifndef CELLFS_BT_STATUS_H
 #define CELLFS_BT_STATUS_H

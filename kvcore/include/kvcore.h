@@ -7,9 +7,10 @@
  * This is the only header that users of the library (cellfs, cellsh,
  * cellbench) include. It is also the seam between them and the store's
  * backend: a store is opened by a location (a directory for the local LSM
- * engine, "model:" for the in-memory reference model, later
- * "bigtable://PROJECT/INSTANCE"), every call dispatches to that store's
- * backend, and kv_store_capabilities() says what the backend cannot do;
+ * engine, "model:" for the in-memory reference model,
+ * "bigtable://PROJECT/INSTANCE" for Cloud Bigtable), every call dispatches
+ * to that store's backend, and kv_store_capabilities() says what the
+ * backend cannot do;
  * calls that need a missing capability fail with KV_NOT_SUPPORTED and a
  * message saying what and why, never with a silently different result.
  *
@@ -219,8 +220,16 @@ typedef struct kv_store_options {
  *  - "model:" (anything may follow): a new, empty, in-memory store of the
  *    reference model (kvcore/model/), gone at close; for tests. It
  *    ignores create_if_missing and error_if_exists;
- *  - "bigtable://PROJECT/INSTANCE": Cloud Bigtable, when this libkvcore
- *    is built with its backend (otherwise KV_NOT_SUPPORTED, naming it).
+ *  - "bigtable://PROJECT/INSTANCE": an instance of Cloud Bigtable, when
+ *    this libkvcore is built with its backend (otherwise KV_NOT_SUPPORTED,
+ *    naming what the build lacked): Google's emulator at
+ *    $BIGTABLE_EMULATOR_HOST (or kv_bigtable_options.emulator_host), else
+ *    the service with TLS and Application Default Credentials. The
+ *    instance must exist; the open makes one call, so that an unreachable
+ *    server is KV_UNAVAILABLE here. create_if_missing changes nothing and
+ *    error_if_exists gives KV_EXISTS (an instance is always there). There
+ *    is no lock: other clients may write the instance meanwhile (no
+ *    KV_CAP_EXCLUSIVE). kvcore(3) has the mapping of every call.
  * Another "scheme://" is KV_NOT_SUPPORTED; a local path that begins like
  * one is written "./model:x".
  * On success *out holds the handle; close it with kv_store_close.
