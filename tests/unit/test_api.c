@@ -10,6 +10,12 @@
  * reaches it.
  */
 #include "kvcore.h"
+#ifdef KV_TEST_BIGTABLE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#endif
 #include "api/api_i.h"
 #include "testutil.h"
 
@@ -310,6 +316,20 @@ static void test_locations(void) {
     CHECK(strstr(err, "127.0.0.1:1") != NULL);
     CHECK_EQ(kv_store_open(&s, "bigtable://proj", &o, err, sizeof err), KV_INVALID);
     CHECK(strstr(err, "bigtable://PROJECT/INSTANCE") != NULL);
+    /* A server that takes the connection and never answers: the call's
+       deadline passes, KV_TIMEOUT, saying the effect is unknown. */
+    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t salen = sizeof sa;
+    REQUIRE(lfd >= 0 && bind(lfd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(lfd, 4) == 0 &&
+            getsockname(lfd, (struct sockaddr *)&sa, &salen) == 0);
+    char silent[32];
+    snprintf(silent, sizeof silent, "127.0.0.1:%d", ntohs(sa.sin_port));
+    bo.emulator_host = silent;
+    bo.timeout_ms = 300;
+    CHECK_EQ(kv_store_open(&s, "bigtable://proj/inst", &o, err, sizeof err), KV_TIMEOUT);
+    CHECK(strstr(err, "timed out") != NULL && strstr(err, silent) != NULL);
+    close(lfd);
     bo.version = 0;
     CHECK_EQ(kv_store_open(&s, "bigtable://proj/inst", &o, err, sizeof err), KV_INVALID);
     CHECK(strstr(err, "KV_BIGTABLE_OPTIONS_INIT") != NULL);
