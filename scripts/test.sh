@@ -2,9 +2,10 @@
 # Sets everything up, then runs every test suite: the include-graph check of
 # libkvcore's layers, the C unit tests, the same unit tests under
 # AddressSanitizer and UndefinedBehaviorSanitizer, the threaded ones under
-# ThreadSanitizer, and the bats tests of the shell and the mounted filesystem,
-# then the bats tests again against the ASan+UBSan build (all) and the TSan
-# build (the filesystem and the shell; scripts/sanitize_bats.sh). Ends with one line
+# ThreadSanitizer, the bats tests of the shell and the mounted filesystem,
+# the shell's bats tests again on Cloud Bigtable's emulator, then the bats
+# tests again against the ASan+UBSan build (all) and the TSan build (the
+# filesystem and the shell; scripts/sanitize_bats.sh). Ends with one line
 # "N passed, M failed, K skipped" summing all suites; exits non-zero if any
 # test failed.
 set -uo pipefail
@@ -77,17 +78,33 @@ else
   tail -30 "$log/tsan-build.txt"; failed=$((failed + 1))
 fi
 
+count_bats() {   # $1 = TAP output of bats, $2 = label
+  local ok skip notok
+  cat "$1"
+  ok=$(grep -cE '^ok [0-9]+' "$1" | tr -d ' ')
+  skip=$(grep -cE '^ok [0-9]+ .*# skip' "$1" | tr -d ' ')
+  notok=$(grep -cE '^not ok [0-9]+' "$1" | tr -d ' ')
+  ok=$((ok - skip))
+  echo "$2: ${ok} passed, ${notok} failed, ${skip} skipped"
+  passed=$((passed + ok)); failed=$((failed + notok)); skipped=$((skipped + skip))
+}
+
 echo "== bats tests"
 if ls tests/bats/*.bats >/dev/null 2>&1; then
   CELLFS_BUILD="$(pwd)/build" bats --tap tests/bats >"$log/bats.txt" 2>&1
-  cat "$log/bats.txt"
-  ok=$(grep -cE '^ok [0-9]+' "$log/bats.txt" | tr -d ' ')
-  skip=$(grep -cE '^ok [0-9]+ .*# skip' "$log/bats.txt" | tr -d ' ')
-  notok=$(grep -cE '^not ok [0-9]+' "$log/bats.txt" | tr -d ' ')
-  ok=$((ok - skip))
-  echo "bats: ${ok} passed, ${notok} failed, ${skip} skipped"
-  passed=$((passed + ok)); failed=$((failed + notok)); skipped=$((skipped + skip))
+  count_bats "$log/bats.txt" bats
 fi
+
+# The shell's tests again on a Cloud Bigtable location (one emulator for
+# the run, an instance per test; tests/bats/helpers/backend.bash), skipping
+# each test that needs what Bigtable lacks, naming it.
+echo "== cellsh bats tests on Cloud Bigtable (the emulator)"
+CELLFS_BACKEND=bigtable CELLFS_BUILD="$(pwd)/build" scripts/bt_emulator.sh run \
+  bats --tap tests/bats/cellsh_*.bats >"$log/bats-bigtable.txt" 2>&1
+case $? in
+  77) cat "$log/bats-bigtable.txt"; echo "bats-bigtable: skipped"; skipped=$((skipped + 1)) ;;
+  *) count_bats "$log/bats-bigtable.txt" bats-bigtable ;;
+esac
 
 # Sanitizer reports of cellfs, cellsh and the tools fail these runs.
 run_sanitized() {   # $1 = build dir, $2 = label, then the bats files

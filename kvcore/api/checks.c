@@ -38,6 +38,7 @@ static const char *capability_name(uint64_t cap) {
     case KV_CAP_NEW_VERSION_BEHAVIOR: return "NEW_VERSION_BEHAVIOR";
     case KV_CAP_DISABLE_TABLES: return "disabled tables";
     case KV_CAP_DURABLE: return "durable stores";
+    case KV_CAP_EXCLUSIVE: return "stores that no one else writes";
     }
     return "this operation";
 }

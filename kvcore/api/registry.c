@@ -7,6 +7,7 @@
  * message that says so.
  */
 #include "registry.h"
+#include "bigtable/backend.h"
 #include "engine/backend.h"
 #include "model/model.h"
 
@@ -19,8 +20,7 @@ static const struct scheme {
     const char *missing;           /* why, when ops is NULL */
 } schemes[] = {
     {"model:", &kv_model_backend, NULL},
-    {"bigtable://", NULL, "the Cloud Bigtable backend (kvcore/bigtable/) is not built into this "
-                          "libkvcore"},
+    {"bigtable://", &kv_bigtable_backend, NULL},
 };
 
 /* The scheme entry location starts with, or NULL. */

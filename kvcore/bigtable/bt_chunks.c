@@ -162,9 +162,13 @@ int bt_asm_feed(bt_asm *a, const Btpb__ReadRowsResponse__CellChunk *c, bt_row *o
         if (continue_cell(a, c, st) < 0) return -1;
     } else if (!a->in_row) {
         if (c->row_key.len == 0) return protocol_error(st, "a new row's chunk has no row key");
-        if (a->has_last && key_cmp(c->row_key.data, c->row_key.len, a->last_key,
-                                   a->last_key_len) <= 0)
-            return protocol_error(st, "row key not after the last committed row");
+        if (a->has_last) {
+            int order = key_cmp(c->row_key.data, c->row_key.len, a->last_key, a->last_key_len);
+            if (a->reversed ? order >= 0 : order <= 0)
+                return protocol_error(st, a->reversed
+                                              ? "row key not before the last committed row"
+                                              : "row key not after the last committed row");
+        }
         if (!(a->cur.key = dup_bytes(c->row_key.data, c->row_key.len))) {
             bt_fail(st, BT_ERROR, "out of memory");
             return -1;

@@ -4,7 +4,8 @@
  * ReadRowsResponse messages back into whole, committed rows, following the
  * rules of Bigtable's ReadRows protocol:
  *  - a row starts with a chunk carrying its key, family and qualifier; its
- *    key must sort after every row committed before it in the stream;
+ *    key must sort after every row committed before it in the stream
+ *    (before it, in a reversed read);
  *  - within a row a chunk without a family keeps the previous family, one
  *    without a qualifier keeps the previous column (a new family must come
  *    with a qualifier);
@@ -41,6 +42,8 @@ typedef struct bt_asm {
     size_t last_key_len;
     bool has_last;
     uint64_t rows_committed; /* rows delivered since bt_asm_init */
+    bool reversed;           /* rows come in descending key order; set
+                                after bt_asm_init, before the first chunk */
 } bt_asm;
 
 /** Prepares @p a; @p max_row_bytes 0 means BT_MAX_ROW_BYTES. */

@@ -3,7 +3,7 @@
  * The Bigtable client handle, admin calls and single-row data calls (see
  * bt_client.h). Each call builds its request with bt_map.c in an arena,
  * sends it with bt_transport.c (retrying idempotent calls), and turns the
- * response into the caller's terms. Callers: stage 2's backend, bt_write.c,
+ * response into the caller's terms. Callers: the backend's modules, bt_write.c,
  * bt_read.c and the tests.
  */
 #include "bt_client.h"
@@ -20,7 +20,7 @@ struct bt_client {
     bt_client_options opts;       /* defaults filled in; strings below */
     char *project, *instance;
     char *instance_name;          /* projects/P/instances/I */
-    bt_channel *data, *admin;
+    bt_channel *data, *admin;     /* the same channel when the endpoints are */
     bool emulator;
 };
 
@@ -67,8 +67,14 @@ bt_client *bt_client_open(const bt_client_options *opts, bt_status *st) {
     c->opts.instance = c->instance;
     c->opts.emulator_host = NULL;
     c->opts.data_endpoint = c->opts.admin_endpoint = NULL;
-    if (!(c->data = bt_channel_open(data_ep, c->emulator, st)) ||
-        !(c->admin = bt_channel_open(admin_ep, c->emulator, st))) {
+    /* One channel per endpoint: the emulator serves both APIs at one
+     * address, and then both kinds of call share its connection. */
+    if (!(c->data = bt_channel_open(data_ep, c->emulator, st))) {
+        bt_client_close(c);
+        return NULL;
+    }
+    c->admin = strcmp(data_ep, admin_ep) == 0 ? c->data : bt_channel_open(admin_ep, c->emulator, st);
+    if (!c->admin) {
         bt_client_close(c);
         return NULL;
     }
@@ -78,8 +84,8 @@ bt_client *bt_client_open(const bt_client_options *opts, bt_status *st) {
 
 void bt_client_close(bt_client *c) {
     if (!c) return;
+    if (c->admin != c->data) bt_channel_close(c->admin);
     bt_channel_close(c->data);
-    bt_channel_close(c->admin);
     free(c->project);
     free(c->instance);
     free(c->instance_name);
@@ -431,6 +437,19 @@ bt_code bt_append(bt_client *c, const char *table_id, const void *row, size_t ro
                &out, st);
 }
 
+/* Sends a CheckAndMutateRow built in @p a (never retried); *applied is
+ * whether predicate_matched equals @p on_match. */
+static bt_code send_check(bt_client *c, const char *name, const Btpb__CheckAndMutateRowRequest *req,
+                          bool on_match, bool *applied, bt_status *st) {
+    Btpb__CheckAndMutateRowResponse *resp = NULL;
+    bt_code rc = call(c, c->data, DATA_SERVICE "CheckAndMutateRow", "table_name", name, &req->base,
+                      &btpb__check_and_mutate_row_response__descriptor,
+                      (ProtobufCMessage **)&resp, false, st);
+    if (rc == BT_OK) *applied = (bool)resp->predicate_matched == on_match;
+    if (resp) protobuf_c_message_free_unpacked(&resp->base, NULL);
+    return rc;
+}
+
 bt_code bt_check_and_mutate(bt_client *c, const char *table_id, const void *row,
                             size_t row_len, const bt_check *check, const bt_hop *ops, size_t n,
                             int64_t now_ms, bool *applied, bt_status *st) {
@@ -440,16 +459,26 @@ bt_code bt_check_and_mutate(bt_client *c, const char *table_id, const void *row,
     if (rc != BT_OK) return rc;
     bt_arena a = BT_ARENA_INIT;
     Btpb__CheckAndMutateRowRequest *req;
-    Btpb__CheckAndMutateRowResponse *resp = NULL;
     bool on_match;
     rc = bt_map_check_and_mutate(&req, &on_match, &a, name, row, row_len, check, ops, n, now_ms,
                                  st);
-    if (rc == BT_OK)
-        rc = call(c, c->data, DATA_SERVICE "CheckAndMutateRow", "table_name", name, &req->base,
-                  &btpb__check_and_mutate_row_response__descriptor, (ProtobufCMessage **)&resp,
-                  false, st);
-    if (rc == BT_OK) *applied = (bool)resp->predicate_matched == on_match;
-    if (resp) protobuf_c_message_free_unpacked(&resp->base, NULL);
+    if (rc == BT_OK) rc = send_check(c, name, req, on_match, applied, st);
+    bt_arena_free(&a);
+    return rc;
+}
+
+bt_code bt_mutate_row_unless_newer(bt_client *c, const char *table_id, const void *row,
+                                   size_t row_len, const bt_newer *places, size_t np,
+                                   const bt_hop *ops, size_t n, int64_t now_ms, bool *applied,
+                                   bt_status *st) {
+    *applied = false;
+    char name[512];
+    bt_code rc = bt_client_table_name(c, table_id, name, sizeof name, st);
+    if (rc != BT_OK) return rc;
+    bt_arena a = BT_ARENA_INIT;
+    Btpb__CheckAndMutateRowRequest *req;
+    rc = bt_map_mutate_unless_newer(&req, &a, name, row, row_len, places, np, ops, n, now_ms, st);
+    if (rc == BT_OK) rc = send_check(c, name, req, false, applied, st);
     bt_arena_free(&a);
     return rc;
 }

@@ -3,8 +3,9 @@
  * A client of one Cloud Bigtable instance: the handle that owns the data
  * and admin channels, and the admin and single-row data calls. Batched
  * writes are in bt_write.h, streaming reads in bt_read.h. This is the
- * internal API that stage 2's kv_backend_ops will call; it speaks Bigtable
- * table ids and bt_map's storage-neutral operations, never kvcore types.
+ * internal API that the backend (backend.c and its modules) calls; it
+ * speaks Bigtable table ids and bt_map's storage-neutral operations, never
+ * kvcore types.
  *
  * Endpoints: with BIGTABLE_EMULATOR_HOST (or options.emulator_host) set,
  * both channels go in plaintext to that address, as Google's clients do;
@@ -153,6 +154,14 @@ bt_code bt_append(bt_client *c, const char *table_id, const void *row, size_t ro
 bt_code bt_check_and_mutate(bt_client *c, const char *table_id, const void *row,
                             size_t row_len, const bt_check *check, const bt_hop *ops, size_t n,
                             int64_t now_ms, bool *applied, bt_status *st);
+
+/** Applies @p ops to the row unless one of @p places holds a cell newer
+ *  than its bound (bt_map_mutate_unless_newer); *@p applied says which.
+ *  Never retried: a lost reply leaves the outcome unknown. */
+bt_code bt_mutate_row_unless_newer(bt_client *c, const char *table_id, const void *row,
+                                   size_t row_len, const bt_newer *places, size_t np,
+                                   const bt_hop *ops, size_t n, int64_t now_ms, bool *applied,
+                                   bt_status *st);
 
 /** A sample of row keys that split the table into pieces of about equal
  *  size (for parallel scans); free each key and the arrays with free(). */

@@ -558,7 +558,7 @@ static bt_code family_branch(Btpb__RowFilter **out, bool *skip, bt_arena *a,
                              bt_status *st) {
     *out = NULL;
     *skip = false;
-    Btpb__RowFilter *parts[4];
+    Btpb__RowFilter *parts[6];
     size_t np = 0;
     /* Columns: the whole family, or the selected qualifiers. */
     bool whole = spec->ncolumns == 0;
@@ -605,6 +605,12 @@ static bt_code family_branch(Btpb__RowFilter **out, bool *skip, bt_arena *a,
     int v = spec->max_versions;
     if (f->max_versions > 0 && f->max_versions < v) v = f->max_versions;
     ALLOC_OR_FAIL(parts[np++] = limit_filter(a, v));
+    if (spec->first_cell_per_family) {
+        /* Within one family the server's order is the cell order (qualifier,
+           newest first), so its first cell is the family's first. */
+        ALLOC_OR_FAIL(parts[np] = filter_new(a, BTPB__ROW_FILTER__FILTER_CELLS_PER_ROW_LIMIT_FILTER));
+        parts[np++]->cells_per_row_limit_filter = 1;
+    }
     if (spec->keys_only) {
         ALLOC_OR_FAIL(parts[np] = filter_new(a, BTPB__ROW_FILTER__FILTER_STRIP_VALUE_TRANSFORMER));
         parts[np++]->strip_value_transformer = true;
@@ -624,43 +630,63 @@ static uint8_t *prefix_end(bt_arena *a, const uint8_t *p, size_t n, size_t *len)
     return e;
 }
 
-/* The row set of a scan: [max(start, prefix), min(stop, prefix end)). */
+/* One end of a row range: a key (NULL: unbounded) and whether the key
+ * itself is in the range. */
+typedef struct bound {
+    const uint8_t *key;
+    size_t len;
+    bool closed;
+} bound;
+
+/* The tighter of two lower (@p lower) or upper bounds; on equal keys the
+ * open one, which excludes the key. */
+static bound tighter(bound x, bound y, bool lower) {
+    if (!x.key) return y;
+    if (!y.key) return x;
+    int c = bytes_cmp(x.key, x.len, y.key, y.len);
+    if (c == 0) return x.closed ? y : x;
+    return (lower ? c > 0 : c < 0) ? x : y;
+}
+
+/* The row set of a scan: the range between its start and stop rows (for a
+ * reversed scan, HBase's start is the inclusive top and stop the exclusive
+ * bottom), intersected with [prefix, prefix end). */
 static bt_code scan_rows(Btpb__RowSet **out, bool *empty, bt_arena *a, const bt_read_spec *spec,
                          bt_status *st) {
     *out = NULL;
     *empty = false;
-    const uint8_t *lo = spec->start, *hi = spec->stop;
-    size_t lolen = spec->start ? spec->start_len : 0, hilen = spec->stop ? spec->stop_len : 0;
-    if (hi && hilen == 0) hi = NULL; /* HBase: an empty stop row means no end */
+    /* An empty start or stop row means no bound, as in HBase. */
+    bound start = { spec->start_len ? spec->start : NULL, spec->start_len, true };
+    bound stop = { spec->stop_len ? spec->stop : NULL, spec->stop_len, false };
+    bound lo = spec->reversed ? stop : start, hi = spec->reversed ? start : stop;
     if (spec->prefix && spec->prefix_len) {
-        if (!lo || bytes_cmp(spec->prefix, spec->prefix_len, lo, lolen) > 0) {
-            lo = spec->prefix;
-            lolen = spec->prefix_len;
-        }
-        size_t elen = 0;
-        const uint8_t *e = prefix_end(a, spec->prefix, spec->prefix_len, &elen);
-        if (e && (!hi || bytes_cmp(e, elen, hi, hilen) < 0)) {
-            hi = e;
-            hilen = elen;
+        bound plo = { spec->prefix, spec->prefix_len, true }, phi = { NULL, 0, false };
+        phi.key = prefix_end(a, spec->prefix, spec->prefix_len, &phi.len);
+        lo = tighter(lo, plo, true);
+        hi = tighter(hi, phi, false);
+    }
+    if (lo.key && hi.key) {
+        int c = bytes_cmp(lo.key, lo.len, hi.key, hi.len);
+        if (c > 0 || (c == 0 && !(lo.closed && hi.closed))) {
+            *empty = true;
+            return BT_OK;
         }
     }
-    if (hi && bytes_cmp(lo ? lo : (const uint8_t *)"", lolen, hi, hilen) >= 0) {
-        *empty = true;
-        return BT_OK;
-    }
-    if (lolen == 0 && !hi) return BT_OK; /* every row: leave rows unset */
+    if (!lo.key && !hi.key) return BT_OK; /* every row: leave rows unset */
     Btpb__RowSet *rs;
     Btpb__RowRange *r;
     ALLOC_OR_FAIL(rs = new_msg(a, &btpb__row_set__descriptor));
     ALLOC_OR_FAIL(r = new_msg(a, &btpb__row_range__descriptor));
     ALLOC_OR_FAIL(rs->row_ranges = bt_arena_alloc(a, sizeof *rs->row_ranges));
-    if (lolen) {
-        r->start_key_case = BTPB__ROW_RANGE__START_KEY_START_KEY_CLOSED;
-        r->start_key_closed = bin(lo, lolen);
+    if (lo.key) {
+        r->start_key_case = lo.closed ? BTPB__ROW_RANGE__START_KEY_START_KEY_CLOSED
+                                      : BTPB__ROW_RANGE__START_KEY_START_KEY_OPEN;
+        r->start_key_closed = bin(lo.key, lo.len); /* same storage as the open key */
     }
-    if (hi) {
-        r->end_key_case = BTPB__ROW_RANGE__END_KEY_END_KEY_OPEN;
-        r->end_key_open = bin(hi, hilen);
+    if (hi.key) {
+        r->end_key_case = hi.closed ? BTPB__ROW_RANGE__END_KEY_END_KEY_CLOSED
+                                    : BTPB__ROW_RANGE__END_KEY_END_KEY_OPEN;
+        r->end_key_open = bin(hi.key, hi.len);
     }
     rs->row_ranges[0] = r;
     rs->n_row_ranges = 1;
@@ -684,6 +710,7 @@ bt_code bt_map_read(Btpb__ReadRowsRequest **out, bt_arena *a, const char *table_
     ALLOC_OR_FAIL(r = new_msg(a, &btpb__read_rows_request__descriptor));
     r->table_name = (char *)table_name;
     r->rows_limit = spec->limit;
+    r->reversed = spec->reversed;
     bool empty = false;
     if (spec->row) {
         if (bt_check_row(spec->row, spec->row_len, st) != BT_OK) return BT_INVALID;
@@ -719,37 +746,54 @@ nothing:
     return BT_OK;
 }
 
-bt_code bt_map_rows_after(Btpb__RowSet **out, bool *empty, bt_arena *a, const Btpb__RowSet *rows,
-                          const void *last, size_t last_len, bt_status *st) {
+/* One end of a row range: its key (NULL: unbounded) and *closed. */
+static const ProtobufCBinaryData *range_key(const Btpb__RowRange *r, bool start, bool *closed) {
+    if (start) {
+        *closed = r->start_key_case == BTPB__ROW_RANGE__START_KEY_START_KEY_CLOSED;
+        return *closed || r->start_key_case == BTPB__ROW_RANGE__START_KEY_START_KEY_OPEN
+                   ? &r->start_key_closed : NULL;   /* one storage for both cases */
+    }
+    *closed = r->end_key_case == BTPB__ROW_RANGE__END_KEY_END_KEY_CLOSED;
+    return *closed || r->end_key_case == BTPB__ROW_RANGE__END_KEY_END_KEY_OPEN ? &r->end_key_open
+                                                                               : NULL;
+}
+
+/* What of @p rows remains after a read delivered every row up to @p last
+ * in its direction: ascending (reversed false) or descending. Compared in
+ * the read's direction (sign), "done" and "remaining" are the same rules
+ * both ways: a single key is remaining when it lies beyond last; a range
+ * whose far end is not beyond last is done; one whose near end is not
+ * beyond last starts (open) at last. */
+static bt_code rows_past(Btpb__RowSet **out, bool *empty, bt_arena *a, const Btpb__RowSet *rows,
+                         const void *last, size_t last_len, bool reversed, bt_status *st) {
     *out = NULL;
     *empty = false;
+    int sign = reversed ? -1 : 1;
     Btpb__RowSet *rs;
     ALLOC_OR_FAIL(rs = new_msg(a, &btpb__row_set__descriptor));
     size_t nk = rows ? rows->n_row_keys : 0, nr = rows ? rows->n_row_ranges : 1;
     if (nk) ALLOC_OR_FAIL(rs->row_keys = bt_arena_alloc(a, nk * sizeof *rs->row_keys));
     if (nr) ALLOC_OR_FAIL(rs->row_ranges = bt_arena_alloc(a, nr * sizeof *rs->row_ranges));
     for (size_t i = 0; i < nk; i++)
-        if (bytes_cmp(rows->row_keys[i].data, rows->row_keys[i].len, last, last_len) > 0)
+        if (sign * bytes_cmp(rows->row_keys[i].data, rows->row_keys[i].len, last, last_len) > 0)
             rs->row_keys[rs->n_row_keys++] = rows->row_keys[i];
     for (size_t i = 0; i < nr; i++) {
         Btpb__RowRange *r;
         ALLOC_OR_FAIL(r = new_msg(a, &btpb__row_range__descriptor));
         if (rows) *r = *rows->row_ranges[i];
-        if (r->end_key_case == BTPB__ROW_RANGE__END_KEY_END_KEY_OPEN ||
-            r->end_key_case == BTPB__ROW_RANGE__END_KEY_END_KEY_CLOSED) {
-            const ProtobufCBinaryData *e = r->end_key_case == BTPB__ROW_RANGE__END_KEY_END_KEY_OPEN
-                                               ? &r->end_key_open : &r->end_key_closed;
-            if (bytes_cmp(e->data, e->len, last, last_len) <= 0) continue; /* all read */
-        }
-        const ProtobufCBinaryData *s = NULL;
-        if (r->start_key_case == BTPB__ROW_RANGE__START_KEY_START_KEY_CLOSED) s = &r->start_key_closed;
-        if (r->start_key_case == BTPB__ROW_RANGE__START_KEY_START_KEY_OPEN) s = &r->start_key_open;
-        bool keep_start = s && (r->start_key_case == BTPB__ROW_RANGE__START_KEY_START_KEY_CLOSED
-                                    ? bytes_cmp(s->data, s->len, last, last_len) > 0
-                                    : bytes_cmp(s->data, s->len, last, last_len) >= 0);
-        if (!keep_start) {
-            r->start_key_case = BTPB__ROW_RANGE__START_KEY_START_KEY_OPEN;
-            r->start_key_open = bin(last, last_len);
+        bool closed;
+        const ProtobufCBinaryData *far = range_key(r, reversed, &closed);
+        if (far && sign * bytes_cmp(far->data, far->len, last, last_len) <= 0) continue; /* done */
+        const ProtobufCBinaryData *near = range_key(r, !reversed, &closed);
+        int c = near ? sign * bytes_cmp(near->data, near->len, last, last_len) : -1;
+        if (closed ? c <= 0 : c < 0) {
+            if (reversed) {
+                r->end_key_case = BTPB__ROW_RANGE__END_KEY_END_KEY_OPEN;
+                r->end_key_open = bin(last, last_len);
+            } else {
+                r->start_key_case = BTPB__ROW_RANGE__START_KEY_START_KEY_OPEN;
+                r->start_key_open = bin(last, last_len);
+            }
         }
         rs->row_ranges[rs->n_row_ranges++] = r;
     }
@@ -757,6 +801,16 @@ bt_code bt_map_rows_after(Btpb__RowSet **out, bool *empty, bt_arena *a, const Bt
     *out = rs;
     bt_status_ok(st);
     return BT_OK;
+}
+
+bt_code bt_map_rows_after(Btpb__RowSet **out, bool *empty, bt_arena *a, const Btpb__RowSet *rows,
+                          const void *last, size_t last_len, bt_status *st) {
+    return rows_past(out, empty, a, rows, last, last_len, false, st);
+}
+
+bt_code bt_map_rows_before(Btpb__RowSet **out, bool *empty, bt_arena *a, const Btpb__RowSet *rows,
+                           const void *last, size_t last_len, bt_status *st) {
+    return rows_past(out, empty, a, rows, last, last_len, true, st);
 }
 
 /* ---- check-and-mutate ---- */
@@ -839,6 +893,68 @@ bt_code bt_map_check_and_mutate(Btpb__CheckAndMutateRowRequest **out, bool *on_m
         r->false_mutations = ms;
         r->n_false_mutations = nms;
     }
+    r->table_name = (char *)table_name;
+    r->row_key = bin(row, row_len);
+    *out = r;
+    bt_status_ok(st);
+    return BT_OK;
+}
+
+/* ---- a row mutation guarded by "nothing newer" ---- */
+
+/* The filter matching a cell of @p p newer than its bound; NULL with
+ * *oom when out of memory. */
+static Btpb__RowFilter *newer_filter(bt_arena *a, const bt_newer *p, bool *oom) {
+    Btpb__RowFilter *parts[2];
+    size_t np = 0;
+    bool empty;
+    *oom = false;
+    if (p->family && p->qualifier_len != BT_WHOLE_FAMILY) {
+        if (!(parts[np++] = column_filter(a, p->family, p->qualifier, p->qualifier_len))) goto oom;
+    } else if (p->family) {
+        if (!(parts[np] = filter_new(a, BTPB__ROW_FILTER__FILTER_FAMILY_NAME_REGEX_FILTER)) ||
+            !(parts[np++]->family_name_regex_filter = family_regex(a, p->family)))
+            goto oom;
+    }
+    int64_t lo = p->after_ms < 0 ? 0 : p->after_ms + 1;
+    Btpb__RowFilter *tf = time_filter(a, lo, BT_TS_NONE, &empty, oom);
+    if (*oom) return NULL;
+    if (tf) parts[np++] = tf;
+    if (np == 0) {   /* any cell of the row */
+        Btpb__RowFilter *all = filter_new(a, BTPB__ROW_FILTER__FILTER_PASS_ALL_FILTER);
+        if (!all) goto oom;
+        all->pass_all_filter = true;
+        return all;
+    }
+    Btpb__RowFilter *f = filter_combine(a, BTPB__ROW_FILTER__FILTER_CHAIN, parts, np);
+    if (!f) goto oom;
+    return f;
+oom:
+    *oom = true;
+    return NULL;
+}
+
+bt_code bt_map_mutate_unless_newer(Btpb__CheckAndMutateRowRequest **out, bt_arena *a,
+                                   const char *table_name, const void *row, size_t row_len,
+                                   const bt_newer *places, size_t np, const bt_hop *ops,
+                                   size_t n, int64_t now_ms, bt_status *st) {
+    *out = NULL;
+    if (bt_check_row(row, row_len, st) != BT_OK) return BT_INVALID;
+    if (np == 0) return bt_fail(st, BT_INVALID, "a guarded mutation needs a guard");
+    for (size_t i = 0; i < np; i++)
+        if (places[i].family && bt_check_family(places[i].family, st) != BT_OK) return BT_INVALID;
+    Btpb__CheckAndMutateRowRequest *r;
+    ALLOC_OR_FAIL(r = new_msg(a, &btpb__check_and_mutate_row_request__descriptor));
+    bt_code rc = bt_map_mutations(&r->false_mutations, &r->n_false_mutations, a, ops, n, now_ms, st);
+    if (rc != BT_OK) return rc;
+    Btpb__RowFilter **fs;
+    ALLOC_OR_FAIL(fs = bt_arena_alloc(a, np * sizeof *fs));
+    for (size_t i = 0; i < np; i++) {
+        bool oom;
+        fs[i] = newer_filter(a, &places[i], &oom);
+        if (oom) return bt_fail(st, BT_ERROR, "out of memory");
+    }
+    ALLOC_OR_FAIL(r->predicate_filter = filter_combine(a, BTPB__ROW_FILTER__FILTER_INTERLEAVE, fs, np));
     r->table_name = (char *)table_name;
     r->row_key = bin(row, row_len);
     *out = r;

@@ -196,6 +196,33 @@ bt_code bt_map_check_and_mutate(Btpb__CheckAndMutateRowRequest **out, bool *on_m
                                 size_t row_len, const bt_check *check, const bt_hop *ops,
                                 size_t n, int64_t now_ms, bt_status *st);
 
+/* ---- a row mutation guarded by "nothing newer" ---- */
+
+/** bt_newer.qualifier_len for "the whole family". */
+#define BT_WHOLE_FAMILY ((size_t)-1)
+
+/** A place of a row and a timestamp bound: the guard passes while the
+ *  place holds no cell stamped after @p after_ms. */
+typedef struct bt_newer {
+    const char *family;          /* NULL: the whole row */
+    const void *qualifier;       /* with qualifier_len BT_WHOLE_FAMILY: the
+                                    whole family */
+    size_t qualifier_len;
+    int64_t after_ms;            /* < 0: any cell at all */
+} bt_newer;
+
+/**
+ * A CheckAndMutateRow request that applies @p ops (as false_mutations)
+ * unless the row holds, in any of the @p np places, a cell newer than the
+ * place's bound: predicate_matched false means applied. It lets a write
+ * that depends on what was read (the newest version of a column, "no cell
+ * after now") be applied atomically with that condition.
+ */
+bt_code bt_map_mutate_unless_newer(Btpb__CheckAndMutateRowRequest **out, bt_arena *a,
+                                   const char *table_name, const void *row, size_t row_len,
+                                   const bt_newer *places, size_t np, const bt_hop *ops,
+                                   size_t n, int64_t now_ms, bt_status *st);
+
 /* ---- reads ---- */
 
 /** A column selection: a whole family (qualifier NULL) or one column. */
@@ -222,7 +249,13 @@ typedef struct bt_read_spec {
     int max_versions;                  /* the read's VERSIONS; >= 1 */
     int64_t min_ts, max_ts;            /* [min, max) in ms; BT_TS_NONE: no max */
     bool keys_only;                    /* values replaced by empty ones */
+    bool first_cell_per_family;        /* only each family's first cell of
+                                          a row (qualifier order, newest) */
     int64_t limit;                     /* rows; 0 = all */
+    bool reversed;                     /* descending rows; then start is the
+                                          first (largest) row, inclusive, and
+                                          stop the exclusive lower bound, as
+                                          in HBase */
 } bt_read_spec;
 
 /** A read spec with every field unset: one version, no time bounds. */
@@ -245,5 +278,12 @@ bt_code bt_map_read(Btpb__ReadRowsRequest **out, bt_arena *a, const char *table_
  *  remains to read. A NULL @p rows means "every row". */
 bt_code bt_map_rows_after(Btpb__RowSet **out, bool *empty, bt_arena *a, const Btpb__RowSet *rows,
                           const void *last, size_t last_len, bt_status *st);
+
+/** The same for a reversed read, which has delivered every row from the
+ *  top down to @p last: what remains is below it (keys >= last dropped,
+ *  ranges end before last or are dropped when they start at or after
+ *  it). */
+bt_code bt_map_rows_before(Btpb__RowSet **out, bool *empty, bt_arena *a, const Btpb__RowSet *rows,
+                           const void *last, size_t last_len, bt_status *st);
 
 #endif

@@ -3,7 +3,8 @@
  * The ReadRows pull iterator (see bt_read.h): one response message at a
  * time is fed chunk by chunk to the assembler until a row commits. On a
  * retryable failure the call is replaced by one for the rows after the
- * last committed key, with the row limit reduced by the rows delivered.
+ * last committed key (before it, for a reversed read), with the row limit
+ * reduced by the rows delivered.
  */
 #include "bt_read.h"
 
@@ -43,6 +44,7 @@ bt_code bt_reader_open(bt_reader **out, bt_client *c, const char *table_id,
     if (!r) return bt_fail(st, BT_ERROR, "out of memory");
     r->client = c;
     bt_asm_init(&r->assembler, 0);
+    r->assembler.reversed = spec->reversed;
     bt_arena a = BT_ARENA_INIT;
     Btpb__ReadRowsRequest *req = NULL;
     bt_code rc = bt_client_table_name(c, table_id, r->table_name, sizeof r->table_name, st);
@@ -90,8 +92,9 @@ static bt_code resume(bt_reader *r, bt_status *st) {
     bool empty = false;
     bt_code rc = BT_OK;
     if (r->assembler.has_last)
-        rc = bt_map_rows_after(&req.rows, &empty, &a, r->req->rows, r->assembler.last_key,
-                               r->assembler.last_key_len, st);
+        rc = (r->req->reversed ? bt_map_rows_before : bt_map_rows_after)(
+            &req.rows, &empty, &a, r->req->rows, r->assembler.last_key,
+            r->assembler.last_key_len, st);
     if (rc == BT_OK && empty) r->done = true;
     else if (rc == BT_OK) {
         bt_client_backoff(r->client, r->attempt);

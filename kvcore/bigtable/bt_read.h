@@ -7,8 +7,9 @@
  * DEADLINE_EXCEEDED (also when the consumer was slower than the stream's
  * deadline), the read resumes with a new call that starts after the last
  * row delivered and asks for the remaining row limit only, so every row is
- * delivered exactly once and in order. Called by stage 2's backend and the
- * tests; calls bt_map.c, bt_chunks.c, bt_transport.c and bt_client.c.
+ * delivered exactly once and in order. A reversed read resumes below the
+ * last row. Called by the backend (scan.c, rowcas.c) and the tests;
+ * calls bt_map.c, bt_chunks.c, bt_transport.c and bt_client.c.
  */
 #ifndef CELLFS_BT_READ_H
 #define CELLFS_BT_READ_H

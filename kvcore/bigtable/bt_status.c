@@ -60,6 +60,9 @@ bt_code bt_code_from_grpc(int grpc_code) {
     case G_UNAVAILABLE:
     case G_ABORTED: return BT_UNAVAILABLE;
     case G_DEADLINE_EXCEEDED: return BT_DEADLINE;
+    /* A feature this server lacks (the emulator's "Client doesn't support
+       reverse scans yet"): the operation cannot be done here. */
+    case G_UNIMPLEMENTED: return BT_UNSUPPORTED;
     default: return BT_ERROR;
     }
 }

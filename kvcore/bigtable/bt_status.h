@@ -2,9 +2,8 @@
  * @file bt_status.h
  * The Bigtable backend's small status: a code that callers branch on and a
  * message a user can read. The transport (bt_transport.c) turns gRPC status
- * codes into these; the mapping and client modules add their own. Stage 2
- * turns BT_INVALID/BT_UNSUPPORTED/BT_UNAVAILABLE/BT_DEADLINE into
- * KV_INVALID/KV_NOT_SUPPORTED/KV_UNAVAILABLE/KV_TIMEOUT in one place.
+ * codes into these; the mapping and client modules add their own. The
+ * backend turns them into kv_status codes in one place (handle.c).
  */
 #ifndef CELLFS_BT_STATUS_H
 #define CELLFS_BT_STATUS_H
@@ -16,7 +15,9 @@ typedef enum bt_code {
     BT_NOT_FOUND,       /* table, family or row absent (gRPC NOT_FOUND) */
     BT_ALREADY_EXISTS,  /* gRPC ALREADY_EXISTS */
     BT_INVALID,         /* bad argument, ours or the server's verdict */
-    BT_UNSUPPORTED,     /* an HBase operation Bigtable cannot express */
+    BT_UNSUPPORTED,     /* an HBase operation Bigtable cannot express, or
+                           one the server does not implement (gRPC
+                           UNIMPLEMENTED) */
     BT_UNAVAILABLE,     /* transient: UNAVAILABLE or ABORTED; safe to retry
                            only idempotent calls */
     BT_DEADLINE,        /* the call's deadline passed; outcome unknown */

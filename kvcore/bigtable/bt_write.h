@@ -7,7 +7,7 @@
  * reported at once. Sending a row twice is harmless because every
  * timestamp is explicit (puts without one get @p now_ms, stamped once
  * before the first try). Increments and check-and-mutates never come
- * here. Called by stage 2's backend and the tests; calls bt_map.c,
+ * here. Called by the backend (mutate.c) and the tests; calls bt_map.c,
  * bt_transport.c and bt_client.c.
  */
 #ifndef CELLFS_BT_WRITE_H

@@ -2,7 +2,9 @@
  * @file filter_ast.h
  * Private: the compiled form of an HBase filter string. filter_parse.c
  * builds this tree (kv_filter_parse) and frees it; filter_eval.c walks it
- * once per row. Nothing outside those two files looks inside a kv_filter.
+ * once per row. Nothing outside those two files looks inside a kv_filter,
+ * but filter_hints.c, which reads the top-level shape for backends that
+ * prune on a server.
  *
  * A compiled filter is immutable and may be shared by concurrent scans; all
  * per-scan state lives in kv_filter_run, indexed by kv_fnode.id.

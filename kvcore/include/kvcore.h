@@ -7,9 +7,10 @@
  * This is the only header that users of the library (cellfs, cellsh,
  * cellbench) include. It is also the seam between them and the store's
  * backend: a store is opened by a location (a directory for the local LSM
- * engine, "model:" for the in-memory reference model, later
- * "bigtable://PROJECT/INSTANCE"), every call dispatches to that store's
- * backend, and kv_store_capabilities() says what the backend cannot do;
+ * engine, "model:" for the in-memory reference model,
+ * "bigtable://PROJECT/INSTANCE" for Cloud Bigtable), every call dispatches
+ * to that store's backend, and kv_store_capabilities() says what the
+ * backend cannot do;
  * calls that need a missing capability fail with KV_NOT_SUPPORTED and a
  * message saying what and why, never with a silently different result.
  *
@@ -138,7 +139,45 @@ typedef struct kv_local_options {
       .block_cache_size = 64u << 20, .env = NULL, .lock_wait_ms = 0,          \
       .compaction = KV_COMPACTION_AUTO }
 
-#define KV_STORE_OPTIONS_VERSION 2
+#define KV_BIGTABLE_OPTIONS_VERSION 1
+
+/** Settings of the Cloud Bigtable backend (stores opened by a
+ *  "bigtable://PROJECT/INSTANCE" location); other backends ignore them.
+ *  Zero in a number means its default. */
+typedef struct kv_bigtable_options {
+    int version;                  /* KV_BIGTABLE_OPTIONS_VERSION */
+    /* "host:port" of Google's emulator (plaintext, no credentials).
+       NULL: $BIGTABLE_EMULATOR_HOST, as Google's own clients do; "" forces
+       the real service even when that variable is set. */
+    const char *emulator_host;
+    /* The real service's endpoints (TLS with Application Default
+       Credentials); NULL: bigtable.googleapis.com:443 and
+       bigtableadmin.googleapis.com:443. */
+    const char *data_endpoint;
+    const char *admin_endpoint;
+    unsigned timeout_ms;          /* deadline of one call; default 30000 */
+    unsigned stream_timeout_ms;   /* deadline of one streamed read or batch
+                                     write; default 300000 (a read that
+                                     runs out resumes after its last row) */
+    unsigned max_attempts;        /* tries of a call that is safe to repeat
+                                     (reads, writes with explicit
+                                     timestamps); default 5 */
+    /* How long a table's families (VERSIONS, TTL: every read applies them,
+       as Bigtable's garbage collection is lazy) are reused before they are
+       read again; this handle's own catalog changes refresh them at once.
+       Default 2000; KV_BIGTABLE_NO_CACHE reads them for every call. */
+    unsigned schema_cache_ms;
+} kv_bigtable_options;
+
+#define KV_BIGTABLE_NO_CACHE UINT32_MAX
+
+#define KV_BIGTABLE_OPTIONS_INIT                                               \
+    { .version = KV_BIGTABLE_OPTIONS_VERSION, .emulator_host = NULL,           \
+      .data_endpoint = NULL, .admin_endpoint = NULL, .timeout_ms = 0,          \
+      .stream_timeout_ms = 0, .max_attempts = 0, .schema_cache_ms = 0 }
+
+/* 3: kv_bigtable_options (the bigtable member). */
+#define KV_STORE_OPTIONS_VERSION 3
 
 /** What every backend means by opening a store. */
 typedef struct kv_store_options {
@@ -164,13 +203,16 @@ typedef struct kv_store_options {
     /* Settings of the local engine; NULL = KV_LOCAL_OPTIONS_INIT. Copied
        at open. */
     const kv_local_options *local;
+    /* Settings of the Cloud Bigtable backend; NULL =
+       KV_BIGTABLE_OPTIONS_INIT. Copied at open. */
+    const kv_bigtable_options *bigtable;
 } kv_store_options;
 
 #define KV_STORE_OPTIONS_INIT                                                  \
     { .version = KV_STORE_OPTIONS_VERSION, .create_if_missing = false,        \
       .error_if_exists = false, .read_only = false, .max_value_size = 64u << 20, \
       .owner = NULL, .log = NULL, .log_ctx = NULL, .clock_ms = NULL,           \
-      .clock_ctx = NULL, .local = NULL }
+      .clock_ctx = NULL, .local = NULL, .bigtable = NULL }
 
 /**
  * Opens (or with create_if_missing creates) the store at @p location:
@@ -178,8 +220,16 @@ typedef struct kv_store_options {
  *  - "model:" (anything may follow): a new, empty, in-memory store of the
  *    reference model (kvcore/model/), gone at close; for tests. It
  *    ignores create_if_missing and error_if_exists;
- *  - "bigtable://PROJECT/INSTANCE": Cloud Bigtable, when this libkvcore
- *    is built with its backend (otherwise KV_NOT_SUPPORTED, naming it).
+ *  - "bigtable://PROJECT/INSTANCE": an instance of Cloud Bigtable, when
+ *    this libkvcore is built with its backend (otherwise KV_NOT_SUPPORTED,
+ *    naming what the build lacked): Google's emulator at
+ *    $BIGTABLE_EMULATOR_HOST (or kv_bigtable_options.emulator_host), else
+ *    the service with TLS and Application Default Credentials. The
+ *    instance must exist; the open makes one call, so that an unreachable
+ *    server is KV_UNAVAILABLE here. create_if_missing changes nothing and
+ *    error_if_exists gives KV_EXISTS (an instance is always there). There
+ *    is no lock: other clients may write the instance meanwhile (no
+ *    KV_CAP_EXCLUSIVE). kvcore(3) has the mapping of every call.
  * Another "scheme://" is KV_NOT_SUPPORTED; a local path that begins like
  * one is written "./model:x".
  * On success *out holds the handle; close it with kv_store_close.
@@ -255,7 +305,9 @@ kv_status kv_store_stat(kv_store_stats *out, kv_store *store);
 /** Deletes are markers that mask puts at or below their timestamp, also
  *  puts written later (HBase's "deletes mask puts"), until a major
  *  compaction. Without it a delete removes the cells present when it is
- *  applied, and later puts are visible whatever their timestamp. */
+ *  applied, and later puts are visible whatever their timestamp; deletes
+ *  of a family or a row bounded by an explicit timestamp, which only a
+ *  marker can express, are KV_NOT_SUPPORTED. */
 #define KV_CAP_DELETE_MARKERS        UINT64_C(0x0001)
 /** kv_mutation_delete_family_version can be applied. */
 #define KV_CAP_DELETE_FAMILY_VERSION UINT64_C(0x0002)
@@ -282,6 +334,14 @@ kv_status kv_store_stat(kv_store_stats *out, kv_store *store);
 #define KV_CAP_DISABLE_TABLES        UINT64_C(0x0400)
 /** The store survives kv_store_close (not so the in-memory model). */
 #define KV_CAP_DURABLE               UINT64_C(0x0800)
+/** No one but this handle changes the store while it is open: a local
+ *  store's lock keeps other writers out, the model lives in this process.
+ *  So what a caller has read stays true until it changes the store itself,
+ *  and caching it (cellfs's entry and attribute timeouts) is safe for as
+ *  long as the caller likes. Without it (Cloud Bigtable) other processes
+ *  and machines may write at any moment: a caller that caches must let its
+ *  cache expire (cellfs takes the timeouts from a mount option). */
+#define KV_CAP_EXCLUSIVE             UINT64_C(0x1000)
 
 /** The KV_CAP_* bits of the store's backend (0 for NULL). Thread-safe. */
 uint64_t kv_store_capabilities(kv_store *store);

@@ -10,6 +10,7 @@ setup() { cellsh_setup; }
 teardown() { cellsh_teardown; }
 
 @test "status 'summary' (the default): one local server, one region per table" {
+    backend_needs store_stats
     cellsh_e "create 't1', 'f'" "create 't2', 'f', 'g'" "status" "status 'summary'"
     expect_status 0
     expect_output <<'EOF'
@@ -21,6 +22,7 @@ EOF
 }
 
 @test "status 'simple' and 'detailed' show the store's figures" {
+    backend_needs namespaces store_stats
     cellsh_e "create_namespace 'ns'" "create 't1', 'f'" "create 'ns:t2', 'f', 'g'"
     expect_status 0
     cellsh_e "put 't1', 'r', 'f:q', 'v'" "status 'simple'"
@@ -72,6 +74,7 @@ EOF
 }
 
 @test "list and list_namespace take Java-style regular expressions" {
+    backend_needs namespaces
     cellsh_script <<'EOF'
 create_namespace 'ns1'
 create_namespace 'other'
@@ -156,6 +159,7 @@ EOF
 }
 
 @test "truncate and truncate_preserve print HBase 2's steps and keep the families" {
+    backend_needs disable_tables
     cellsh_script <<'EOF'
 create 't', {NAME => 'f', VERSIONS => 3}
 put 't', 'r', 'f:q', 'v', 1

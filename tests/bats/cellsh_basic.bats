@@ -8,6 +8,7 @@ setup() { cellsh_setup; }
 teardown() { cellsh_teardown; }
 
 @test "reference session: create, list, put, scan, get, disable, enable, drop" {
+    backend_needs disable_tables
     cellsh_script <<'EOF'
 create 'test', 'cf'
 list 'test'
@@ -42,6 +43,7 @@ EOF
 }
 
 @test "a new store path is created, and data persists across runs" {
+    backend_needs local_store
     [ ! -e "$STORE" ]
     cellsh_e "create 't', 'f'" "put 't', 'r', 'f:q', 'v', 42"
     expect_status 0
@@ -75,6 +77,7 @@ EOF
 }
 
 @test "describe prints HBase's format, alter changes and deletes families" {
+    backend_needs storage_settings
     cellsh_script <<'EOF'
 create 't', {NAME => 'f1', VERSIONS => 3, TTL => 86400, COMPRESSION => 'LZ4'}, 'f2'
 describe 't'
@@ -135,6 +138,7 @@ EOF
 }
 
 @test "namespaces: create, describe, list, alter, drop" {
+    backend_needs namespaces
     cellsh_script <<'EOF'
 create_namespace 'ns1', {'owner' => 'alice'}
 describe_namespace 'ns1'

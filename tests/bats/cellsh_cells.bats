@@ -159,6 +159,7 @@ EOF
 }
 
 @test "deletes mask later puts with older timestamps until a major compaction" {
+    backend_needs delete_markers raw_scans compact
     cellsh_script <<'EOF'
 create 't', {NAME => 'f', VERSIONS => 3}
 put 't', 'r', 'f:q', 'v10', 10
@@ -193,6 +194,7 @@ EOF
 }
 
 @test "a row delete masks every family; a put after it with the clock is visible" {
+    backend_needs delete_markers raw_scans
     cellsh_script <<'EOF'
 create 't', 'a', 'b'
 put 't', 'r', 'a:x', '1'
@@ -221,6 +223,7 @@ EOF
 }
 
 @test "versions beyond VERSIONS reappear after a delete, until a major compaction" {
+    backend_needs compact
     cellsh_script <<'EOF'
 create 't', {NAME => 'f', VERSIONS => 2}
 put 't', 'r', 'f:q', 'v1', 1
@@ -257,6 +260,7 @@ EOF
 }
 
 @test "delete of a family version and the four marker types in a raw scan" {
+    backend_needs delete_family_version raw_scans
     cellsh_script <<'EOF'
 create 't', {NAME => 'f', VERSIONS => 5}
 put 't', 'r', 'f:a', 'a5', 5
@@ -288,6 +292,7 @@ EOF
 }
 
 @test "KEEP_DELETED_CELLS keeps deleted cells for raw scans and time-range reads" {
+    backend_needs keep_deleted_cells
     cellsh_script <<'EOF'
 create 't', {NAME => 'f', VERSIONS => 5, KEEP_DELETED_CELLS => true}
 put 't', 'r', 'f:q', 'old', 10
@@ -314,6 +319,7 @@ EOF
 }
 
 @test "scan options: STARTROW, STOPROW, ROWPREFIXFILTER, LIMIT, REVERSED, COLUMNS, MAXLENGTH" {
+    backend_needs reversed_scans
     cellsh_script <<'EOF'
 create 't', 'f', 'g'
 put 't', 'a1', 'f:x', 'va1', 1

@@ -9,6 +9,7 @@ setup() { cellsh_setup; }
 teardown() { cellsh_teardown; }
 
 @test "deleteall 't', 'r', '', ts deletes every family of the row up to ts" {
+    backend_needs delete_markers
     cellsh_script <<'EOF'
 create 't', {NAME => 'a', VERSIONS => 3}, 'b'
 put 't', 'r', 'a:x', 'old', 10
@@ -44,6 +45,7 @@ EOF
 }
 
 @test "deleteall 't', 'r', '' and delete 't', 'r', '', ts also mean the whole row" {
+    backend_needs delete_markers
     cellsh_script <<'EOF'
 create 't', 'a', 'b'
 put 't', 'r1', 'a:x', '1', 10
@@ -89,6 +91,7 @@ EOF
 }
 
 @test "deleteall {ROWPREFIXFILTER => ...} with a family, a timestamp, '' and CACHE batches" {
+    backend_needs delete_markers
     cellsh_script <<'EOF'
 create 't', 'a', 'b'
 put 't', 'p1', 'a:x', 'p1a', 10

@@ -11,9 +11,12 @@ setup() {
 }
 teardown() { cellsh_teardown; }
 
-# The stored data, as a raw scan shows it.
+# The stored data, as a raw scan shows it (without raw reads, as every
+# version shows it).
 snapshot() {
-    "$CELLSH" "$STORE" -e "scan 't', {RAW => true, VERSIONS => 10}" -e "describe 't'" -e "list"
+    local raw="RAW => true, "
+    backend_has raw_scans || raw=""
+    "$CELLSH" "$STORE" -e "scan 't', {${raw}VERSIONS => 10}" -e "describe 't'" -e "list"
 }
 
 @test "each malformed command: ERROR line, exit 1, data untouched" {
@@ -45,11 +48,9 @@ snapshot() {
         "create 'u', {NAME => 'f', BOGUS => 1}"
         "create 'u', {NAME => 'f', VERSIONS => 1, MIN_VERSIONS => 2}"
         "create 'bad name', 'f'"
-        "create 'nons:u', 'f'"
         "alter 't', {NAME => 'f', VERSIONS => 0}"
         "alter 't', 'delete' => 'nofamily'"
         "alter 't', {NAME => 'f', METHOD => 'frobnicate'}"
-        "drop 't'"
         "drop 'nope'"
         "drop_namespace 'default'"
         "drop_namespace 'nope'"
@@ -65,6 +66,10 @@ snapshot() {
         "list '('"
         "1234"
     )
+    # Without namespaces of their own, a namespace comes with its first
+    # table; tables that are never disabled can be dropped at once.
+    backend_has namespaces && cmds+=("create 'nons:u', 'f'")
+    backend_has disable_tables && cmds+=("drop 't'")
     expect_each_fails "${cmds[@]}"
     [ "$(snapshot)" = "$before" ]
 }
@@ -84,13 +89,14 @@ EOF
     expect_output <<'EOF'
 ERROR: Table already exists: t!
 EOF
-    cellsh_e "drop 't'"
-    expect_output <<'EOF'
-ERROR: Table t is enabled. Disable it first.
-EOF
     cellsh_e "put 't', 'r', 'x:q', 'v'"
     expect_output <<'EOF'
 ERROR: Unknown column family! Valid column names: f:*
+EOF
+    backend_has disable_tables || return 0   # (tables that are never disabled)
+    cellsh_e "drop 't'"
+    expect_output <<'EOF'
+ERROR: Table t is enabled. Disable it first.
 EOF
     cellsh_e "disable 't'" "get 't', 'r'"
     expect_status 1
@@ -141,6 +147,7 @@ EOF
 }
 
 @test "a second process is refused while one holds the store, naming its pid and owner" {
+    backend_needs local_store
     mkfifo "$TEST_DIR/fifo"
     "$CELLSH" "$STORE" < "$TEST_DIR/fifo" > "$TEST_DIR/holder.out" 2>&1 &
     HOLDER_PID=$!

@@ -130,6 +130,7 @@ EOF
 }
 
 @test "negative timestamps round-trip through put, get, scan, delete, a flush, JSON and TSV" {
+    backend_needs negative_timestamps flush
     cellsh_script <<EOF
 create 't', {NAME => 'f', VERSIONS => 5}
 put 't', 'r', 'f:q', 'minus five', -5
@@ -316,6 +317,7 @@ EOF
 }
 
 @test "MAXLENGTH cuts the cell text, as HBase's to_string does" {
+    backend_needs raw_scans
     cellsh_script <<'EOF'
 create 't', 'f'
 put 't', 'r', 'f:q', 'a long value here', 1

@@ -30,9 +30,10 @@ enum { NONE = 0, RESET = 1, COMMIT = 2 };
  * cell, a line each). Returns the chunk index of a protocol error, -2 when
  * the stream ended inside a row, or -1 when all went well. */
 static int run(const ch *chunks, size_t n, char *out, size_t cap, size_t max_row,
-               bt_status *st) {
+               bool reversed, bt_status *st) {
     bt_asm a;
     bt_asm_init(&a, max_row);
+    a.reversed = reversed;
     bt_row row = BT_ROW_INIT;
     size_t len = 0;
     out[0] = '\0';
@@ -112,9 +113,10 @@ static int run(const ch *chunks, size_t n, char *out, size_t cap, size_t max_row
     return err;
 }
 
-#define RUN_OK(chunks, expected) do { \
+#define RUN_OK(chunks, expected) RUN_OK_DIR(chunks, false, expected)
+#define RUN_OK_DIR(chunks, reversed, expected) do { \
     char out_[4096]; bt_status st_; \
-    int e_ = run(chunks, sizeof chunks / sizeof chunks[0], out_, sizeof out_, 0, &st_); \
+    int e_ = run(chunks, sizeof chunks / sizeof chunks[0], out_, sizeof out_, 0, reversed, &st_); \
     CHECK_EQ(e_, -1); \
     if (e_ != -1) fprintf(stderr, "  error: %s\n", st_.msg); \
     CHECK_BYTES(out_, strlen(out_), expected); \
@@ -122,9 +124,10 @@ static int run(const ch *chunks, size_t n, char *out, size_t cap, size_t max_row
 
 /* Expects a protocol error at chunk @p at (-2: at the end of the stream)
  * whose message contains @p words. */
-#define RUN_ERR(chunks, at, words) do { \
+#define RUN_ERR(chunks, at, words) RUN_ERR_DIR(chunks, false, at, words)
+#define RUN_ERR_DIR(chunks, reversed, at, words) do { \
     char out_[4096]; bt_status st_; \
-    int e_ = run(chunks, sizeof chunks / sizeof chunks[0], out_, sizeof out_, 0, &st_); \
+    int e_ = run(chunks, sizeof chunks / sizeof chunks[0], out_, sizeof out_, 0, reversed, &st_); \
     CHECK_EQ(e_, at); \
     CHECK(st_.code == BT_ERROR); \
     CHECK(strstr(st_.msg, words) != NULL); \
@@ -273,12 +276,12 @@ static void test_row_bound(void) {
     };
     char out[256];
     bt_status st;
-    CHECK_EQ(run(big, 2, out, sizeof out, 20, &st), 1);
+    CHECK_EQ(run(big, 2, out, sizeof out, 20, false, &st), 1);
     CHECK(strstr(st.msg, "row larger than 20 bytes") != NULL);
     const ch huge_cell[] = { { "a", "f", "q", 1, "01", 1000000000, NONE, false, false } };
-    CHECK_EQ(run(huge_cell, 1, out, sizeof out, 1000, &st), 0);
+    CHECK_EQ(run(huge_cell, 1, out, sizeof out, 1000, false, &st), 0);
     CHECK(strstr(st.msg, "row larger than") != NULL);
-    CHECK_EQ(run(big, 2, out, sizeof out, 100, &st), -1);
+    CHECK_EQ(run(big, 2, out, sizeof out, 100, false, &st), -1);
 }
 
 static void test_restart_keeps_order(void) {
@@ -319,6 +322,30 @@ static void test_restart_keeps_order(void) {
     bt_asm_destroy(&a);
 }
 
+/* A reversed read's rows come in descending order: each must sort before
+   the last committed one. */
+static void test_reversed_order(void) {
+    const ch down[] = {
+        { "c", "f", "q", 1, "v", 0, COMMIT, false, true },
+        { "b", "f", "q", 1, "w", 0, NONE, false, false },
+        { NULL, "g", "q", 1, "x", 0, COMMIT, false, true },
+        { "a\xff", "f", "q", 1, "y", 0, COMMIT, false, true },
+        { "a", "f", "q", 1, "z", 0, COMMIT, false, true },
+    };
+    RUN_OK_DIR(down, true, "c f:q@1=v\nb f:q@1=w\nb g:q@1=x\na\xff f:q@1=y\na f:q@1=z\n");
+    RUN_ERR(down, 1, "not after the last committed row");
+    const ch up[] = {
+        { "a", "f", "q", 1, "v", 0, COMMIT, false, false },
+        { "b", "f", "q", 1, "v", 0, COMMIT, false, false },
+    };
+    RUN_ERR_DIR(up, true, 1, "not before the last committed row");
+    const ch same[] = {
+        { "b", "f", "q", 1, "v", 0, COMMIT, false, false },
+        { "b", "f", "q", 1, "v", 0, COMMIT, false, false },
+    };
+    RUN_ERR_DIR(same, true, 1, "not before the last committed row");
+}
+
 int main(void) {
     test_rows_and_carry_over();
     test_family_order();
@@ -327,5 +354,6 @@ int main(void) {
     test_protocol_errors();
     test_row_bound();
     test_restart_keeps_order();
+    test_reversed_order();
     return test_finish("test_bt_chunks");
 }

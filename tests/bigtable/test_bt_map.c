@@ -3,7 +3,8 @@
  * Tests of the HBase-to-Bigtable mapping (bt_map.h) without a server: the
  * table id scheme, timestamps, each mutation kind and the ones that cannot
  * be expressed, GC rules, read filters with TTL and version limits, the
- * resume row set, and check-and-mutate predicates. Requests are inspected
+ * resume row sets (both directions), reversed scans, check-and-mutate
+ * predicates and mutations guarded by "nothing newer". Requests are inspected
  * after a pack/unpack round trip, i.e. as the server would decode them.
  */
 #include "bt_map.h"
@@ -438,6 +439,185 @@ static void test_read_modify_write(void) {
     bt_arena_free(&a);
 }
 
+/* Reversed scans: HBase's start is the inclusive top, stop the exclusive
+   bottom; the prefix narrows both; the request says "reversed". */
+static void test_reversed_reads(void) {
+    bt_arena a = BT_ARENA_INIT;
+    bt_status st;
+    bt_family_rules fam = { "f", 1, 0, 0, false };
+    bt_read_spec rs = BT_READ_SPEC_INIT;
+    rs.families = &fam;
+    rs.nfamilies = 1;
+    rs.reversed = true;
+    rs.start = "m";
+    rs.start_len = 1;
+    rs.stop = "c";
+    rs.stop_len = 1;
+    Btpb__ReadRowsRequest *req;
+    REQUIRE(bt_map_read(&req, &a, "T", &rs, NOW, &st) == BT_OK && req);
+    Btpb__ReadRowsRequest *w = (Btpb__ReadRowsRequest *)wire(&req->base);
+    CHECK(w->reversed);
+    REQUIRE(w->rows && w->rows->n_row_ranges == 1);
+    const Btpb__RowRange *rr = w->rows->row_ranges[0];
+    CHECK(rr->start_key_case == BTPB__ROW_RANGE__START_KEY_START_KEY_OPEN);
+    CHECK_BYTES(rr->start_key_open.data, rr->start_key_open.len, "c");
+    CHECK(rr->end_key_case == BTPB__ROW_RANGE__END_KEY_END_KEY_CLOSED);
+    CHECK_BYTES(rr->end_key_closed.data, rr->end_key_closed.len, "m");
+    btpb__read_rows_request__free_unpacked(w, NULL);
+    /* A prefix inside: [d, e). */
+    rs.prefix = "d";
+    rs.prefix_len = 1;
+    REQUIRE(bt_map_read(&req, &a, "T", &rs, NOW, &st) == BT_OK && req);
+    rr = req->rows->row_ranges[0];
+    CHECK(rr->start_key_case == BTPB__ROW_RANGE__START_KEY_START_KEY_CLOSED);
+    CHECK_BYTES(rr->start_key_closed.data, rr->start_key_closed.len, "d");
+    CHECK(rr->end_key_case == BTPB__ROW_RANGE__END_KEY_END_KEY_OPEN);
+    CHECK_BYTES(rr->end_key_open.data, rr->end_key_open.len, "e");
+    /* The prefix "m...": from the start row "m" (closed) down to "m". */
+    rs.prefix = "m";
+    REQUIRE(bt_map_read(&req, &a, "T", &rs, NOW, &st) == BT_OK && req);
+    rr = req->rows->row_ranges[0];
+    CHECK_BYTES(rr->start_key_closed.data, rr->start_key_closed.len, "m");
+    CHECK(rr->end_key_case == BTPB__ROW_RANGE__END_KEY_END_KEY_CLOSED);
+    /* Start at the stop row: (c, c] holds nothing, and is not sent. */
+    rs.prefix = NULL;
+    rs.prefix_len = 0;
+    rs.start = "c";
+    CHECK_EQ(bt_map_read(&req, &a, "T", &rs, NOW, &st), BT_OK);
+    CHECK(req == NULL);
+    /* Forward, the same bounds still mean [start, stop). */
+    rs.reversed = false;
+    rs.start = "c";
+    rs.stop = "m";
+    REQUIRE(bt_map_read(&req, &a, "T", &rs, NOW, &st) == BT_OK && req);
+    CHECK(!req->reversed);
+    rr = req->rows->row_ranges[0];
+    CHECK(rr->start_key_case == BTPB__ROW_RANGE__START_KEY_START_KEY_CLOSED);
+    CHECK(rr->end_key_case == BTPB__ROW_RANGE__END_KEY_END_KEY_OPEN);
+    bt_arena_free(&a);
+}
+
+/* A reversed read resumed after row "m" continues below it. */
+static void test_rows_before(void) {
+    bt_arena a = BT_ARENA_INIT;
+    bt_status st;
+    Btpb__RowSet *out;
+    bool empty;
+    CHECK_EQ(bt_map_rows_before(&out, &empty, &a, NULL, "m", 1, &st), BT_OK);
+    CHECK(!empty);
+    REQUIRE(out->n_row_ranges == 1);
+    CHECK(out->row_ranges[0]->start_key_case == BTPB__ROW_RANGE__START_KEY__NOT_SET);
+    CHECK(out->row_ranges[0]->end_key_case == BTPB__ROW_RANGE__END_KEY_END_KEY_OPEN);
+    CHECK_BYTES(out->row_ranges[0]->end_key_open.data, out->row_ranges[0]->end_key_open.len, "m");
+    Btpb__RowSet in = BTPB__ROW_SET__INIT;
+    ProtobufCBinaryData keys[3] = { { 1, (uint8_t *)"a" }, { 1, (uint8_t *)"m" }, { 1, (uint8_t *)"z" } };
+    Btpb__RowRange r[4];
+    Btpb__RowRange *rp[4];
+    for (int i = 0; i < 4; i++) {
+        btpb__row_range__init(&r[i]);
+        rp[i] = &r[i];
+    }
+    r[0].start_key_case = BTPB__ROW_RANGE__START_KEY_START_KEY_CLOSED;   /* [a, z): cut at m */
+    r[0].start_key_closed = (ProtobufCBinaryData){ 1, (uint8_t *)"a" };
+    r[0].end_key_case = BTPB__ROW_RANGE__END_KEY_END_KEY_OPEN;
+    r[0].end_key_open = (ProtobufCBinaryData){ 1, (uint8_t *)"z" };
+    r[1].start_key_case = BTPB__ROW_RANGE__START_KEY_START_KEY_CLOSED;   /* [m, ): done */
+    r[1].start_key_closed = (ProtobufCBinaryData){ 1, (uint8_t *)"m" };
+    r[2].end_key_case = BTPB__ROW_RANGE__END_KEY_END_KEY_CLOSED;         /* (, b]: kept */
+    r[2].end_key_closed = (ProtobufCBinaryData){ 1, (uint8_t *)"b" };
+    r[3].end_key_case = BTPB__ROW_RANGE__END_KEY_END_KEY_CLOSED;         /* (, m]: cut */
+    r[3].end_key_closed = (ProtobufCBinaryData){ 1, (uint8_t *)"m" };
+    in.row_keys = keys;
+    in.n_row_keys = 3;
+    in.row_ranges = rp;
+    in.n_row_ranges = 4;
+    CHECK_EQ(bt_map_rows_before(&out, &empty, &a, &in, "m", 1, &st), BT_OK);
+    REQUIRE(out->n_row_keys == 1);
+    CHECK_BYTES(out->row_keys[0].data, out->row_keys[0].len, "a");
+    REQUIRE(out->n_row_ranges == 3);
+    CHECK_BYTES(out->row_ranges[0]->start_key_closed.data, 1, "a");
+    CHECK(out->row_ranges[0]->end_key_case == BTPB__ROW_RANGE__END_KEY_END_KEY_OPEN);
+    CHECK_BYTES(out->row_ranges[0]->end_key_open.data, 1, "m");
+    CHECK(out->row_ranges[1]->end_key_case == BTPB__ROW_RANGE__END_KEY_END_KEY_CLOSED);
+    CHECK_BYTES(out->row_ranges[1]->end_key_closed.data, 1, "b");
+    CHECK(out->row_ranges[2]->end_key_case == BTPB__ROW_RANGE__END_KEY_END_KEY_OPEN);
+    CHECK_BYTES(out->row_ranges[2]->end_key_open.data, 1, "m");
+    in.n_row_keys = 0;
+    in.row_ranges = &rp[1];
+    in.n_row_ranges = 1;
+    CHECK_EQ(bt_map_rows_before(&out, &empty, &a, &in, "m", 1, &st), BT_OK);
+    CHECK(empty);
+    bt_arena_free(&a);
+}
+
+/* Only each family's first cell: a per-row limit inside the family's chain. */
+static void test_first_cell_per_family(void) {
+    bt_arena a = BT_ARENA_INIT;
+    bt_status st;
+    bt_family_rules fam = { "f", 3, 0, 0, false };
+    bt_read_spec rs = BT_READ_SPEC_INIT;
+    rs.families = &fam;
+    rs.nfamilies = 1;
+    rs.first_cell_per_family = true;
+    rs.keys_only = true;
+    Btpb__ReadRowsRequest *req;
+    REQUIRE(bt_map_read(&req, &a, "T", &rs, NOW, &st) == BT_OK && req);
+    size_t n;
+    Btpb__RowFilter **c = chain_of(req->filter, &n);
+    REQUIRE(n == 4);
+    CHECK(c[0]->filter_case == BTPB__ROW_FILTER__FILTER_FAMILY_NAME_REGEX_FILTER);
+    CHECK_EQ(c[1]->cells_per_column_limit_filter, 1);
+    CHECK(c[2]->filter_case == BTPB__ROW_FILTER__FILTER_CELLS_PER_ROW_LIMIT_FILTER);
+    CHECK_EQ(c[2]->cells_per_row_limit_filter, 1);
+    CHECK(c[3]->filter_case == BTPB__ROW_FILTER__FILTER_STRIP_VALUE_TRANSFORMER);
+    bt_arena_free(&a);
+}
+
+/* A mutation guarded by "nothing newer": applied as false_mutations, the
+   predicate an interleave of one chain per place. */
+static void test_mutate_unless_newer(void) {
+    bt_arena a = BT_ARENA_INIT;
+    bt_status st;
+    const bt_hop ops[2] = { { BT_HOP_DELETE_VERSION, "f", "q", 1, 5, NULL, 0 },
+                            { BT_HOP_DELETE_ROW, NULL, NULL, 0, BT_TS_NONE, NULL, 0 } };
+    const bt_newer places[3] = { { "f", "q", 1, 5 }, { "g", NULL, BT_WHOLE_FAMILY, NOW },
+                                 { NULL, NULL, 0, NOW } };
+    Btpb__CheckAndMutateRowRequest *req;
+    CHECK_EQ(bt_map_mutate_unless_newer(&req, &a, "T", "r", 1, places, 3, ops, 2, NOW, &st), BT_OK);
+    Btpb__CheckAndMutateRowRequest *w = (Btpb__CheckAndMutateRowRequest *)wire(&req->base);
+    CHECK_EQ(w->n_true_mutations, 0);
+    REQUIRE(w->n_false_mutations == 2);
+    CHECK(w->false_mutations[0]->mutation_case == BTPB__MUTATION__MUTATION_DELETE_FROM_COLUMN);
+    CHECK(w->false_mutations[1]->mutation_case == BTPB__MUTATION__MUTATION_DELETE_FROM_ROW);
+    REQUIRE(w->predicate_filter->filter_case == BTPB__ROW_FILTER__FILTER_INTERLEAVE);
+    REQUIRE(w->predicate_filter->interleave->n_filters == 3);
+    size_t n;
+    /* The column: cells of f:q from 6 ms on. */
+    Btpb__RowFilter **c = chain_of(w->predicate_filter->interleave->filters[0], &n);
+    REQUIRE(n == 2);
+    CHECK(c[0]->filter_case == BTPB__ROW_FILTER__FILTER_COLUMN_RANGE_FILTER);
+    CHECK_EQ(c[1]->timestamp_range_filter->start_timestamp_micros, 6000);
+    CHECK_EQ(c[1]->timestamp_range_filter->end_timestamp_micros, 0);
+    /* The family: cells of g after now. */
+    c = chain_of(w->predicate_filter->interleave->filters[1], &n);
+    REQUIRE(n == 2);
+    CHECK(c[0]->filter_case == BTPB__ROW_FILTER__FILTER_FAMILY_NAME_REGEX_FILTER);
+    CHECK_EQ(c[1]->timestamp_range_filter->start_timestamp_micros, (NOW + 1) * 1000);
+    /* The row: any cell after now. */
+    const Btpb__RowFilter *row = w->predicate_filter->interleave->filters[2];
+    CHECK(row->filter_case == BTPB__ROW_FILTER__FILTER_TIMESTAMP_RANGE_FILTER);
+    btpb__check_and_mutate_row_request__free_unpacked(w, NULL);
+    /* A column that had no version: any version at all is newer. */
+    const bt_newer none = { "f", "q", 1, -1 };
+    CHECK_EQ(bt_map_mutate_unless_newer(&req, &a, "T", "r", 1, &none, 1, ops, 1, NOW, &st), BT_OK);
+    CHECK(req->predicate_filter->filter_case == BTPB__ROW_FILTER__FILTER_COLUMN_RANGE_FILTER);
+    CHECK_EQ(bt_map_mutate_unless_newer(&req, &a, "T", "r", 1, places, 0, ops, 1, NOW, &st),
+             BT_INVALID);
+    bt_arena_free(&a);
+    /* A server without a feature (gRPC UNIMPLEMENTED) is a refusal. */
+    CHECK_EQ(bt_code_from_grpc(12), BT_UNSUPPORTED);
+}
+
 int main(void) {
     test_table_ids();
     test_timestamps();
@@ -447,5 +627,9 @@ int main(void) {
     test_rows_after();
     test_check_and_mutate();
     test_read_modify_write();
+    test_reversed_reads();
+    test_rows_before();
+    test_first_cell_per_family();
+    test_mutate_unless_newer();
     return test_finish("test_bt_map");
 }

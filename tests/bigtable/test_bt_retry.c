@@ -6,7 +6,8 @@
  * emulator never does: per-entry MutateRows failures, a ReadRows stream
  * that fails with UNAVAILABLE in the middle of a row, split cells and
  * reset_row over real gRPC, and transient failures of calls that must or
- * must not be retried. Also checks the routing header every call carries.
+ * must not be retried, a reversed read resumed below its last row. Also
+ * checks the routing header every call carries.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -170,6 +171,22 @@ static void answer(server *s, grpc_call *call, int m, int nth) {
             };
             send_chunks(s, call, c1, 2);
             finish(s, call, G_UNAVAILABLE, "scripted: server going away");
+        } else if (nth == 3) {
+            /* A reversed read: "c" committed, "b" half sent, then it dies. */
+            Btpb__ReadRowsResponse__CellChunk c1[2] = {
+                chunk("c", "f", "q", "vc", 0, 2, &f[0], &q[0]),
+                chunk("b", "f", "q", "vb", 0, 0, &f[1], &q[1]),
+            };
+            send_chunks(s, call, c1, 2);
+            finish(s, call, G_UNAVAILABLE, "scripted: server going away");
+        } else if (nth == 4) {
+            /* Its resumed stream: "b" and "a", below "c". */
+            Btpb__ReadRowsResponse__CellChunk c2[2] = {
+                chunk("b", "f", "q", "vb", 0, 2, &f[0], &q[0]),
+                chunk("a", "f", "q", "va", 0, 2, &f[1], &q[1]),
+            };
+            send_chunks(s, call, c2, 2);
+            finish(s, call, G_OK, "");
         } else {
             /* The resumed stream: "b" with a reset first, then "b" split
              * over two messages, then "c". */
@@ -366,6 +383,41 @@ static void test_read_resumes_after_last_row(bt_client *c, server *s) {
     btpb__read_rows_request__free_unpacked(req, NULL);
 }
 
+/* A reversed read resumes below the last row it delivered. */
+static void test_reversed_read_resumes_below(bt_client *c, server *s) {
+    bt_family_rules fam = { "f", 1, 0, 0, false };
+    bt_read_spec spec = BT_READ_SPEC_INIT;
+    spec.families = &fam;
+    spec.nfamilies = 1;
+    spec.reversed = true;
+    bt_reader *r;
+    bt_status st;
+    REQUIRE(bt_reader_open(&r, c, "t", &spec, 1000, &st) == BT_OK);
+    bt_row row = BT_ROW_INIT;
+    bool got;
+    char seen[128] = "";
+    size_t len = 0;
+    bt_code rc;
+    while ((rc = bt_reader_next(r, &row, &got, &st)) == BT_OK && got)
+        len += (size_t)snprintf(seen + len, sizeof seen - len, "%.*s;", (int)row.key_len, row.key);
+    CHECK_EQ(rc, BT_OK);
+    CHECK_BYTES(seen, len, "c;b;a;");
+    CHECK_EQ(bt_reader_resumes(r), 1);
+    bt_row_clear(&row);
+    bt_reader_close(r);
+    CHECK_EQ(calls(s, M_READ_ROWS), 4);
+    pthread_mutex_lock(&s->lock);
+    Btpb__ReadRowsRequest *req = btpb__read_rows_request__unpack(NULL, s->last_req_len, s->last_req);
+    pthread_mutex_unlock(&s->lock);
+    REQUIRE(req && req->rows && req->rows->n_row_ranges == 1);
+    CHECK(req->reversed);
+    const Btpb__RowRange *rr = req->rows->row_ranges[0];
+    CHECK(rr->start_key_case == BTPB__ROW_RANGE__START_KEY__NOT_SET);
+    CHECK(rr->end_key_case == BTPB__ROW_RANGE__END_KEY_END_KEY_OPEN);
+    CHECK_BYTES(rr->end_key_open.data, rr->end_key_open.len, "c");
+    btpb__read_rows_request__free_unpacked(req, NULL);
+}
+
 static void test_which_calls_retry(bt_client *c, server *s) {
     bt_status st;
     bt_hop h = { BT_HOP_PUT, "f", "q", 1, 5, "v", 1 };
@@ -380,6 +432,11 @@ static void test_which_calls_retry(bt_client *c, server *s) {
     CHECK(!applied);
     CHECK(strstr(st.msg, "outcome unknown") != NULL);
     CHECK_EQ(calls(s, M_CHECK), 1);
+    /* A mutation guarded by "nothing newer" is a CheckAndMutateRow too. */
+    bt_newer none = { "f", "q", 1, -1 };
+    CHECK_EQ(bt_mutate_row_unless_newer(c, "t", "r", 1, &none, 1, &h, 1, 1000, &applied, &st),
+             BT_UNAVAILABLE);
+    CHECK_EQ(calls(s, M_CHECK), 2);
     int64_t v;
     CHECK_EQ(bt_increment(c, "t", "r", 1, "f", "n", 1, 1, &v, &st), BT_UNAVAILABLE);
     CHECK_EQ(calls(s, M_RMW), 1);
@@ -401,6 +458,7 @@ int main(void) {
     REQUIRE(c != NULL);
     test_mutate_rows_retries_only_retryable(c, &s);
     test_read_resumes_after_last_row(c, &s);
+    test_reversed_read_resumes_below(c, &s);
     test_which_calls_retry(c, &s);
     bt_client_close(c);
     server_stop(&s);

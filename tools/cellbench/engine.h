@@ -24,7 +24,7 @@ typedef struct engine_config {
 typedef struct engine engine;
 
 typedef struct engine_ops {
-    const char *name;             /* "kvcore", "leveldb", "rocksdb" */
+    const char *name;             /* "kvcore", "leveldb", "rocksdb", "bigtable" */
     /* The library's version text, e.g. "1.23". */
     void (*version)(char *buf, size_t len);
     /* Opens or creates the database in directory @p dir. */
@@ -50,6 +50,7 @@ struct engine {
 extern const engine_ops engine_kvcore_ops;
 extern const engine_ops engine_leveldb_ops;
 extern const engine_ops engine_rocksdb_ops;
+extern const engine_ops engine_bigtable_ops;   /* Google's emulator only */
 
 /* The engine named @p name, or NULL. */
 const engine_ops *engine_find(const char *name);

@@ -142,7 +142,7 @@ const engine_ops engine_rocksdb_ops = {
 
 const engine_ops *engine_find(const char *name) {
     static const engine_ops *const all[] = {&engine_kvcore_ops, &engine_leveldb_ops,
-                                            &engine_rocksdb_ops};
+                                            &engine_rocksdb_ops, &engine_bigtable_ops};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (strcmp(all[i]->name, name) == 0)
             return all[i];

@@ -21,7 +21,8 @@ static void usage(FILE *out) {
             "Key-value mode:\n"
             "  --benchmarks=LIST     comma-separated workloads, in order (default\n"
             "                        fillseq,fillrandom,overwrite,readrandom,readseq,seekrandom)\n"
-            "  --engines=LIST        kvcore,leveldb,rocksdb (default all three)\n"
+            "  --engines=LIST        kvcore,leveldb,rocksdb (default all three); bigtable:\n"
+            "                        Google's emulator at $BIGTABLE_EMULATOR_HOST\n"
             "  --num=N               keys, and puts per fill workload (default 1000000)\n"
             "  --reads=N             operations of the read workloads (default --num)\n"
             "  --key-size=BYTES      key length, 8..64 (default 16)\n"
@@ -98,7 +99,7 @@ static int parse_list(bench_options *o, char *list, bool engines) {
         if (engines) {
             const engine_ops *e = engine_find(tok);
             if (e == NULL)
-                return bad("unknown engine '%s' (kvcore, leveldb, rocksdb)", tok);
+                return bad("unknown engine '%s' (kvcore, leveldb, rocksdb, bigtable)", tok);
             for (size_t i = 0; i < o->nengines; i++)
                 if (o->engines[i] == e)
                     return bad("engine '%s' given twice", tok);

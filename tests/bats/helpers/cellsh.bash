@@ -1,17 +1,20 @@
 # Shared helpers of the cellsh bats tests: each test gets its own store in
-# a fresh temp dir; scripts run through the built binary; outputs are
-# compared with clock timestamps masked.
+# a fresh temp dir (or, with CELLFS_BACKEND=bigtable, an instance of its
+# own on the emulator: helpers/backend.bash); scripts run through the built
+# binary; outputs are compared with clock timestamps masked.
 #
 # The binary: $CELLFS_BUILD/tools/cellsh, default build/ in the source tree.
 CELLSH="${CELLFS_BUILD:-$BATS_TEST_DIRNAME/../../build}/tools/cellsh"
+source "${BASH_SOURCE[0]%/*}/backend.bash"
 
 cellsh_setup() {
     if [ ! -x "$CELLSH" ]; then
         echo "cellsh not built: $CELLSH (set CELLFS_BUILD to the build dir)" >&2
         return 1
     fi
+    backend_require || return 1
     TEST_DIR="$(mktemp -d "${BATS_TMPDIR:-/tmp}/cellsh-test.XXXXXX")"
-    STORE="$TEST_DIR/store"
+    STORE="$(backend_store "$TEST_DIR/store")"
     HOLDER_PID=
 }
 
