@@ -9,6 +9,7 @@
  * KV_CORRUPT.
  */
 #include "recovery.h"
+#include "batch.h"
 #include "errors.h"
 #include "fileset.h"
 #include "flush.h"
@@ -21,19 +22,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The clock floor a replayed op requires: past its timestamp, and one past
+   a delete's, so that an implicit-timestamp put after reopening is newer
+   than a delete that was only in the log (the live path moves the clock
+   past implicit deletes; the log no longer tells which were implicit, so
+   every replayed delete counts). */
+static kv_status floor_op(void *arg, const kv_batch_op *op) {
+    int64_t *floor = arg;
+    int64_t need = op->ts;
+    if (need == INT64_MAX) return KV_OK;
+    if (op->type != KV_TYPE_PUT) need++;
+    if (need > *floor) *floor = need;
+    return KV_OK;
+}
+
 /* Inserts one replayed record, counted like a live write so that the
-   flush at open (and kv_flush) sees the replayed cells. Explicit
-   timestamps of replayed cells move the clock floor as implicit ones do:
-   the log no longer tells which were which. */
+   flush at open (and kv_flush) sees the replayed cells, and moves the clock
+   floor as floor_op says. */
 static kv_status replay_record(kv_engine *s, const uint8_t *rec, size_t len) {
-    uint64_t last = 0;
-    int64_t max_ts = INT64_MIN;
+    uint64_t last = 0, ignored = 0;
+    int64_t max_ts = INT64_MIN, floor = INT64_MIN;
     size_t bytes = 0;
     kv_status st = kv_write_insert(s, rec, len, &last, &max_ts, &bytes);
+    if (st == KV_OK) st = kv_batch_decode(rec, len, floor_op, &floor, &ignored);
     if (st != KV_OK) return st;
     s->mem_bytes += bytes;
     if (last > s->last_seq) s->last_seq = last;
-    if (max_ts != INT64_MAX && max_ts >= s->clock_floor) s->clock_floor = max_ts;
+    if (floor > s->clock_floor) s->clock_floor = floor;
     atomic_store(&s->visible_seq, s->last_seq);
     return KV_OK;
 }
