@@ -95,6 +95,9 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *
     if (st == KV_OK) st = kv_build_family_file(s, &desc, it, major ? KV_MATCH_MAJOR : KV_MATCH_MINOR, &out);
     if (it) it->destroy(it);
 
+    /* The manifest lock keeps other file-set changes out until the new set
+       is durable; the manifest I/O runs outside mu. */
+    kv_manifest_lock(s);
     pthread_mutex_lock(&s->mu);
     if (st == KV_OK && !fam->dropped) {
         /* The current set may have gained newer files from flushes meanwhile;
@@ -118,12 +121,18 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *
                 next->files[next->n++] = f;
             }
             if (!placed && out) next->files[next->n++] = out;
+            /* Readers may see the new set at once (it holds the same cells);
+               the inputs are removed only once a manifest without them is
+               durable. */
             fam->files = next;
-            kv_status ms = kv_manifest_write(s);
+            pthread_mutex_unlock(&s->mu);
+            kv_status ms = kv_manifest_save(s, false, &fam, 1);
+            pthread_mutex_lock(&s->mu);
             if (ms != KV_OK) {
-                /* Keep the old set: the manifest on disk still names it. */
+                /* Keep the old set: the manifest on disk names it. The output
+                   stays on disk (if only the final sync failed, the manifest
+                   may name it); open removes files no manifest names. */
                 fam->files = cur;
-                if (out) out->obsolete = true;
                 kv_fileset_unref(next);
                 if (out && !placed) kv_sstfile_unref(out);
                 out = NULL;
@@ -137,6 +146,7 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *
             }
         }
     }
+    kv_manifest_unlock(s);
     fam->compacting = false;
     pthread_cond_broadcast(&s->bg_cv);
     pthread_mutex_unlock(&s->mu);

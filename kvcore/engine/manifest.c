@@ -2,10 +2,12 @@
  * @file manifest.c
  * The manifest: the whole catalog (namespaces, tables, families and their
  * attributes), every family's sorted files, the next file number, the first
- * log to replay and the clock floor, in one text file that is rewritten
- * atomically (write MANIFEST.tmp, fsync, rename, fsync the directory) on
- * every change, so a crash leaves the old or the new manifest, never a
- * mixture. Format: doc/manifest_format.md.
+ * log to replay and the clock floor, in one text file: a snapshot rewritten
+ * atomically (write MANIFEST.tmp, fsync, rename, fsync the directory) on a
+ * catalog change, then edits appended by flushes and compactions (one
+ * append and one fsync each) until they outgrow the snapshot. A crash
+ * leaves the old or the new state, never a mixture. Format:
+ * doc/manifest_format.md.
  */
 #include "manifest.h"
 #include "errors.h"
@@ -23,7 +25,13 @@
 
 /* on-disk format: do not change */
 #define MANIFEST_MAGIC_PREFIX "cellfs-manifest "
-#define MANIFEST_MAGIC MANIFEST_MAGIC_PREFIX "1"
+#define MANIFEST_MAGIC MANIFEST_MAGIC_PREFIX "2"
+/* version 1: a snapshot only (read, never written) */
+#define MANIFEST_MAGIC_V1 MANIFEST_MAGIC_PREFIX "1"
+
+/* Edits are appended until they outgrow the snapshot and this many bytes;
+   then the next change rewrites the whole manifest. */
+#define MANIFEST_EDIT_BYTES (64u << 10)
 
 static int appendf(kv_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int appendf(kv_buf *b, const char *fmt, ...) {
@@ -69,45 +77,108 @@ static int file_line(kv_buf *b, uint32_t family_id, const kv_sstfile *f) {
     return 0;
 }
 
-kv_status kv_manifest_write(kv_engine *s) {
-    kv_buf b = {0};
-    int bad = appendf(&b, "%s\n", MANIFEST_MAGIC);
-    bad |= appendf(&b, "next_file %" PRIu64 "\nnext_id %u\nlast_seq %" PRIu64 "\nlog_number %" PRIu64
+/* The scalars every snapshot and every edit carries. */
+static int scalar_lines(kv_buf *b, const kv_engine *s) {
+    return appendf(b, "next_file %" PRIu64 "\nnext_id %u\nlast_seq %" PRIu64 "\nlog_number %" PRIu64
                    "\nclock_floor %" PRId64 "\n", s->next_file, s->next_id, s->last_seq,
                    s->log_number, s->clock_floor);
+}
+
+/* The whole state (mu held). */
+static int build_snapshot(kv_buf *b, const kv_engine *s) {
+    int bad = appendf(b, "%s\n", MANIFEST_MAGIC);
+    bad |= scalar_lines(b, s);
     for (size_t i = 0; i < s->nnamespaces; i++) {
         const kv_namespace *ns = &s->namespaces[i];
-        bad |= appendf(&b, "namespace %s\n", ns->name);
+        bad |= appendf(b, "namespace %s\n", ns->name);
         for (size_t p = 0; p < ns->nprops; p++) {
-            bad |= appendf(&b, "property %s ", ns->name);
-            bad |= append_hex(&b, ns->props[p].key, strlen(ns->props[p].key));
-            bad |= kv_buf_append(&b, " ", 1);
-            bad |= append_hex(&b, ns->props[p].value, strlen(ns->props[p].value));
-            bad |= kv_buf_append(&b, "\n", 1);
+            bad |= appendf(b, "property %s ", ns->name);
+            bad |= append_hex(b, ns->props[p].key, strlen(ns->props[p].key));
+            bad |= kv_buf_append(b, " ", 1);
+            bad |= append_hex(b, ns->props[p].value, strlen(ns->props[p].value));
+            bad |= kv_buf_append(b, "\n", 1);
         }
     }
     for (size_t i = 0; i < s->ntables; i++) {
         const kv_table *t = s->tables[i];
-        bad |= appendf(&b, "table %u %s %s %d\n", t->id, t->ns, t->name, t->enabled);
+        bad |= appendf(b, "table %u %s %s %d\n", t->id, t->ns, t->name, t->enabled);
         for (size_t f = 0; f < t->nfamilies; f++) {
             const kv_family *fam = t->families[f];
-            bad |= family_line(&b, t->id, fam);
+            bad |= family_line(b, t->id, fam);
             for (size_t k = 0; fam->files && k < fam->files->n; k++)
-                bad |= file_line(&b, fam->id, fam->files->files[k]);
+                bad |= file_line(b, fam->id, fam->files->files[k]);
         }
     }
-    bad |= appendf(&b, "checksum %08x\n", kv_checksum(b.data, b.len));
+    bad |= appendf(b, "checksum %08x\n", kv_checksum(b->data, b->len));
+    return bad;
+}
+
+/* One edit: the scalars and the whole file list of each family given
+   (mu held). */
+static int build_edit(kv_buf *b, const kv_engine *s, kv_family *const *fams, size_t nfams) {
+    int bad = appendf(b, "edit %" PRIu64 "\n", s->manifest_edits + 1);
+    bad |= scalar_lines(b, s);
+    for (size_t i = 0; i < nfams; i++) {
+        const kv_family *fam = fams[i];
+        bad |= appendf(b, "files %u\n", fam->id);
+        for (size_t k = 0; fam->files && k < fam->files->n; k++)
+            bad |= file_line(b, fam->id, fam->files->files[k]);
+    }
+    bad |= appendf(b, "end %08x\n", kv_checksum(b->data, b->len));
+    return bad;
+}
+
+void kv_manifest_lock(kv_engine *s) { pthread_mutex_lock(&s->manifest_mu); }
+void kv_manifest_unlock(kv_engine *s) { pthread_mutex_unlock(&s->manifest_mu); }
+
+/* Appends an edit to MANIFEST and syncs it. */
+static kv_status append_edit(kv_engine *s, const char *path, const kv_buf *b, char *err, size_t errlen) {
+    kv_file *f = NULL;
+    kv_status st = s->env->open_append(s->env, path, false, &f, err, errlen);
+    if (st != KV_OK) return st;
+    st = s->env->append(f, b->data, b->len, err, errlen);
+    if (st == KV_OK) st = s->env->sync(f, err, errlen);
+    char cerr[256];
+    kv_status cs = s->env->close(f, cerr, sizeof cerr);
+    if (st == KV_OK && cs != KV_OK) {
+        snprintf(err, errlen, "%s", cerr);
+        st = cs;
+    }
+    return st;
+}
+
+kv_status kv_manifest_save(kv_engine *s, bool whole, kv_family *const *fams, size_t nfams) {
+    kv_buf b = {0};
+    pthread_mutex_lock(&s->mu);
+    uint64_t edit_bytes = s->manifest_size - s->manifest_base;
+    uint64_t limit = s->manifest_base > MANIFEST_EDIT_BYTES ? s->manifest_base : MANIFEST_EDIT_BYTES;
+    bool snapshot = whole || s->manifest_snapshot_needed || edit_bytes > limit;
+    int bad = snapshot ? build_snapshot(&b, s) : build_edit(&b, s, fams, nfams);
+    pthread_mutex_unlock(&s->mu);
     if (bad) {
         kv_buf_free(&b);
-        return KV_NO_MEMORY;
+        return kv_fail(s, KV_NO_MEMORY, "writing the manifest: out of memory");
     }
     char *path = kv_filename_manifest(s->dir);
     char err[512] = "";
-    kv_status st = path ? kv_env_write_file_atomic(s->env, s->dir, path, b.data, b.len, err, sizeof err)
-                        : KV_NO_MEMORY;
+    kv_status st;
+    if (!path) st = KV_NO_MEMORY;
+    else if (snapshot) st = kv_env_write_file_atomic(s->env, s->dir, path, b.data, b.len, err, sizeof err);
+    else st = append_edit(s, path, &b, err, sizeof err);
     free(path);
+    if (st == KV_OK && snapshot) {
+        s->manifest_size = s->manifest_base = b.len;
+        s->manifest_edits = 0;
+        s->manifest_snapshot_needed = false;
+    } else if (st == KV_OK) {
+        s->manifest_size += b.len;
+        s->manifest_edits++;
+    } else {
+        /* Part of an edit may be on disk: the next write replaces the file. */
+        s->manifest_snapshot_needed = true;
+    }
     kv_buf_free(&b);
-    if (st != KV_OK) return kv_fail(s, st, "writing the manifest: %s", err);
+    if (st != KV_OK) return kv_fail(s, st, "writing the manifest: %s", err[0] ? err : kv_strerror(st));
     return KV_OK;
 }
 
@@ -211,6 +282,7 @@ typedef struct loader {
     const char *path;           /* the manifest's path, for messages */
     named_file *files;
     size_t nfiles, cap;
+    bool in_edit;               /* only scalars and file lists in edits */
 } loader;
 
 /* Applies one line (split into words); returns NULL or what is wrong. */
@@ -231,6 +303,19 @@ static const char *apply_line(loader *ld, words *wd, kv_status *st) {
     } else if (strcmp(k, "clock_floor") == 0) {
         if (n != 2 || parse_i64(w[1], &ll)) return "expected one signed number";
         s->clock_floor = ll;
+    } else if (strcmp(k, "files") == 0) {
+        uint32_t fid;
+        if (!ld->in_edit) return "a file list outside an edit";
+        if (n != 2 || parse_u32(w[1], &fid)) return "expected one family id";
+        if (!kv_catalog_family_by_id(s, 0, fid)) return "file list of an unknown family";
+        size_t keep = 0;
+        for (size_t i = 0; i < ld->nfiles; i++) {
+            if (ld->files[i].family_id == fid) kv_sst_meta_clear(&ld->files[i].meta);
+            else ld->files[keep++] = ld->files[i];
+        }
+        ld->nfiles = keep;
+    } else if (ld->in_edit && strcmp(k, "file") != 0) {
+        return "a catalog record inside an edit";
     } else if (strcmp(k, "namespace") == 0) {
         char name[KV_NAME_MAX + 1];
         if (n != 2 || parse_name(w[1], name)) return "expected one namespace name";
@@ -347,8 +432,9 @@ static const char *apply_line(loader *ld, words *wd, kv_status *st) {
     return NULL;
 }
 
-/* Reads the lines of text (NUL-terminated, lines ending in '\n') starting at
-   line number first_line; *st gets KV_CORRUPT naming file and line. */
+/* Applies the lines of text (NUL-terminated, each ending in '\n'), the
+   first being line first_line of the file; a line that does not apply is
+   KV_CORRUPT naming file and line. */
 static kv_status apply_lines(loader *ld, char *text, int first_line) {
     kv_status st = KV_OK;
     int lineno = first_line;
@@ -366,6 +452,86 @@ static kv_status apply_lines(loader *ld, char *text, int first_line) {
         line = nl + 1;
     }
     return st;
+}
+
+static int count_lines(const char *p, const char *end) {
+    int n = 0;
+    for (; p < end; p++) n += *p == '\n';
+    return n;
+}
+
+/* Applies the edits that follow the snapshot, text[at, len). Each is
+   "edit N", its lines, "end CHECKSUM" over the block before the end line.
+   A damaged or incomplete last edit (a crash while appending it: it was
+   never acknowledged) is dropped with a warning; a damaged edit with more
+   after it is KV_CORRUPT naming the offset. */
+static kv_status apply_edits(loader *ld, char *text, size_t at, size_t len, int lineno) {
+    kv_engine *s = ld->s;
+    ld->in_edit = true;
+    while (at < len) {
+        size_t start = at;
+        /* An edit starts here, or the file ends. */
+        char *end_line = NULL;
+        /* Find the block's "end " line. */
+        for (size_t p = at; p < len;) {
+            char *nl = memchr(text + p, '\n', len - p);
+            if (!nl) break;
+            if (strncmp(text + p, "end ", 4) == 0) {
+                end_line = text + p;
+                break;
+            }
+            p = (size_t)(nl - text) + 1;
+        }
+        const char *why = NULL;
+        size_t block_end = len;
+        if (end_line) block_end = (size_t)((char *)memchr(end_line, '\n', len - (size_t)(end_line - text)) - text) + 1;
+        if (!end_line) {
+            why = "an edit without its end";
+        } else if (strncmp(text + start, "edit ", 5) != 0) {
+            why = "expected an edit";
+        } else {
+            size_t el = (size_t)(end_line - text);
+            uint32_t sum = 0;
+            bool ok = block_end - el == 13;
+            for (size_t i = el + 4; ok && i < el + 12; i++) {
+                int v = hexval(text[i]);
+                ok = v >= 0;
+                sum = sum << 4 | (uint32_t)(v < 0 ? 0 : v);
+            }
+            if (!ok || sum != kv_checksum(text + start, el - start)) why = "edit checksum mismatch";
+        }
+        /* Only an edit cut short (no end line) is a torn append; a whole
+           edit with a bad checksum is damage, even at the end. */
+        if (why && !end_line) {
+            kv_log(s, KV_LOG_WARN, "%s: dropped an incomplete edit at offset %zu (%zu bytes: %s; written "
+                   "by a process that died before the edit was acknowledged)", ld->path, start,
+                   len - start, why);
+            s->manifest_snapshot_needed = true;
+            break;
+        }
+        if (why) {
+            ld->in_edit = false;
+            return kv_fail(s, KV_CORRUPT, "%s line %d (offset %zu): %s, and more follows", ld->path,
+                           lineno, start, why);
+        }
+        /* Apply the lines between "edit N" and "end". */
+        char *first = memchr(text + start, '\n', len - start) + 1;
+        int edit_line = lineno;
+        char saved = *end_line;
+        *end_line = 0;
+        kv_status st = apply_lines(ld, first, edit_line + 1);
+        *end_line = saved;
+        if (st != KV_OK) {
+            ld->in_edit = false;
+            return st;
+        }
+        s->manifest_edits++;
+        lineno += count_lines(text + start, text + block_end);
+        at = block_end;
+        s->manifest_size = at;
+    }
+    ld->in_edit = false;
+    return KV_OK;
 }
 
 /* Opens every named file, in order, into its family's file set. */
@@ -416,27 +582,43 @@ kv_status kv_manifest_load(kv_engine *s, const uint8_t *data, size_t len) {
     size_t magic_len = sizeof MANIFEST_MAGIC_PREFIX - 1;
     size_t first_nl = 0;
     while (first_nl < len && text[first_nl] != '\n') first_nl++;
+    bool v1 = first_nl == strlen(MANIFEST_MAGIC_V1) && memcmp(text, MANIFEST_MAGIC_V1, first_nl) == 0;
+    bool v2 = first_nl == strlen(MANIFEST_MAGIC) && memcmp(text, MANIFEST_MAGIC, first_nl) == 0;
+    /* The snapshot ends with its first "checksum" line. */
+    size_t sum_at = 0, sum_end = 0;
+    for (size_t p = first_nl + 1; p < len;) {
+        char *nl = memchr(text + p, '\n', len - p);
+        size_t next = nl ? (size_t)(nl - text) + 1 : len;
+        if (strncmp(text + p, "checksum ", 9) == 0) {
+            sum_at = p;
+            sum_end = next;
+            break;
+        }
+        p = next;
+    }
     if (len == 0) {
         st = kv_fail(s, KV_CORRUPT, "%s is empty", path);
     } else if (memchr(text, 0, len)) {
         st = kv_fail(s, KV_CORRUPT, "%s holds a zero byte: not a manifest", path);
     } else if (first_nl == len || first_nl < magic_len || memcmp(text, MANIFEST_MAGIC_PREFIX, magic_len) != 0) {
         st = kv_fail(s, KV_CORRUPT, "%s line 1: not a cellfs manifest (expected '%s')", path, MANIFEST_MAGIC);
-    } else if (first_nl != strlen(MANIFEST_MAGIC) || memcmp(text, MANIFEST_MAGIC, first_nl) != 0) {
-        st = kv_fail(s, KV_CORRUPT, "%s line 1: unknown manifest version '%.*s' (this library reads '%s')",
-                     path, (int)(first_nl < 40 ? first_nl : 40), text, MANIFEST_MAGIC);
-    } else if (text[len - 1] != '\n') {
-        st = kv_fail(s, KV_CORRUPT, "%s is truncated (its last line is incomplete)", path);
+    } else if (!v1 && !v2) {
+        st = kv_fail(s, KV_CORRUPT, "%s line 1: unknown manifest version '%.*s' (this library reads "
+                     "versions 1 and 2)", path, (int)(first_nl < 40 ? first_nl : 40), text);
+    } else if (!sum_at) {
+        st = kv_fail(s, KV_CORRUPT, "%s is truncated or damaged (no checksum line)", path);
+    } else if (!checksum_line_ok(text, sum_at, sum_end)) {
+        st = kv_fail(s, KV_CORRUPT, "%s checksum mismatch at line %d (damaged or truncated)", path,
+                     count_lines(text, text + sum_at) + 1);
     } else {
-        /* The last line is "checksum X" over everything before it. */
-        size_t last = len - 1;
-        while (last > 0 && text[last - 1] != '\n') last--;
-        if (!checksum_line_ok(text, last, len)) {
-            st = kv_fail(s, KV_CORRUPT, "%s checksum mismatch (damaged or truncated)", path);
-        } else {
-            text[last] = 0;
-            st = apply_lines(&ld, text + first_nl + 1, 2);
-        }
+        s->manifest_base = s->manifest_size = sum_end;
+        s->manifest_edits = 0;
+        char saved = text[sum_at];
+        text[sum_at] = 0;
+        st = apply_lines(&ld, text + first_nl + 1, 2);
+        text[sum_at] = saved;
+        if (st == KV_OK && sum_end < len)
+            st = apply_edits(&ld, text, sum_end, len, count_lines(text, text + sum_end) + 1);
     }
     if (st == KV_OK) st = open_files(&ld);
     for (size_t i = 0; i < ld.nfiles; i++) kv_sst_meta_clear(&ld.files[i].meta);

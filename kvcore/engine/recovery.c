@@ -107,7 +107,38 @@ static kv_status replay_logs(kv_engine *s, uint64_t **old_logs, size_t *nold) {
     return st;
 }
 
+/* True if a family of the catalog lists sorted file @p number. */
+static bool named(const kv_engine *s, uint64_t number) {
+    for (size_t i = 0; i < s->ntables; i++)
+        for (size_t f = 0; f < s->tables[i]->nfamilies; f++) {
+            const kv_fileset *fs = s->tables[i]->families[f]->files;
+            for (size_t k = 0; k < fs->n; k++)
+                if (fs->files[k]->number == number) return true;
+        }
+    return false;
+}
+
+/* Removes sorted files that the manifest does not name: outputs of a flush
+   or compaction whose manifest write failed or that a crash interrupted
+   (a writer, before any background work starts). */
+static void remove_orphans(kv_engine *s) {
+    char **names = NULL;
+    char err[256] = "";
+    if (s->env->list(s->env, s->dir, &names, err, sizeof err) != KV_OK) return;
+    for (char **p = names; *p; p++) {
+        uint64_t num;
+        if (kv_filename_parse(*p, &num) != 's' || named(s, num)) continue;
+        char *path = kv_filename_sst(s->dir, num);
+        if (!path) continue;
+        if (s->env->remove(s->env, path, err, sizeof err) == KV_OK)
+            kv_log(s, KV_LOG_INFO, "removed %s: no manifest names it (left by an interrupted flush or compaction)", path);
+        free(path);
+    }
+    kv_free_names(names);
+}
+
 kv_status kv_recovery_replay(kv_engine *s, uint64_t **logs, size_t *nlogs) {
+    if (!s->read_only) remove_orphans(s);
     for (size_t i = 0; i < s->ntables; i++)
         for (size_t f = 0; f < s->tables[i]->nfamilies; f++) {
             uint64_t maxseq = 0;
@@ -131,10 +162,12 @@ kv_status kv_recovery_finish(kv_engine *s, const uint64_t *logs, size_t nlogs) {
         for (size_t f = 0; f < s->tables[i]->nfamilies; f++)
             if (s->tables[i]->families[f]->mem) replayed = true;
     if (replayed) return kv_write_flush(s);
+    kv_manifest_lock(s);
     pthread_mutex_lock(&s->mu);
     s->log_number = s->wal_number;
-    st = kv_manifest_write(s);
     pthread_mutex_unlock(&s->mu);
+    st = kv_manifest_save(s, true, NULL, 0);
+    kv_manifest_unlock(s);
     if (st != KV_OK) return st;
     for (size_t i = 0; i < nlogs; i++) {
         if (logs[i] >= s->wal_number) continue;
