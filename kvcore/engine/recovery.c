@@ -53,6 +53,36 @@ static kv_status replay_record(kv_engine *s, const uint8_t *rec, size_t len) {
     return KV_OK;
 }
 
+/* A log whose end was dropped as a torn record (LevelDB's rule: the
+   process died while appending it, so it was never acknowledged; but the
+   same bytes may be damage to an acknowledged record): say so, and for a
+   writer keep a copy as NNNNNN.log.damaged, since the log itself is
+   removed once its records are flushed. */
+static void keep_damaged_log(kv_engine *s, const char *path, uint64_t offset, uint64_t dropped) {
+    char aside[4096];
+    snprintf(aside, sizeof aside, "%s.damaged", path);
+    if (s->read_only) {
+        kv_log(s, KV_LOG_WARN, "%s: %llu bytes at offset %llu at the end of the log are not a whole "
+               "record (torn by a crash while appending, or damaged) and were dropped",
+               path, (unsigned long long)dropped, (unsigned long long)offset);
+        return;
+    }
+    char err[512] = "";
+    uint8_t *data = NULL;
+    size_t len = 0;
+    kv_status st = kv_env_read_file(s->env, path, &data, &len, err, sizeof err);
+    if (st == KV_OK) st = kv_env_write_file_atomic(s->env, s->dir, aside, data, len, err, sizeof err);
+    free(data);
+    if (st == KV_OK)
+        kv_log(s, KV_LOG_WARN, "%s: %llu bytes at offset %llu at the end of the log are not a whole "
+               "record (torn by a crash while appending, or damaged) and were dropped; the log is "
+               "kept as %s", path, (unsigned long long)dropped, (unsigned long long)offset, aside);
+    else
+        kv_log(s, KV_LOG_WARN, "%s: %llu bytes at offset %llu at the end of the log are not a whole "
+               "record and were dropped; keeping a copy failed: %s", path,
+               (unsigned long long)dropped, (unsigned long long)offset, err);
+}
+
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
@@ -98,8 +128,11 @@ static kv_status replay_logs(kv_engine *s, uint64_t **old_logs, size_t *nold) {
             st = replay_record(s, rec, len);
             if (st == KV_CORRUPT) snprintf(err, sizeof err, "%s: undecodable record", path);
         }
+        uint64_t dropped = st == KV_OK ? kv_wal_reader_dropped(r) : 0;
+        uint64_t good_end = kv_wal_reader_offset(r);
         kv_wal_reader_close(r);
         if (st != KV_OK) kv_fail(s, st, "replaying the write-ahead log: %s", err);
+        if (dropped) keep_damaged_log(s, path, good_end, dropped);
         free(path);
     }
     *old_logs = logs;
