@@ -88,7 +88,7 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *
     kv_iter **kids = calloc(hi - lo, sizeof *kids);
     kv_sstfile *out = NULL;
     if (!kids) st = KV_NO_MEMORY;
-    for (size_t i = lo; st == KV_OK && i < hi; i++) kids[i - lo] = kv_sst_iter(fs->files[i]->reader, false, false);
+    for (size_t i = lo; st == KV_OK && i < hi; i++) kids[i - lo] = kv_sstfile_iter(fs->files[i], false, false);
     kv_iter *it = st == KV_OK ? kv_merge_iter_new(kids, hi - lo) : NULL;
     free(kids);
     if (st == KV_OK && !it) st = KV_NO_MEMORY;

@@ -545,7 +545,7 @@ static kv_status open_files(loader *ld) {
         if (!files) return KV_NO_MEMORY;
         fam->files->files = files;
         kv_sstfile *f;
-        kv_status st = kv_sstfile_open(s, nf->number, &nf->meta, &f);
+        kv_status st = kv_sstfile_open_or_broken(s, nf->number, &nf->meta, &f);
         if (st != KV_OK) return st;
         fam->files->files[fam->files->n++] = f;
     }

@@ -221,10 +221,119 @@ static void test_damaged_log_middle(void) {
     free(dir);
 }
 
+/* ---- a damaged sorted file takes down only what it holds (defect 6) ---- */
+
+static kv_status get_row(kv_store *s, const char *table, const char *row, size_t *ncells) {
+    kv_result *r = NULL;
+    kv_read_options ro = KV_READ_OPTIONS_INIT;
+    kv_status st = kv_get(&r, s, table, row, strlen(row), &ro);
+    *ncells = r ? r->ncells : 0;
+    kv_result_free(r);
+    return st;
+}
+
+/* The sorted files of the store, by name. */
+static int list_ssts(const char *store, char names[][64], int max) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd '%s' && ls *.sst 2>/dev/null", store);
+    FILE *p = popen(cmd, "r");
+    REQUIRE(p != NULL);
+    int n = 0;
+    while (n < max && fgets(names[n], 64, p)) {
+        names[n][strcspn(names[n], "\n")] = 0;
+        n++;
+    }
+    pclose(p);
+    return n;
+}
+
+static void damaged_file_case(bool missing, bool read_only) {
+    char *dir = test_tmpdir("recovery-badsst");
+    char *path = path_join(dir, "store");
+    kv_store_options o = KV_STORE_OPTIONS_INIT;
+    o.create_if_missing = true;
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+    lo.compaction = KV_COMPACTION_MANUAL;
+    o.local = &lo;
+    kv_store *s = NULL;
+    REQUIRE(kv_store_open(&s, path, &o, NULL, 0) == KV_OK);
+    kv_family_desc f = KV_FAMILY_DESC_INIT;
+    snprintf(f.name, sizeof f.name, "f");
+    REQUIRE(kv_table_create(s, "bad", &f, 1) == KV_OK);
+    for (int i = 0; i < 50; i++) {
+        char row[16];
+        snprintf(row, sizeof row, "m%03d", i);
+        REQUIRE(kv_put(s, "bad", row, strlen(row), "f", "q", 1, 1, "v", 1, NULL) == KV_OK);
+    }
+    REQUIRE(kv_flush(s, NULL) == KV_OK); /* the one file, rows m000..m049 */
+    char before[8][64];
+    REQUIRE(list_ssts(path, before, 8) == 1);
+    REQUIRE(kv_table_create(s, "good", &f, 1) == KV_OK);
+    REQUIRE(kv_put(s, "good", "g", 1, "f", "q", 1, 1, "v", 1, NULL) == KV_OK);
+    REQUIRE(kv_put(s, "bad", "z", 1, "f", "q", 1, 1, "v", 1, NULL) == KV_OK);
+    REQUIRE(kv_flush(s, NULL) == KV_OK);
+    REQUIRE(kv_store_close(s) == KV_OK);
+    char *victim = path_join(path, before[0]);
+    if (missing) REQUIRE(unlink(victim) == 0);
+    else REQUIRE(truncate(victim, size_of(victim) / 2) == 0);
+
+    o.read_only = read_only;
+    o.create_if_missing = false;
+    char err[512] = "";
+    s = NULL;
+    kv_status st = kv_store_open(&s, path, &o, err, sizeof err);
+    if (st != KV_OK) fprintf(stderr, "open with a %s file: %s\n", missing ? "missing" : "damaged", err);
+    REQUIRE(st == KV_OK);
+    size_t n = 0;
+    /* The other table, and rows of the table the file does not hold. */
+    CHECK_EQ(get_row(s, "good", "g", &n), KV_OK);
+    CHECK_EQ(n, 1);
+    CHECK_EQ(get_row(s, "bad", "z", &n), KV_OK);
+    CHECK_EQ(n, 1);
+    CHECK_EQ(get_row(s, "bad", "a", &n), KV_OK);
+    CHECK_EQ(n, 0);
+    /* A row the file holds fails, naming the file. */
+    CHECK_EQ(get_row(s, "bad", "m007", &n), KV_CORRUPT);
+    CHECK(strstr(kv_store_errmsg(s), before[0]) != NULL);
+    /* A scan of the table fails too, never a shorter table. */
+    kv_scan *sc = NULL;
+    kv_read_options ro = KV_READ_OPTIONS_INIT;
+    const kv_result *r;
+    REQUIRE(kv_scan_open(&sc, s, "bad", &ro) == KV_OK);
+    while ((st = kv_scan_next(&r, sc)) == KV_OK) {}
+    CHECK_EQ(st, KV_CORRUPT);
+    kv_scan_close(sc);
+    if (!read_only) {
+        /* Writes work, and survive a reopen. */
+        CHECK_EQ(kv_put(s, "bad", "y", 1, "f", "q", 1, 1, "v", 1, NULL), KV_OK);
+        CHECK_EQ(kv_put(s, "good", "h", 1, "f", "q", 1, 1, "v", 1, NULL), KV_OK);
+        CHECK_EQ(kv_flush(s, NULL), KV_OK);
+    }
+    CHECK_EQ(kv_store_close(s), KV_OK);
+    if (!read_only) {
+        REQUIRE(kv_store_open(&s, path, &o, err, sizeof err) == KV_OK);
+        CHECK_EQ(get_row(s, "bad", "y", &n), KV_OK);
+        CHECK_EQ(n, 1);
+        CHECK_EQ(get_row(s, "good", "h", &n), KV_OK);
+        CHECK_EQ(n, 1);
+        CHECK_EQ(get_row(s, "bad", "m007", &n), KV_CORRUPT);
+        CHECK_EQ(kv_store_close(s), KV_OK);
+        /* The damaged file is still there (evidence; never an orphan). */
+        if (!missing) CHECK(size_of(victim) > 0);
+    }
+    free(victim);
+    test_rmtree(dir);
+    free(path);
+    free(dir);
+}
+
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
     test_put_after_replayed_delete();
     test_torn_log_tail();
     test_damaged_log_middle();
+    damaged_file_case(false, false);
+    damaged_file_case(false, true);
+    damaged_file_case(true, false);
     return test_finish("test_recovery");
 }
