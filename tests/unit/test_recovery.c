@@ -4,10 +4,13 @@
  * in its logs comes back with the same meaning as before the crash.
  */
 #include "kvcore.h"
+#include "util/coding.h"
 #include "util/env.h"
+#include "table/block.h"
 #include "testutil.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -327,6 +330,86 @@ static void damaged_file_case(bool missing, bool read_only) {
     free(dir);
 }
 
+/* ---- a compressed block that lies about its size (defect 8) ---- */
+
+/* Finds the first framed LZ4 block at offset 0 of a sorted file (its size
+   is where its checksum matches), sets its declared raw length to nearly
+   4 GB and fixes the checksum, as a hostile file would. */
+static bool forge_block(const char *file) {
+    long size = size_of(file);
+    FILE *f = fopen(file, "r+b");
+    if (!f || size <= 0) return false;
+    uint8_t *d = malloc((size_t)size);
+    bool ok = d && fread(d, 1, (size_t)size, f) == (size_t)size && d[0] == KV_BLOCK_TYPE_LZ4;
+    size_t blk = 0;
+    for (size_t n = 9; ok && n <= (size_t)size && !blk; n++) {
+        uint32_t want = (uint32_t)d[n - 4] | (uint32_t)d[n - 3] << 8 | (uint32_t)d[n - 2] << 16 |
+                        (uint32_t)d[n - 1] << 24;
+        if (kv_checksum(d, n - 4) == want) blk = n;
+    }
+    ok = ok && blk;
+    if (ok) {
+        d[1] = 0x00; d[2] = 0xff; d[3] = 0xff; d[4] = 0xff; /* 4294967040 bytes */
+        uint32_t sum = kv_checksum(d, blk - 4);
+        for (int i = 0; i < 4; i++) d[blk - 4 + (size_t)i] = (uint8_t)(sum >> (8 * i));
+        ok = fseek(f, 0, SEEK_SET) == 0 && fwrite(d, 1, blk, f) == blk;
+    }
+    free(d);
+    fclose(f);
+    return ok;
+}
+
+static void test_lying_compressed_block(void) {
+    char *dir = test_tmpdir("recovery-lz4");
+    char *path = path_join(dir, "store");
+    kv_store_options o = KV_STORE_OPTIONS_INIT;
+    o.create_if_missing = true;
+    kv_store *s = NULL;
+    REQUIRE(kv_store_open(&s, path, &o, NULL, 0) == KV_OK);
+    kv_family_desc f = KV_FAMILY_DESC_INIT;
+    snprintf(f.name, sizeof f.name, "f");
+    f.compression = KV_COMPRESSION_LZ4;
+    REQUIRE(kv_table_create(s, "t", &f, 1) == KV_OK);
+    char value[200];
+    memset(value, 'x', sizeof value);
+    for (int i = 0; i < 20; i++) {
+        char row[16];
+        snprintf(row, sizeof row, "r%03d", i);
+        REQUIRE(kv_put(s, "t", row, strlen(row), "f", "q", 1, 1, value, sizeof value, NULL) == KV_OK);
+    }
+    REQUIRE(kv_flush(s, NULL) == KV_OK);
+    REQUIRE(kv_store_close(s) == KV_OK);
+    char names[4][64];
+    REQUIRE(list_ssts(path, names, 4) == 1);
+    char *file = path_join(path, names[0]);
+    REQUIRE(forge_block(file));
+    /* In a child with 1 GiB of address space: allocating the declared size
+       would fail with KV_NO_MEMORY; checked first, it is KV_CORRUPT. */
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        struct rlimit rl = {1u << 30, 1u << 30};
+        setrlimit(RLIMIT_AS, &rl);
+        kv_store *c = NULL;
+        kv_store_options co = KV_STORE_OPTIONS_INIT;
+        co.read_only = true;
+        if (kv_store_open(&c, path, &co, NULL, 0) != KV_OK) _exit(2);
+        size_t n;
+        kv_status st = get_row(c, "t", "r005", &n);
+        if (st != KV_CORRUPT) fprintf(stderr, "get over a lying block: %s: %s\n", kv_strerror(st), kv_store_errmsg(c));
+        bool named = strstr(kv_store_errmsg(c), names[0]) != NULL;
+        kv_store_close(c);
+        _exit(st == KV_CORRUPT && named ? 0 : 3);
+    }
+    int status;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    free(file);
+    test_rmtree(dir);
+    free(path);
+    free(dir);
+}
+
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
     test_put_after_replayed_delete();
@@ -335,5 +418,6 @@ int main(void) {
     damaged_file_case(false, false);
     damaged_file_case(false, true);
     damaged_file_case(true, false);
+    test_lying_compressed_block();
     return test_finish("test_recovery");
 }
