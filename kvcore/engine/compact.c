@@ -17,6 +17,7 @@
 #include "tables.h"
 #include "write.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,18 @@ static bool pick_minor(const kv_fileset *fs, size_t *lo, size_t *hi) {
     return found;
 }
 
+/* Records why compacting files [lo, hi) of fs failed: the input file's own
+   message when one failed to read (a damaged or missing file), else the
+   message the builder left, else the status. Returns st. */
+static kv_status compaction_failed(kv_engine *s, const kv_family_desc *desc, const kv_fileset *fs,
+                                   size_t lo, size_t hi, kv_status st) {
+    char detail[KV_REPORT_TEXT] = "";
+    for (size_t i = lo; i < hi && !detail[0]; i++) kv_sstfile_last_error(fs->files[i], detail, sizeof detail);
+    if (!detail[0] && st != KV_NO_MEMORY) snprintf(detail, sizeof detail, "%s", kv_report_last(s->report));
+    if (!detail[0]) snprintf(detail, sizeof detail, "%s", kv_strerror(st));
+    return kv_fail(s, st, "compacting family '%s' (%zu files): %s", desc->name, hi - lo, detail);
+}
+
 /* Compacts one family (catalog_lock held shared, mu not held). */
 static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *did) {
     *did = false;
@@ -94,6 +107,7 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *
     if (st == KV_OK && !it) st = KV_NO_MEMORY;
     if (st == KV_OK) st = kv_build_family_file(s, &desc, it, major ? KV_MATCH_MAJOR : KV_MATCH_MINOR, &out);
     if (it) it->destroy(it);
+    if (st != KV_OK) st = compaction_failed(s, &desc, fs, lo, hi, st);
 
     /* The manifest lock keeps other file-set changes out until the new set
        is durable; the manifest I/O runs outside mu. */

@@ -9,6 +9,7 @@
 #include "table/block.h"
 #include "testutil.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -410,6 +411,86 @@ static void test_lying_compressed_block(void) {
     free(dir);
 }
 
+/* ---- compaction failures say why (defect 9) ---- */
+
+typedef struct locked_log {
+    pthread_mutex_t mu;
+    char text[8192];
+} locked_log;
+
+static void log_locked(void *ctx, int level, const char *msg) {
+    (void)level;
+    locked_log *l = ctx;
+    pthread_mutex_lock(&l->mu);
+    size_t n = strlen(l->text);
+    snprintf(l->text + n, sizeof l->text - n, "%s\n", msg);
+    pthread_mutex_unlock(&l->mu);
+}
+
+static void put_rows(kv_store *s, int from) {
+    for (int i = from; i < from + 30; i++) {
+        char row[16];
+        snprintf(row, sizeof row, "c%03d", i);
+        REQUIRE(kv_put(s, "t", row, strlen(row), "f", "q", 1, 1, "value", 5, NULL) == KV_OK);
+    }
+}
+
+static void test_compaction_failure_reason(void) {
+    char *dir = test_tmpdir("recovery-compact");
+    char *path = path_join(dir, "store");
+    kv_store_options o = KV_STORE_OPTIONS_INIT;
+    o.create_if_missing = true;
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+    lo.compaction = KV_COMPACTION_MANUAL;
+    o.local = &lo;
+    kv_store *s = NULL;
+    REQUIRE(kv_store_open(&s, path, &o, NULL, 0) == KV_OK);
+    kv_family_desc f = KV_FAMILY_DESC_INIT;
+    snprintf(f.name, sizeof f.name, "f");
+    REQUIRE(kv_table_create(s, "t", &f, 1) == KV_OK);
+    put_rows(s, 0);
+    REQUIRE(kv_flush(s, NULL) == KV_OK);
+    char names[4][64];
+    REQUIRE(list_ssts(path, names, 4) == 1);
+    put_rows(s, 30);
+    REQUIRE(kv_flush(s, NULL) == KV_OK);
+    REQUIRE(kv_store_close(s) == KV_OK);
+    char *victim = path_join(path, names[0]);
+    REQUIRE(truncate(victim, size_of(victim) / 2) == 0);
+
+    /* A requested compaction fails naming the file. */
+    o.create_if_missing = false;
+    REQUIRE(kv_store_open(&s, path, &o, NULL, 0) == KV_OK);
+    CHECK_EQ(kv_compact(s, "t", true), KV_CORRUPT);
+    if (!strstr(kv_store_errmsg(s), names[0])) fprintf(stderr, "compact: '%s'\n", kv_store_errmsg(s));
+    CHECK(strstr(kv_store_errmsg(s), names[0]) != NULL);
+    REQUIRE(kv_store_close(s) == KV_OK);
+
+    /* A background compaction logs the reason. */
+    static locked_log log = {PTHREAD_MUTEX_INITIALIZER, ""};
+    lo.compaction = KV_COMPACTION_AUTO;
+    o.log = log_locked;
+    o.log_ctx = &log;
+    REQUIRE(kv_store_open(&s, path, &o, NULL, 0) == KV_OK);
+    put_rows(s, 60);
+    REQUIRE(kv_flush(s, NULL) == KV_OK); /* three files of one size: a minor compaction */
+    bool seen = false;
+    for (int i = 0; i < 100 && !seen; i++) {
+        pthread_mutex_lock(&log.mu);
+        const char *at = strstr(log.text, "compaction failed");
+        seen = at && strstr(at, names[0]) != NULL;
+        pthread_mutex_unlock(&log.mu);
+        if (!seen) usleep(50 * 1000);
+    }
+    if (!seen) fprintf(stderr, "log: %s\n", log.text);
+    CHECK(seen);
+    REQUIRE(kv_store_close(s) == KV_OK);
+    free(victim);
+    test_rmtree(dir);
+    free(path);
+    free(dir);
+}
+
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
     test_put_after_replayed_delete();
@@ -419,5 +500,6 @@ int main(void) {
     damaged_file_case(false, true);
     damaged_file_case(true, false);
     test_lying_compressed_block();
+    test_compaction_failure_reason();
     return test_finish("test_recovery");
 }
