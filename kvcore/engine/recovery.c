@@ -140,9 +140,8 @@ static kv_status replay_logs(kv_engine *s, uint64_t **old_logs, size_t *nold) {
     return st;
 }
 
-/* True if a family of the catalog lists sorted file @p number. */
-static bool named(const kv_engine *s, uint64_t number) {
-    for (size_t i = 0; i < s->ntables; i++)
+bool kv_recovery_names_file(const kv_engine *s, uint64_t number) {
+    for (size_t i = 0; s && i < s->ntables; i++)
         for (size_t f = 0; f < s->tables[i]->nfamilies; f++) {
             const kv_fileset *fs = s->tables[i]->families[f]->files;
             for (size_t k = 0; k < fs->n; k++)
@@ -160,7 +159,7 @@ static void remove_orphans(kv_engine *s) {
     if (s->env->list(s->env, s->dir, &names, err, sizeof err) != KV_OK) return;
     for (char **p = names; *p; p++) {
         uint64_t num;
-        if (kv_filename_parse(*p, &num) != 's' || named(s, num)) continue;
+        if (kv_filename_parse(*p, &num) != 's' || kv_recovery_names_file(s, num)) continue;
         char *path = kv_filename_sst(s->dir, num);
         if (!path) continue;
         if (s->env->remove(s->env, path, err, sizeof err) == KV_OK)
