@@ -84,6 +84,7 @@ static void grab_sources(kv_family *f, fam_sources *src) {
 static bool file_may_hold(const kv_sstfile *file, const kv_family_desc *desc, const kv_buf *point_row,
                           const kv_column *cols, size_t ncols, kv_buf *colkey) {
     const uint8_t *row = point_row->data;
+    if (file->broken) return kv_sstfile_may_hold_row(file, row, point_row->len);
     if (desc->bloom == KV_BLOOM_ROW) return kv_sst_may_contain_row(file->reader, row, point_row->len);
     if (desc->bloom != KV_BLOOM_ROWCOL || ncols == 0) return true;
     for (size_t c = 0; c <= ncols; c++) {
@@ -113,7 +114,7 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
         for (size_t i = 0; i < nfiles; i++) {
             kv_sstfile *file = src->files->files[i];
             if (point_row && !file_may_hold(file, desc, point_row, cols, ncols, &colkey)) continue;
-            kids[n++] = kv_sst_iter(file->reader, fill_cache && desc->blockcache, desc->in_memory);
+            kids[n++] = kv_sstfile_iter(file, fill_cache && desc->blockcache, desc->in_memory);
         }
         it = kv_merge_iter_new(kids, n);
         free(kids);
@@ -412,7 +413,7 @@ static kv_status iter_failed(kv_engine_scan *sc, size_t fi, kv_status st) {
     const kv_fileset *fs = sc->fams[fi].files;
     char msg[400] = "";
     for (size_t i = 0; fs && i < fs->n && !msg[0]; i++)
-        kv_sst_last_error(fs->files[i]->reader, msg, sizeof msg);
+        kv_sstfile_last_error(fs->files[i], msg, sizeof msg);
     if (msg[0]) return kv_fail(sc->store, st, "%s", msg);
     return kv_fail(sc->store, st, "reading family %s: %s", sc->fams[fi].desc.name, kv_strerror(st));
 }
