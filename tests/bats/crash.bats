@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The crash tester (tools/crashtest): writers through the API, through
+# The crash tester (tests/crash): writers through the API, through
 # cellsh and through a cellfs mount are killed with SIGKILL at random
 # moments, and a power-loss mode drops everything not synced; after every
 # cycle the store must open with every acknowledged write present, each
@@ -9,7 +9,7 @@
 
 load helpers/mount
 
-CRASHTEST="$BUILD/tools/crashtest/crashtest"
+CRASHTEST="$BUILD/tests/crash/crashtest"
 CELLSH="$BUILD/tools/cellsh"
 CYCLES="${CRASHTEST_CYCLES:-20}"
 SEED="${CRASHTEST_SEED:-11}"
