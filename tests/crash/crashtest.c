@@ -11,7 +11,8 @@
  * each writer wrote is a prefix of its sequence (rows w<W>-<SEQ>, no gap);
  * no row is torn (each has all its cells, with the row's own value);
  * counters never go back (at least the last acknowledged value, at least
- * what the previous cycle found). The next cycle goes on from there.
+ * what the previous cycle found). The next cycle goes on from there; every
+ * 50 cycles the store starts afresh (so that the check stays short).
  *
  * Modes (the writer, and what "acknowledged" means):
  *   api     two threads of a child process, kv_mutate of three cells in two
@@ -56,6 +57,7 @@
 #include "util/env.h"
 
 #define MAX_WRITERS 2
+#define FRESH_EVERY 50     /* cycles on one store before a new one */
 #define TABLE "t"
 
 typedef enum { MODE_API, MODE_POWER, MODE_CELLSH, MODE_MOUNT } mode_t_;
@@ -614,6 +616,19 @@ int main(int argc, char **argv) {
         atomic_store(&sh->acked_seq[w], -1);
     uint64_t total_rows = 0;
     for (unsigned cycle = 1; cycle <= c.cycles; cycle++) {
+        /* A fresh store every FRESH_EVERY cycles, so that the check (a
+           full scan) stays short in long runs. */
+        if (cycle > 1 && (cycle - 1) % FRESH_EVERY == 0) {
+            char cmd[PATH_MAX + 32];
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", c.store);
+            if (system(cmd) != 0)
+                die("cannot remove %s", c.store);
+            memset(&pg, 0, sizeof pg);
+            for (int w = 0; w < MAX_WRITERS; w++) {
+                atomic_store(&sh->acked_seq[w], -1);
+                atomic_store(&sh->acked_ctr[w], 0);
+            }
+        }
         /* Acknowledgements carry over: what was acknowledged before must
            still be there. */
         atomic_store(&sh->started, 0);
