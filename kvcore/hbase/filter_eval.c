@@ -29,6 +29,7 @@ struct kv_filter_run {
     const kv_fnode **pages;       /* the PageFilter nodes of the tree */
     uint64_t *page_rows;          /* rows returned so far, per pages[i] */
     size_t npages;
+    int32_t versions;             /* cap per column after the filter; 0 none */
     size_t nslots;                /* masks per row: 2 per node + in, out, mark */
     size_t cap;                   /* cells the buffers below can hold */
     uint8_t *masks;               /* nslots * cap */
@@ -385,8 +386,13 @@ bool kv_filter_run_row(kv_filter_run *r, kv_cell *cells, size_t *ncells, bool *s
         return false;
     }
     size_t k = 0;
+    int32_t in_column = 0;
+    kv_cell column = {0};
     for (size_t i = 0; i < nc; i++) {
         if (!out[i]) continue;
+        if (!column.family || !same_column(&column, &cells[i])) in_column = 0;
+        column = cells[i];
+        if (r->versions > 0 && ++in_column > r->versions) continue;
         kv_cell c = cells[i];
         if (x.mark[i] == 1) {
             c.value = empty_value;
@@ -435,6 +441,10 @@ kv_filter_run *kv_filter_run_new(const kv_filter *f) {
     }
     collect_pages(r, f->root);
     return r;
+}
+
+void kv_filter_run_set_versions(kv_filter_run *r, int32_t versions) {
+    if (r) r->versions = versions > 0 ? versions : 0;
 }
 
 void kv_filter_run_free(kv_filter_run *r) {
