@@ -12,12 +12,12 @@
 #ifndef KV_FILTER_AST_H
 #define KV_FILTER_AST_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "kvcore.h"
+#include "filter_regex.h"
 
 typedef enum kv_fnode_kind {
     /* combinators */
@@ -53,7 +53,7 @@ typedef enum kv_fcmp_kind {
     KV_FCMP_BINARY,               /* unsigned lexicographic bytes */
     KV_FCMP_BINARY_PREFIX,        /* same, on the first len(arg) bytes */
     KV_FCMP_SUBSTRING,            /* ASCII case-insensitive containment */
-    KV_FCMP_REGEX,                /* POSIX extended regex, found anywhere */
+    KV_FCMP_REGEX,                /* Java regex subset (filter_regex.h), found anywhere */
 } kv_fcmp_kind;
 
 typedef struct kv_fbytes {
@@ -64,8 +64,7 @@ typedef struct kv_fbytes {
 typedef struct kv_fcomparator {
     kv_fcmp_kind kind;
     kv_fbytes arg;                /* substring: already lower-cased */
-    bool has_regex;               /* re is compiled and must be regfree'd */
-    regex_t re;
+    kv_regex *re;                 /* KV_FCMP_REGEX: compiled pattern */
 } kv_fcomparator;
 
 typedef struct kv_fnode {

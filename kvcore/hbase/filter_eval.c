@@ -2,7 +2,7 @@
  * @file filter_eval.c
  * Evaluates a compiled filter (filter_ast.h) on the assembled cells of one
  * row, with HBase's semantics; implements filter.h for the read path
- * (kv_get / kv_scan). Uses libc only (regexec for regexstring:).
+ * (kv_get / kv_scan). Uses libc only (filter_regex.c for regexstring:).
  *
  * Each node maps the set of cells presented to it (a byte mask) to the set
  * it lets through. AND presents to its right side only what its left side
@@ -73,14 +73,11 @@ static bool cmp_pass(const kv_fnode *n, const uint8_t *v, size_t len) {
     case KV_FCMP_SUBSTRING:
         r = contains_nocase(v, len, c->arg.data, c->arg.len) ? 0 : 1;
         break;
-    case KV_FCMP_REGEX: {
-        /* REG_STARTEND: values are bytes, not C strings. */
-        regmatch_t m[1];
-        m[0].rm_so = 0;
-        m[0].rm_eo = (regoff_t)len;
-        r = regexec(&c->re, len ? (const char *)v : "", 1, m, REG_STARTEND) == 0 ? 0 : 1;
+    case KV_FCMP_REGEX:
+        /* out of memory (-1) counts as no match: the cell is not let
+           through unchecked */
+        r = kv_regex_find(c->re, v, len) == 1 ? 0 : 1;
         break;
-    }
     default:
         return false;
     }

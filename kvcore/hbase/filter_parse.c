@@ -3,8 +3,8 @@
  * kv_filter_parse / kv_filter_free: compiles HBase's filter language (the
  * ParseFilter grammar of the HBase shell and Thrift server) into the tree
  * of filter_ast.h. Called by cellsh and by anyone building kv_read_options;
- * the tree is walked by filter_eval.c. Uses only libc (regcomp for
- * regexstring: comparators).
+ * the tree is walked by filter_eval.c. Uses only libc; 'regexstring:'
+ * patterns are compiled by filter_regex.c.
  *
  * Grammar (precedence: SKIP/WHILE > AND > OR):
  *   expr    := and ('OR' and)*
@@ -84,7 +84,7 @@ static void node_free(kv_fnode *n) {
     free(n->bytes);
     free(n->ts);
     free(n->cmp.arg.data);
-    if (n->cmp.has_regex) regfree(&n->cmp.re);
+    kv_regex_free(n->cmp.re);
     free(n);
 }
 
@@ -336,19 +336,17 @@ static bool take_comparator(parser *p, const filter_call *fc, size_t i, kv_compa
     if (out->kind == KV_FCMP_SUBSTRING) {
         for (size_t k = 0; k < vlen; k++) out->arg.data[k] = (uint8_t)tolower(out->arg.data[k]);
     } else if (out->kind == KV_FCMP_REGEX) {
-        if (memchr(out->arg.data, 0, vlen)) {
-            fail(p, KV_INVALID, a->at, "regular expression contains a NUL byte");
+        char why[200];
+        int rc = kv_regex_compile(&out->re, (const char *)out->arg.data, vlen, why, sizeof why);
+        if (rc == -2) {
+            oom(p);
             return false;
         }
-        int rc = regcomp(&out->re, (const char *)out->arg.data, REG_EXTENDED);
         if (rc != 0) {
-            char why[128];
-            regerror(rc, &out->re, why, sizeof why);
             fail(p, KV_INVALID, a->at, "bad regular expression '%.*s': %s",
                  (int)(vlen > 64 ? 64 : vlen), (const char *)out->arg.data, why);
             return false;
         }
-        out->has_regex = true;
     }
     return true;
 }
