@@ -313,6 +313,22 @@ static rx_node *rx_quoted(rx_parser *ps) {
     return n;
 }
 
+/* The alternatives of a group up to its ')', with flag i set to icase
+   inside it only. */
+static rx_node *rx_group_body(rx_parser *ps, size_t open, bool icase) {
+    bool saved = ps->icase;
+    ps->icase = icase;
+    rx_node *n = rx_alt(ps);
+    ps->icase = saved;
+    if (n && (ps->pos >= ps->len || ps->p[ps->pos] != ')')) {
+        rx_fail(ps, open, "unclosed group");
+        rx_free_node(n);
+        return NULL;
+    }
+    if (n) ps->pos++;
+    return n;
+}
+
 /* (?flags) or (?flags:...) after "(?"; returns the node, or an N_EMPTY for
    a bare flag change that applies to the rest of the enclosing group. */
 static rx_node *rx_flags(rx_parser *ps, size_t open) {
@@ -331,17 +347,7 @@ static rx_node *rx_flags(rx_parser *ps, size_t open) {
         ps->icase = icase;
         return rx_new(ps, N_EMPTY);
     }
-    bool saved = ps->icase;
-    ps->icase = icase;
-    rx_node *n = rx_alt(ps);
-    ps->icase = saved;
-    if (n && (ps->pos >= ps->len || ps->p[ps->pos] != ')')) {
-        rx_fail(ps, open, "unclosed group");
-        rx_free_node(n);
-        return NULL;
-    }
-    if (n) ps->pos++;
-    return n;
+    return rx_group_body(ps, open, icase);
 }
 
 static rx_node *rx_group(rx_parser *ps) {
@@ -369,16 +375,7 @@ static rx_node *rx_group(rx_parser *ps) {
             return rx_flags(ps, open);
         }
     }
-    bool saved = ps->icase;
-    rx_node *n = rx_alt(ps);
-    ps->icase = saved;
-    if (n && (ps->pos >= ps->len || ps->p[ps->pos] != ')')) {
-        rx_fail(ps, open, "unclosed group");
-        rx_free_node(n);
-        return NULL;
-    }
-    if (n) ps->pos++;
-    return n;
+    return rx_group_body(ps, open, ps->icase);
 }
 
 static rx_node *rx_atom(rx_parser *ps) {
