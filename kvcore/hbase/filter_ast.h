@@ -47,6 +47,13 @@ typedef enum kv_fnode_kind {
     KV_FN_FIRST_KEY_ONLY,         /* first cell of the row */
     KV_FN_COLUMN_COUNT_GET,       /* count = columns kept */
     KV_FN_PAGE,                   /* count = rows per scan */
+    KV_FN_COLUMN_PAGINATION,      /* count = limit, offset = columns skipped */
+    KV_FN_DEPENDENT_COLUMN,       /* bytes[0] family, bytes[1] qualifier,
+                                     flag_a dropDependentColumn, flag_b a
+                                     comparator (op + cmp) is given */
+    KV_FN_COLUMN_VALUE,           /* bytes[0] family, bytes[1] qualifier, op + cmp */
+    /* row-key filter */
+    KV_FN_MULTI_ROW_RANGE,        /* ranges[0..nranges), sorted and merged */
 } kv_fnode_kind;
 
 typedef enum kv_fcmp_kind {
@@ -67,6 +74,12 @@ typedef struct kv_fcomparator {
     kv_regex *re;                 /* KV_FCMP_REGEX: compiled pattern */
 } kv_fcomparator;
 
+typedef struct kv_frange {     /* MultiRowRangeFilter: one row range */
+    kv_fbytes start, stop;        /* empty start: from the first row; empty
+                                     stop: to the last */
+    bool start_inclusive, stop_inclusive;
+} kv_frange;
+
 typedef struct kv_fnode {
     kv_fnode_kind kind;
     size_t id;                    /* 0..kv_filter.nnodes-1, per-run state slot */
@@ -78,7 +91,11 @@ typedef struct kv_fnode {
     size_t nbytes;
     int64_t *ts;                  /* TimestampsFilter, ascending */
     size_t nts;
-    int64_t count;                /* PageFilter, ColumnCountGetFilter */
+    int64_t count;                /* PageFilter, ColumnCountGetFilter,
+                                     ColumnPaginationFilter's limit */
+    int64_t offset;               /* ColumnPaginationFilter */
+    kv_frange *ranges;            /* MultiRowRangeFilter */
+    size_t nranges;
     bool flag_a, flag_b;
 } kv_fnode;
 

@@ -292,6 +292,74 @@ static void test_single_filters(void) {
     CHECK_FILTER("ColumnRangeFilter('b', false, 'b', true)", "-");
 }
 
+/* The filters HBase 2's ParseFilter registers besides the classic ones. */
+static const kv_cell row_dep[] = {
+    CELL("r1", "f", "a", 2, "A2"),
+    CELL("r1", "f", "a", 1, "A1"),
+    CELL("r1", "f", "b", 2, "B2"),
+    CELL("r1", "f", "c", 1, "C1"),
+    CELL("r1", "g", "z", 2, "Z2"),
+};
+
+#define CHECK_FILTER_ON(row, text, want) do { \
+    char cf_buf_[1024]; \
+    const char *cf_got_ = apply(cf_buf_, sizeof cf_buf_, (text), (row), sizeof(row) / sizeof(row)[0]); \
+    test_checks_run++; \
+    if (strcmp(cf_got_, (want)) != 0) { test_checks_failed++; \
+        fprintf(stderr, "%s:%d: filter %s: got '%s', expected '%s'\n", __FILE__, __LINE__, \
+                (text), cf_got_, (want)); } \
+} while (0)
+
+static void test_hbase2_filters(void) {
+    const char *all = "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello cf:c@1=zeta g:a@4=Other";
+    /* ColumnPaginationFilter(limit, offset): newest version of columns
+       offset+1 .. offset+limit, counted across families */
+    CHECK_FILTER("ColumnPaginationFilter(2, 1)", "cf:b@5=hello cf:c@1=zeta");
+    CHECK_FILTER("ColumnPaginationFilter(2, 3)", "g:a@4=Other");
+    CHECK_FILTER("ColumnPaginationFilter(10, 0)", "cf:a@3=v3a cf:b@5=hello cf:c@1=zeta g:a@4=Other");
+    CHECK_FILTER("ColumnPaginationFilter(0, 0)", "-");
+    CHECK_FILTER("ColumnPaginationFilter(1, 4)", "-");
+    /* ColumnValueFilter: only the named column's matching cells */
+    CHECK_FILTER("ColumnValueFilter('cf', 'a', =, 'binary:v2a')", "cf:a@2=v2a");
+    CHECK_FILTER("ColumnValueFilter('cf', 'a', >, 'binary:v0')", "cf:a@3=v3a cf:a@2=v2a");
+    CHECK_FILTER("ColumnValueFilter('cf', 'b', =, 'substring:ELL')", "cf:b@5=hello");
+    CHECK_FILTER("ColumnValueFilter('cf', 'zz', =, 'binary:x')", "-");
+    /* DependentColumnFilter: cells at the timestamps of the dependent column */
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'a')",
+                    "f:a@2=A2 f:a@1=A1 f:b@2=B2 f:c@1=C1 g:z@2=Z2");
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'a', true)", "f:b@2=B2 f:c@1=C1 g:z@2=Z2");
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'a', true, =, 'binary:A2')", "f:b@2=B2 g:z@2=Z2");
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'a', false, !=, 'binary:A2')", "f:a@1=A1 f:c@1=C1");
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'b', false)", "f:a@2=A2 f:b@2=B2 g:z@2=Z2");
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'nope')", "-");
+    /* MultiRowRangeFilter: row ranges, inclusive or not, open at an empty bound */
+    CHECK_FILTER("MultiRowRangeFilter('a', true, 'r1', true)", all);
+    CHECK_FILTER("MultiRowRangeFilter('a', true, 'r1', false)", "- STOP");
+    CHECK_FILTER("MultiRowRangeFilter('r1', false, 'z', true)", "-");
+    CHECK_FILTER("MultiRowRangeFilter('r2', true, 's', false)", "-");
+    CHECK_FILTER("MultiRowRangeFilter('a', true, 'b', false, 'r2', true, '', false)", "-");
+    CHECK_FILTER("MultiRowRangeFilter('a', true, 'b', false, 'r', true, 'r2', false)", all);
+    CHECK_FILTER("MultiRowRangeFilter('', true, 'r0', true, 'r1', true, '', false)", all);
+    /* HBase's argument checks */
+    CHECK_PARSE_ERROR("ColumnPaginationFilter(1)", "ColumnPaginationFilter takes 2 arguments, got 1");
+    CHECK_PARSE_ERROR("ColumnPaginationFilter(-1, 0)", "argument 1 must not be negative");
+    CHECK_PARSE_ERROR("ColumnPaginationFilter(1, 3000000000)", "argument 2 is larger than an int");
+    CHECK_PARSE_ERROR("ColumnPaginationFilter('1', 0)", "argument 1 must be an integer");
+    CHECK_PARSE_ERROR("ColumnCountGetFilter(3000000000)", "larger than an int");
+    CHECK_PARSE_ERROR("ColumnValueFilter('f', 'q', =)", "ColumnValueFilter takes 4 arguments, got 3");
+    CHECK_PARSE_ERROR("ColumnValueFilter('f', 'q', =, 'nocolon')", "comparator must be 'type:value'");
+    CHECK_PARSE_ERROR("DependentColumnFilter('f')", "takes 2, 3 or 5 arguments, got 1");
+    CHECK_PARSE_ERROR("DependentColumnFilter('f', 'q', true, =)", "takes 2, 3 or 5 arguments, got 4");
+    CHECK_PARSE_ERROR("DependentColumnFilter('f', 'q', 1)", "argument 3 must be true or false");
+    CHECK_PARSE_ERROR("DependentColumnFilter('f', 'q', true, 'binary:x', =)",
+                      "argument 4 must be a comparison operator");
+    CHECK_PARSE_ERROR("MultiRowRangeFilter()", "a multiple of 4 arguments");
+    CHECK_PARSE_ERROR("MultiRowRangeFilter('a', true, 'b')", "got 3");
+    CHECK_PARSE_ERROR("MultiRowRangeFilter('a', 'b', 'c', true)", "argument 2 must be true or false");
+    CHECK_PARSE_ERROR("MultiRowRangeFilter('b', true, 'a', true)",
+                      "invalid range: start row => 'b', stop row => 'a'");
+}
+
 static void test_bytes_and_quotes(void) {
     /* Binary comparisons are unsigned: 0x80 sorts after 0x7f. */
     static const kv_cell hi[] = { CELL("k", "f", "q", 1, "\x80"), CELL("k", "f", "r", 1, "\x01") };
@@ -626,5 +694,6 @@ int main(void) {
     test_scans();
     test_large_row();
     test_regex();
+    test_hbase2_filters();
     return test_finish("test_filter");
 }
