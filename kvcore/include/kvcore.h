@@ -276,12 +276,15 @@ bool kv_location_is_local(const char *location);
  */
 kv_status kv_store_close(kv_store *store);
 
-/** The detail text of the calling thread's last failure on this store (""
- *  if none), such as "corrupt block in /s/000012.sst at offset 8192". Each
- *  thread sees its own failures only. The pointer stays valid until the
- *  thread's next failing call on the store (or until 32 other threads have
- *  failed since) and at most until kv_store_close; copy it to keep it.
- *  NULL gives "". */
+/** The detail text of the calling thread's last call on this store when
+ *  it failed, such as "corrupt block in /s/000012.sst at offset 8192": always
+ *  about that call, never an earlier one ("" when the call succeeded or
+ *  recorded no detail; then kv_strerror of its status is all there is).
+ *  Each thread sees its own failures only. The text stays valid until the
+ *  thread's next call on the store (or until 32 other threads have failed
+ *  since) and at most until kv_store_close; copy it to keep it. Calls that
+ *  take no store or scan (kv_filter_parse, kv_result_free, kv_scan_close,
+ *  kv_strerror, ...) leave it alone. NULL gives "". */
 const char *kv_store_errmsg(kv_store *store);
 
 typedef struct kv_store_stats {
