@@ -209,6 +209,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
     if (o->row_prefix && o->row_prefix_len == 0) sc->opts.row_prefix = NULL;
     sc->opts.columns = NULL; /* the per-family lists below replace it */
     if (o->filter && !(sc->filter = kv_filter_run_new(o->filter))) goto nomem;
+    if (sc->filter) kv_filter_run_set_versions(sc->filter, o->max_versions <= 0 ? 1 : o->max_versions);
     sc->now = kv_clock_now(s);
     sc->fams = calloc(t->nfamilies, sizeof *sc->fams);
     if (!sc->fams) goto nomem;
@@ -259,6 +260,9 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
            surplus versions not yet dropped by a flush included. */
         int32_t mv = o->max_versions <= 0 ? 1 : o->max_versions;
         fr->matcher.max_versions = o->raw || mv < fr->desc.versions ? mv : fr->desc.versions;
+        /* With a filter the family's VERSIONS are offered to it and the
+           read's cap is applied after it (kv_filter_run_set_versions). */
+        if (o->filter && !o->raw) fr->matcher.max_versions = fr->desc.versions;
         fr->matcher.time_min = tmin;
         fr->matcher.time_max = tmax;
         fr->matcher.raw = o->raw;

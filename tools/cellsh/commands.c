@@ -72,6 +72,10 @@ static const sh_command_def commands[] = {
       "syntax as HBase takes it: POSIX extended syntax with \\d, \\w, \\s and a leading (?i)).\n"
       "Tables of namespace default are shown without the prefix:\n"
       "  cellsh> list\n  cellsh> list 'abc.*'\n  cellsh> list 'ns:.*'\n  cellsh> list 't\\d+'" },
+    { "show_filters", "ddl", cmd_show_filters, 0, 0, "show_filters",
+      "Lists the filters the FILTER option of get, scan and count takes (HBase's filter\n"
+      "language; see FILTERS in cellsh(1)), one a line:\n"
+      "  cellsh> show_filters" },
     { "exists", "ddl", cmd_exists, 1, 1, "exists 'table'",
       "Prints 'Table t does exist' or 'Table t does not exist'." },
     { "enable", "ddl", cmd_enable, 1, 1, "enable 'table'",
