@@ -510,9 +510,47 @@ static kv_status iter_failed(kv_engine_scan *sc, size_t fi, kv_status st) {
    after the row. */
 static void skip_family_row(kv_engine_scan *sc, size_t fi);
 
+/* Entries a scan steps over with next() in a column that can give no more
+   cells before it seeks past the column instead. A get seeks at once: the
+   rest may be old versions of any size, each in blocks of its own. */
+#define SKIP_NEXTS 8
+
+/* Whether column entries after one at ts can add nothing: the column has
+   its versions, or ts is below the time range (older entries are too, and
+   a marker below the range masks nothing inside it). Raw reads show every
+   marker, so they never stop early. */
+static bool column_done(const kv_matcher *m, int64_t ts) {
+    return !m->raw && (m->versions >= m->max_versions || ts < m->time_min);
+}
+
+/* Moves family fi's iterator past the column whose prefix key[0..len)
+   is, unless the column ends within SKIP_NEXTS entries (or at once for a
+   get). The caller's loop goes on from the new position. */
+static void skip_column(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_t len) {
+    kv_iter *it = sc->fams[fi].it;
+    kv_buf *tg = &sc->target;
+    tg->len = 0;
+    if (kv_buf_append(tg, key, len)) {
+        it->next(it); /* out of memory: step on instead */
+        return;
+    }
+    for (int i = 0; sc->point.len == 0 && i < SKIP_NEXTS; i++) {
+        it->next(it);
+        if (!it->valid(it)) return;
+        size_t klen;
+        const uint8_t *k = it->key(it, &klen);
+        if (klen < tg->len || memcmp(k, tg->data, tg->len) != 0) return;
+    }
+    /* esc(qualifier) ends 0x00 0x01: with 0x02 it is just past the column */
+    tg->data[tg->len - 1] = 0x02;
+    it->seek(it, tg->data, tg->len);
+}
+
 /* Feeds family fi's entries that start with prefix (the iterator is at the
    first of them or past them) to the matcher, adding kept cells, and stops
-   at the first entry without the prefix. */
+   at the first entry without the prefix. Skips the rest of a column once
+   it can give no more cells, so a read of the newest version costs the same
+   whatever the number or size of the older ones. */
 static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *prefix, size_t prefix_len) {
     fam_reader *fr = &sc->fams[fi];
     kv_iter *it = fr->it;
@@ -542,6 +580,10 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
             shown) {
             const uint8_t *v = it->value(it, &vlen);
             if (add_cell(sc, fi, &kp, v, vlen)) return KV_NO_MEMORY;
+        }
+        if (!family_marker && shown && column_done(m, kp.ts)) {
+            skip_column(sc, fi, key, kp.column_prefix_len);
+            continue;
         }
         it->next(it);
     }
