@@ -569,6 +569,7 @@ int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size)
                 h->ext[k++] = e;
             }
             h->next_ext = k;
+            if (!h->trunc_set || n < h->trunc_min) h->trunc_min = n;
             h->trunc_set = true;
             h->trunc_len = n;
         }
@@ -580,7 +581,10 @@ int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size)
 }
 
 /* Builds the merged value: current store value @p v, truncated as the
-   handle did, with the handle's written ranges on top. */
+   handle did, with the handle's written ranges on top. After truncates the
+   size is the one the last truncate set (or a later write's end), and
+   nothing of @p v at or past the smallest truncated size comes back: a
+   file shrunk and grown again reads zeros there (fsx F1). */
 static uint8_t *merge_value(const fs_handle *h, const uint8_t *v, size_t vlen, size_t *out_len)
 {
     size_t len = h->trunc_set ? h->trunc_len : vlen;
@@ -589,7 +593,7 @@ static uint8_t *merge_value(const fs_handle *h, const uint8_t *v, size_t vlen, s
     uint8_t *r = calloc(1, len ? len : 1);
     if (!r) return NULL;
     size_t keep = vlen < len ? vlen : len;
-    if (h->trunc_set && keep > h->trunc_len) keep = h->trunc_len;
+    if (h->trunc_set && keep > h->trunc_min) keep = h->trunc_min;
     if (keep) memcpy(r, v, keep);
     for (size_t i = 0; i < h->next_ext; i++) {
         size_t s = h->ext[i].start, e = h->ext[i].end;

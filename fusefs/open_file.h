@@ -58,7 +58,9 @@ typedef struct fs_handle {
     fs_extent *ext;              /* written ranges since the last commit */
     size_t next_ext, ext_cap;
     bool trunc_set;              /* truncated since the last commit */
-    size_t trunc_len;
+    size_t trunc_len;            /* the size the last truncate set */
+    size_t trunc_min;            /* the smallest size truncated to: bytes of the
+                                    committed value at or past it are gone */
     bool has_set_ts;             /* utimens on the open file: put at set_ts */
     int64_t set_ts;
     int64_t ts;                  /* timestamp of the loaded/committed value */
