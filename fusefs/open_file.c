@@ -364,7 +364,10 @@ int fs_handle_open(cellfs *fs, const char *path, const fs_path *p, int flags, bo
     } else if (rc == 0) {
         h->kind = FS_H_CELL;
         if (create) {
-            h->whole = h->dirty = true;
+            /* O_APPEND: appended to whatever a concurrent creator committed
+               first (`echo x >> log` from many shells loses nothing). */
+            h->whole = !h->append;
+            h->dirty = true;
             h->ts = kv_store_now(fs->store);
         } else if (trunc) {
             size_t len;
@@ -633,31 +636,59 @@ static int make_durable(cellfs *fs, fs_handle *h)
     return fs_fail(fs, st, "fsync", h->path);
 }
 
-static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
+/* The value an append-only handle commits: the current value @p v with
+   the bytes appended since the last commit after it. */
+static uint8_t *append_value(const fs_handle *h, const uint8_t *v, size_t vlen, size_t *out_len)
+{
+    size_t add = h->len - h->append_base;
+    uint8_t *r = malloc(vlen + add ? vlen + add : 1);
+    if (!r) return NULL;
+    if (vlen) memcpy(r, v, vlen);
+    if (add) memcpy(r + vlen, h->buf + h->append_base, add);
+    *out_len = vlen + add;
+    return r;
+}
+
+/* The timestamp of a commit: q@<ts>'s own, a time set with utimens on the
+   open file, else a new newest version (fs_next_ts). fs->stamp_mu held. */
+static int commit_ts(cellfs *fs, fs_handle *h, int64_t *ts)
 {
     const fs_path *p = &h->ref;
-    kv_write_options w;
-    fs_wopts(fs, fsync, &w);
-    int64_t ts = p->has_version ? p->version : h->has_set_ts ? h->set_ts : KV_LATEST_TIMESTAMP;
-    if (ts != KV_LATEST_TIMESTAMP && fs_put_masked(fs, p, ts)) {
-        if (p->has_version) {
+    if (p->has_version) {
+        if (fs_put_masked(fs, p, p->version)) {
             fs_log(fs, "write %s: a delete marker at or after %lld hides a put at that time",
-                   h->path, (long long)ts);
+                   h->path, (long long)p->version);
             return -EPERM;
         }
-        fs_log(fs, "write %s: timestamp %lld is hidden by a delete marker; writing at now",
-               h->path, (long long)ts);
-        ts = KV_LATEST_TIMESTAMP;
+        *ts = p->version;
+        return 0;
     }
+    if (h->has_set_ts) {
+        if (!fs_put_masked(fs, p, h->set_ts)) {
+            *ts = h->set_ts;
+            return 0;
+        }
+        fs_log(fs, "write %s: timestamp %lld is hidden by a delete marker; writing as the "
+               "newest version", h->path, (long long)h->set_ts);
+    }
+    return fs_next_ts(fs, p, ts);
+}
+
+/* fs->stamp_mu held. */
+static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *w)
+{
+    const fs_path *p = &h->ref;
+    int64_t ts;
+    int rc = commit_ts(fs, h, &ts);
+    if (rc) return rc;
     kv_status st = KV_OK;
-    if (h->append_pure && !h->whole && ts == KV_LATEST_TIMESTAMP) {
-        if (h->len > h->append_base)
-            st = kv_append(NULL, NULL, fs->store, p->table, p->row, p->row_len, p->family, p->qual,
-                           p->qual_len, h->buf + h->append_base, h->len - h->append_base, &w);
-    } else if (h->whole) {
-        st = put_one(fs, p, ts, h->buf, h->len, &w);
+    if (h->whole) {
+        st = put_one(fs, p, ts, h->buf, h->len, w);
     } else {
-        if (h->append_pure) ext_add(h, h->append_base, h->len);
+        /* Merge into the current value with check-and-mutate: a writer
+           outside the mount (a shared backend) between the read and the
+           put makes it try again. */
+        bool append = h->append_pure;
         bool applied = false;
         uint8_t *r = NULL;
         size_t rlen = 0;
@@ -665,10 +696,13 @@ static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
             uint8_t *v = NULL;
             size_t vlen = 0;
             int64_t vts;
-            int rc = fs_cell_get(fs, p, &v, &vlen, &vts);
-            if (rc && rc != -ENOENT) return rc;
+            rc = fs_cell_get(fs, p, &v, &vlen, &vts);
+            if (rc && rc != -ENOENT) {
+                free(r);
+                return rc;
+            }
             free(r);
-            r = merge_value(h, v, vlen, &rlen);
+            r = append ? append_value(h, v, vlen, &rlen) : merge_value(h, v, vlen, &rlen);
             if (!r) {
                 free(v);
                 return -ENOMEM;
@@ -680,11 +714,11 @@ static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
                 st = kv_check_and_mutate(&applied, fs->store, p->table, p->row, p->row_len,
                                          p->family, p->qual, p->qual_len, KV_CMP_EQUAL,
                                          rc == 0 ? (v ? v : (const uint8_t *)"") : NULL, vlen, m,
-                                         &w);
+                                         w);
             kv_mutation_free(m);
             free(v);
         }
-        if (st == KV_OK && !applied) st = put_one(fs, p, ts, r, rlen, &w);
+        if (st == KV_OK && !applied) st = put_one(fs, p, ts, r, rlen, w);
         if (st == KV_OK) { /* the handle now sees what it wrote */
             free(h->buf);
             h->buf = r;
@@ -694,6 +728,19 @@ static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
         free(r);
     }
     if (st != KV_OK) return fs_fail(fs, st, "write", h->path);
+    h->ts = ts;
+    return 0;
+}
+
+static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
+{
+    const fs_path *p = &h->ref;
+    kv_write_options w;
+    fs_wopts(fs, fsync, &w);
+    pthread_mutex_lock(&fs->stamp_mu);
+    int rc = commit_cell_locked(fs, h, &w);
+    pthread_mutex_unlock(&fs->stamp_mu);
+    if (rc) return rc;
     h->whole = false;
     h->append_pure = h->append;
     h->append_base = h->len;
@@ -701,8 +748,6 @@ static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
     h->trunc_set = false;
     h->has_set_ts = false;
     h->in_store = true;
-    if (ts != KV_LATEST_TIMESTAMP) h->ts = ts;
-    else h->ts = kv_store_now(fs->store);
     fs_pending_remove(fs, p->table, p->row, p->row_len);
     return 0;
 }

@@ -269,10 +269,15 @@ static int truncate_cell(cellfs *fs, const char *path, fs_path *p, off_t size)
         kv_write_options w;
         fs_wopts(fs, false, &w);
         fs_handle *lease = fs_write_begin(fs, path);
-        kv_status st = kv_put(fs->store, p->table, p->row, p->row_len, p->family, p->qual,
-                              p->qual_len, p->has_version ? p->version : KV_LATEST_TIMESTAMP, v,
-                              (size_t)size, &w);
-        rc = fs_fail(fs, st, "truncate", path);
+        pthread_mutex_lock(&fs->stamp_mu);
+        int64_t put_ts = p->version;
+        if (!p->has_version) rc = fs_next_ts(fs, p, &put_ts);
+        if (rc == 0) {
+            kv_status st = kv_put(fs->store, p->table, p->row, p->row_len, p->family, p->qual,
+                                  p->qual_len, put_ts, v, (size_t)size, &w);
+            rc = fs_fail(fs, st, "truncate", path);
+        }
+        pthread_mutex_unlock(&fs->stamp_mu);
         if (rc == 0) fs_notify_changed(fs, path);
         fs_write_end(fs, lease);
     }

@@ -31,3 +31,58 @@ ms() {
     [ "$output" = "b'AA\\x00\\x00\\x00\\x00'" ]
     [ "$(od -An -c "$C/p" | tr -s ' ')" = " A A \0 \0 \0 \0" ]
 }
+
+@test "rm, overwrite and mv of a cell whose newest version lies in the future do what they say (T2)" {
+    echo v > "$C/a"; touch -d 2030-01-01 "$C/a"
+    rm "$C/a"
+    [ ! -e "$C/a" ]
+    run ls "$C"
+    [ "$output" = "" ]
+    echo v > "$C/b"; touch -d 2030-01-01 "$C/b"
+    echo new > "$C/b"
+    [ "$(cat "$C/b")" = new ]
+    echo v > "$C/c"; touch -d 2030-01-01 "$C/c"
+    mv "$C/c" "$C/d"
+    [ ! -e "$C/c" ]
+    [ "$(cat "$C/d")" = v ]
+    [ "$(stat -c %Y "$C/d")" -eq "$(date -d 2030-01-01 +%s)" ]
+    echo w > "$C/e@2000000000000"
+    [ "$(cat "$C/e")" = w ]
+    echo x > "$C/e"
+    [ "$(cat "$C/e")" = x ]
+    rm "$C/e"
+    [ ! -e "$C/e" ]
+    # a new value after such a removal is not hidden by it
+    echo again > "$C/a"
+    [ "$(cat "$C/a")" = again ]
+    cd "$T"
+    rm -r r
+    [ "$(ls "$T")" = "" ]
+}
+
+@test "an rsync restore of cells with future times leaves no temporary file (T2)" {
+    src="$FS_TMP/src"
+    mkdir -p "$src/r/cf"
+    echo one > "$src/r/cf/q1"; touch -d 2031-02-03 "$src/r/cf/q1"
+    echo two > "$src/r/cf/q2"
+    mkdir -p "$T/r/cf"
+    echo old > "$C/q1"; touch -d 2032-01-01 "$C/q1"
+    rsync -a "$src/" "$T/"
+    [ "$(ls -A "$C" | tr '\n' ' ')" = "q1 q2 " ]
+    [ "$(cat "$C/q1")" = one ]
+    [ "$(stat -c %Y "$C/q1")" -eq "$(date -d 2031-02-03 +%s)" ]
+}
+
+@test "successive writes to one cell give distinct, increasing versions (T1)" {
+    printf "{NAME => 'cf', VERSIONS => '5'}\n" > "$T/.schema"
+    for i in 1 2 3 4 5 6; do echo "v$i" > "$C/q"; done
+    [ "$(cat "$C/q")" = v6 ]
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o versions
+    run ls "$C"
+    [ "$(printf '%s\n' "$output" | grep -c '^q@')" -eq 5 ]
+    newest=$(printf '%s\n' "$output" | grep '^q@' | sort -t@ -k2 -n | tail -1)
+    [ "$(cat "$C/$newest")" = v6 ]
+    oldest=$(printf '%s\n' "$output" | grep '^q@' | sort -t@ -k2 -n | head -1)
+    [ "$(cat "$C/$oldest")" = v2 ]
+}
