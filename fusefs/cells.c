@@ -146,7 +146,10 @@ int fs_cell_versions(cellfs *fs, const fs_path *p, int64_t **ts, size_t *n)
     return rc;
 }
 
-bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts)
+/* Raw read of the column @p p names (keys only, delete markers of the
+   column and of its family included) at times at or after @p from: a
+   cell's older history is not read. */
+static kv_status raw_column_get(cellfs *fs, const fs_path *p, int64_t from, kv_result **r)
 {
     kv_read_options o = KV_READ_OPTIONS_INIT;
     kv_column col = { p->family, p->qual, p->qual_len };   /* family markers come too */
@@ -154,9 +157,15 @@ bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts)
     o.ncolumns = 1;
     o.max_versions = INT32_MAX;
     o.raw = true;
+    o.time_min = from;
     o.filter = fs->f_keyonly;
-    kv_result *r = NULL;
-    if (kv_get(&r, fs->store, p->table, p->row, p->row_len, &o) != KV_OK) return false;
+    return kv_get(r, fs->store, p->table, p->row, p->row_len, &o);
+}
+
+bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts)
+{
+    kv_result *r = NULL;   /* only markers at or after ts can mask it */
+    if (raw_column_get(fs, p, ts, &r) != KV_OK) return false;
     bool masked = false;
     for (size_t i = 0; i < r->ncells && !masked; i++) {
         const kv_cell *c = &r->cells[i];
@@ -185,16 +194,8 @@ int fs_column_raw(cellfs *fs, const fs_path *p, int64_t from, int64_t *newest, i
         *puts = NULL;
         *nputs = 0;
     }
-    kv_read_options o = KV_READ_OPTIONS_INIT;
-    kv_column col = { p->family, p->qual, p->qual_len };   /* family markers come too */
-    o.columns = &col;
-    o.ncolumns = 1;
-    o.max_versions = INT32_MAX;
-    o.raw = true;
-    o.time_min = from;           /* a cell's older history costs nothing */
-    o.filter = fs->f_keyonly;
     kv_result *r = NULL;
-    kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
+    kv_status st = raw_column_get(fs, p, from, &r);
     if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
     if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
     int rc = 0;
