@@ -682,7 +682,17 @@ static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *
     int rc = commit_ts(fs, h, &ts);
     if (rc) return rc;
     kv_status st = KV_OK;
-    if (h->whole) {
+    if (h->whole && h->placeholder && !p->has_version && h->placeholder_ts != ts) {
+        /* The empty version committed at a close before the first write
+           (fs_handle_commit) gives way to the value. */
+        kv_mutation *m = NULL;
+        st = kv_mutation_new(&m, p->row, p->row_len);
+        if (st == KV_OK) st = kv_mutation_put(m, p->family, p->qual, p->qual_len, ts, h->buf, h->len);
+        if (st == KV_OK)
+            st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, h->placeholder_ts);
+        if (st == KV_OK) st = kv_mutate(fs->store, p->table, m, w);
+        kv_mutation_free(m);
+    } else if (h->whole) {
         st = put_one(fs, p, ts, h->buf, h->len, w);
     } else {
         /* Merge into the current value with check-and-mutate: a writer
@@ -737,11 +747,16 @@ static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
     const fs_path *p = &h->ref;
     kv_write_options w;
     fs_wopts(fs, fsync, &w);
+    /* An empty value committed before the first write: the open file's
+       buffer stays its whole value, and it replaces this version later. */
+    bool placeholder = h->whole && !h->written && h->len == 0 && !p->has_version;
     pthread_mutex_lock(&fs->stamp_mu);
     int rc = commit_cell_locked(fs, h, &w);
     pthread_mutex_unlock(&fs->stamp_mu);
     if (rc) return rc;
-    h->whole = false;
+    h->placeholder = placeholder;
+    h->placeholder_ts = h->ts;
+    if (!placeholder) h->whole = false;
     h->append_pure = h->append;
     h->append_base = h->len;
     h->next_ext = 0;
@@ -756,7 +771,7 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
 {
     if (h->kind == FS_H_SCRATCH) return 0;
     pthread_mutex_lock(&h->mu);
-    if (flush && h->dirty && !h->written) {
+    if (flush && h->dirty && !h->written && h->in_store) {
         pthread_mutex_unlock(&h->mu);
         return 0;
     }

@@ -61,6 +61,12 @@ typedef struct fs_handle {
     size_t trunc_len;            /* the size the last truncate set */
     size_t trunc_min;            /* the smallest size truncated to: bytes of the
                                     committed value at or past it are gone */
+    bool placeholder;            /* the empty value of a create or O_TRUNC was
+                                    committed at a close (flush) before any
+                                    write: the next commit replaces that
+                                    version (placeholder_ts) rather than
+                                    adding one */
+    int64_t placeholder_ts;
     bool has_set_ts;             /* utimens on the open file: put at set_ts */
     int64_t set_ts;
     int64_t ts;                  /* timestamp of the loaded/committed value */
@@ -99,8 +105,12 @@ void fs_write_end(cellfs *fs, fs_handle *token);
 /** Commits pending writes (see above). @p fsync: durability FSYNC_WAL, and
  *  make an already-committed value durable too. @p flush: called for a
  *  close(2) that may not be the last (shells dup2 and close before they
- *  write): a file only opened with O_TRUNC or created, not yet written, is
- *  then left for release, so `echo x > f` is one put. 0 or -errno. */
+ *  write). A new file not yet written is committed empty then (so it
+ *  exists, and survives the daemon, once close(2) returns), and a later
+ *  commit of the same open file replaces that empty version, so
+ *  `echo x > f` adds one version; a cell that has a value and was only
+ *  opened with O_TRUNC is left for release (so a write that fails after
+ *  the shell's first close leaves the old value). 0 or -errno. */
 int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush);
 /** Unregisters and frees (after a last commit attempt). */
 int fs_handle_release(cellfs *fs, fs_handle *h);

@@ -55,8 +55,7 @@ ms() {
     # a new value after such a removal is not hidden by it
     echo again > "$C/a"
     [ "$(cat "$C/a")" = again ]
-    cd "$T"
-    rm -r r
+    (cd "$T" && rm -r r)
     [ "$(ls "$T")" = "" ]
 }
 
@@ -85,4 +84,51 @@ ms() {
     [ "$(cat "$C/$newest")" = v6 ]
     oldest=$(printf '%s\n' "$output" | grep '^q@' | sort -t@ -k2 -n | head -1)
     [ "$(cat "$C/$oldest")" = v2 ]
+}
+
+@test "a new empty file exists and can be removed right after close (T8)" {
+    run python3 -c '
+import os, sys
+bad = 0
+for i in range(500):
+    e = "%s/e%d" % (sys.argv[1], i)
+    os.close(os.open(e, os.O_WRONLY | os.O_CREAT | os.O_TRUNC))
+    try:
+        os.unlink(e)
+    except OSError as x:
+        bad += 1; print("unlink", e, x)
+    if os.path.exists(e):
+        bad += 1; print("still there:", e)
+    f = "%s/f%d" % (sys.argv[1], i)
+    os.close(os.open(f, os.O_WRONLY | os.O_CREAT | os.O_TRUNC))
+    if not os.path.exists(f):
+        bad += 1; print("missing after close:", f)
+sys.exit(1 if bad else 0)' "$C"
+    echo "$output" | head
+    [ "$status" -eq 0 ]
+    [ "$(ls "$C" | wc -l)" -eq 500 ]
+}
+
+@test "a new empty file closed just before the daemon dies survives (issue 11 defect 2)" {
+    for i in $(seq 1 10); do
+        python3 -c 'import os,sys,signal; os.close(os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)); os.kill(int(sys.argv[2]), signal.SIGKILL)' "$C/n$i" "$FS_PID"
+        wait "$FS_PID" 2>/dev/null || true
+        fusermount3 -u "$MNT" 2>/dev/null || fusermount3 -u -z "$MNT"
+        fs_mount "$STORE" "$MNT"
+        [ -e "$C/n$i" ]
+        [ "$(stat -c %s "$C/n$i")" -eq 0 ]
+    done
+}
+
+@test "echo > f (shells close a duplicate first) is one version; : > f of a cell with a value commits the empty value at close" {
+    printf "{NAME => 'cf', VERSIONS => '5'}\n" > "$T/.schema"
+    echo one > "$C/q"
+    echo two > "$C/q"
+    echo three > "$C/p"
+    : > "$C/p"
+    [ "$(stat -c %s "$C/p")" -eq 0 ]
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o versions
+    [ "$(ls "$C" | grep -c '^q@')" -eq 2 ]
+    [ "$(ls "$C" | grep -c '^p@')" -eq 2 ]
 }
