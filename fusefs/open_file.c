@@ -491,6 +491,7 @@ int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_
     if (h->append) off = (off_t)h->len;
     size_t end = (size_t)off + size;
     if (h->kind == FS_H_CELL && end > fs->max_value) {
+        h->failed = true;
         pthread_mutex_unlock(&h->mu);
         fs_log(fs, "write %s: value of %zu bytes is above the limit of %zu bytes (EFBIG)",
                h->path, end, fs->max_value);
@@ -547,12 +548,14 @@ int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size)
         pthread_mutex_unlock(&fs->mu);
         return rc;
     }
+    pthread_mutex_lock(&h->mu);
     if (h->kind == FS_H_CELL && (size_t)size > fs->max_value) {
+        h->failed = true;
+        pthread_mutex_unlock(&h->mu);
         fs_log(fs, "truncate %s: %lld bytes is above the value limit of %zu bytes (EFBIG)",
                h->path, (long long)size, fs->max_value);
         return -EFBIG;
     }
-    pthread_mutex_lock(&h->mu);
     size_t n = (size_t)size;
     if (h->append_pure) {
         h->append_pure = false;
@@ -773,6 +776,24 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
     pthread_mutex_lock(&h->mu);
     if (flush && h->dirty && !h->written && h->in_store) {
         pthread_mutex_unlock(&h->mu);
+        return 0;
+    }
+    if (h->failed) {
+        /* A failed write changes nothing: the writes of this open file
+           since its last commit are dropped (once, with a log line). */
+        bool had = h->dirty;
+        h->dirty = h->written = false;
+        pthread_mutex_unlock(&h->mu);
+        if (!had) return 0;
+        pthread_mutex_lock(&fs->mu);
+        char *p = strdup(h->path);
+        pthread_mutex_unlock(&fs->mu);
+        if (p) {
+            fs_log(fs, "close %s: a write of this open file failed; nothing of it since its "
+                   "last commit is saved", p);
+            fs_kernel_forget(fs, p);     /* the kernel may hold its size */
+        }
+        free(p);
         return 0;
     }
     pthread_mutex_lock(&fs->mu);

@@ -67,6 +67,8 @@ typedef struct fs_handle {
                                     version (placeholder_ts) rather than
                                     adding one */
     int64_t placeholder_ts;
+    bool failed;                 /* a write or truncate failed (EFBIG): nothing
+                                    more of this open file is committed */
     bool has_set_ts;             /* utimens on the open file: put at set_ts */
     int64_t set_ts;
     int64_t ts;                  /* timestamp of the loaded/committed value */

@@ -132,3 +132,31 @@ sys.exit(1 if bad else 0)' "$C"
     [ "$(ls "$C" | grep -c '^q@')" -eq 2 ]
     [ "$(ls "$C" | grep -c '^p@')" -eq 2 ]
 }
+
+@test "a write that fails with EFBIG changes nothing: cp and dd keep the old value, a new cell is not made" {
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o max_value=100000
+    mkdir -p "$C"
+    head -c 200000 /dev/urandom > "$FS_TMP/big"
+    echo old > "$C/q"
+    run cp "$FS_TMP/big" "$C/q"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"too large"* ]]
+    [ "$(cat "$C/q")" = old ]
+    run dd if="$FS_TMP/big" of="$C/q" bs=64k status=none
+    [ "$status" -ne 0 ]
+    [ "$(cat "$C/q")" = old ]
+    run python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_TRUNC)
+try:
+    os.pwrite(fd, b"x" * 10, 99995)
+except OSError as e:
+    print(e.strerror)
+os.close(fd)' "$C/q"
+    [[ "$output" == *"too large"* ]]
+    [ "$(cat "$C/q")" = old ]
+    run cp "$FS_TMP/big" "$C/new"
+    [ "$status" -ne 0 ]
+    [ ! -e "$C/new" ] || [ "$(stat -c %s "$C/new")" -eq 0 ]
+}
