@@ -146,51 +146,32 @@ static void drop(cellfs *fs, fs_handle **v, size_t n)
     free(v);
 }
 
-/* Loads the value a new open file starts from: empty when another open
-   file of the path has truncated or created it and written nothing yet
-   (so `: > f; cat f` is consistent before the release), else the committed
-   value (readers never see another writer's half-written buffer), else
-   the buffer of an open file that created the cell and has not committed. */
+/* Loads the value a new open file starts from: the committed value
+   (readers never see another open file's uncommitted buffer, truncated or
+   half-written), or empty when the cell is not in the store but another
+   open file has created it and not committed yet. */
 static int load_cell(cellfs *fs, fs_handle *h, const char *path)
 {
+    uint8_t *v = NULL;
+    size_t len = 0;
+    int64_t ts = 0;
+    int rc = fs_cell_get(fs, &h->ref, &v, &len, &ts);
+    if (rc == 0) {
+        h->buf = v;
+        h->len = h->cap = len;
+        h->ts = ts;
+        h->in_store = true;
+        return 0;
+    }
+    if (rc != -ENOENT) return rc;
     fs_handle **others;
     size_t n = collect(fs, path, &others);
-    bool empty = false;
-    for (size_t i = 0; i < n; i++) {
-        fs_handle *o = others[i];
-        pthread_mutex_lock(&o->mu);
-        if (o->kind == FS_H_CELL && o->dirty && !o->written && o->len == 0) {
-            empty = true;
-            h->ts = o->has_set_ts ? o->set_ts : o->ts;
-            h->in_store = o->in_store;
-        }
-        pthread_mutex_unlock(&o->mu);
-    }
-    int rc = -ENOENT;
-    if (!empty) {
-        uint8_t *v = NULL;
-        size_t len = 0;
-        int64_t ts = 0;
-        rc = fs_cell_get(fs, &h->ref, &v, &len, &ts);
-        if (rc == 0) {
-            h->buf = v;
-            h->len = h->cap = len;
-            h->ts = ts;
-            h->in_store = true;
-        }
-    } else {
-        rc = 0;
-    }
     for (size_t i = 0; i < n && rc == -ENOENT; i++) {
         fs_handle *o = others[i];
         pthread_mutex_lock(&o->mu);
         if (o->kind == FS_H_CELL && !o->in_store) {
-            rc = buf_reserve(h, o->len);
-            if (rc == 0) {
-                if (o->len) memcpy(h->buf, o->buf, o->len);
-                h->len = o->len;
-                h->ts = o->has_set_ts ? o->set_ts : o->ts;
-            }
+            h->ts = o->has_set_ts ? o->set_ts : o->ts;
+            rc = 0;
         }
         pthread_mutex_unlock(&o->mu);
     }
@@ -326,6 +307,8 @@ int fs_handle_open(cellfs *fs, const char *path, const fs_path *p, int flags, bo
     int rc = h->path ? set_ref(h, p) : -ENOMEM;
     h->writable = (flags & O_ACCMODE) != O_RDONLY;
     h->open_commits = atomic_load(&fs->commits);
+    struct fuse_context *ctx = fuse_get_context();
+    h->pid = ctx ? ctx->pid : 0;
     h->append = (flags & O_APPEND) != 0;
     h->append_pure = h->append;
     bool trunc = h->writable && (flags & O_TRUNC);
@@ -889,20 +872,21 @@ void fs_handles_rename(cellfs *fs, const char *from, const char *to, const fs_pa
     drop(fs, v, n);
 }
 
-int fs_handles_stat(cellfs *fs, const char *path, size_t *size, int64_t *ts_ms, bool *dirty)
+int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64_t *ts_ms,
+                    bool *mine)
 {
     fs_handle **v;
     size_t n = collect(fs, path, &v);
     int found = 0;
-    *dirty = false;
-    for (size_t i = 0; i < n; i++) {
+    *mine = false;
+    for (size_t i = 0; i < n && !*mine; i++) {
         fs_handle *h = v[i];
         pthread_mutex_lock(&h->mu);
-        if (h->kind == FS_H_CELL && (h->dirty || !h->in_store) && !*dirty) {
+        if (h->kind == FS_H_CELL && (h->dirty || !h->in_store)) {
             found = 1;
             *size = h->len;
             *ts_ms = h->has_set_ts ? h->set_ts : h->ts;
-            *dirty = h->dirty;
+            *mine = pid != 0 && h->pid == pid;
         }
         pthread_mutex_unlock(&h->mu);
     }

@@ -72,6 +72,7 @@ typedef struct fs_handle {
     bool has_set_ts;             /* utimens on the open file: put at set_ts */
     int64_t set_ts;
     int64_t ts;                  /* timestamp of the loaded/committed value */
+    pid_t pid;                   /* the process that opened it (getattr) */
     uint64_t open_commits;       /* fs->commits when opened */
     fs_scratch *scratch;
 } fs_handle;
@@ -131,11 +132,14 @@ void fs_handles_orphan(cellfs *fs, const char *path);
 /** Moves handles open on @p from to @p to (after rename). */
 void fs_handles_rename(cellfs *fs, const char *from, const char *to, const fs_path *pto);
 /**
- * Attributes from open handles of @p path: 1 when one is found (*size and
- * *ts_ms filled from the newest dirty or uncommitted one, *exists_in_store
- * whether the store has it), 0 when none.
+ * Attributes from open handles of @p path that are dirty or not yet in the
+ * store: 1 when one is found (*size and *ts_ms from it; one opened by
+ * process @p pid preferred, *mine then true), 0 when none. (The kernel's
+ * fstat is a getattr by path: the opener's process sees its own writes,
+ * others the committed value.)
  */
-int fs_handles_stat(cellfs *fs, const char *path, size_t *size, int64_t *ts_ms, bool *dirty);
+int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64_t *ts_ms,
+                    bool *mine);
 /** Sets the pending timestamp of dirty handles of @p path; 1 when one was
  *  dirty (then nothing else needs to be done), else 0. */
 int fs_handles_set_ts(cellfs *fs, const char *path, int64_t ts_ms);

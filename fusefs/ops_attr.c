@@ -126,11 +126,15 @@ static int stat_path(cellfs *fs, const char *path, fs_path *p, struct stat *st)
         rc = fs_resolve(fs, p);
         size_t len = 0, hlen;
         int64_t ts = 0, hts;
-        bool dirty;
+        bool mine;
         if (rc == 0) rc = fs_cell_get(fs, p, NULL, &len, &ts);
         if (rc != 0 && rc != -ENOENT) return rc;
-        if (fs_handles_stat(fs, path, &hlen, &hts, &dirty) && (dirty || rc == -ENOENT)) {
-            len = hlen;
+        /* The committed value's attributes, as a reader sees it; a writer's
+           process (fstat comes here too) sees its open file's buffer; a new
+           cell not yet committed shows empty to others, as it reads. */
+        if (fs_handles_stat(fs, path, fuse_get_context()->pid, &hlen, &hts, &mine) &&
+            (mine || rc == -ENOENT)) {
+            len = mine ? hlen : 0;
             ts = hts;
             rc = 0;
         }

@@ -154,8 +154,8 @@ static int unlink_cell(cellfs *fs, const char *path, fs_path *p)
         /* created but not yet committed: forgetting the open file is all */
         size_t hl;
         int64_t hts;
-        bool dirty;
-        if (fs_handles_stat(fs, path, &hl, &hts, &dirty)) {
+        bool mine;
+        if (fs_handles_stat(fs, path, 0, &hl, &hts, &mine)) {
             fs_handles_orphan(fs, path);
             return 0;
         }

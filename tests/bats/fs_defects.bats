@@ -160,3 +160,32 @@ os.close(fd)' "$C/q"
     [ "$status" -ne 0 ]
     [ ! -e "$C/new" ] || [ "$(stat -c %s "$C/new")" -eq 0 ]
 }
+
+@test "readers see the old value and size while a writer holds the cell open after O_TRUNC" {
+    printf 'old value' > "$C/q"
+    # The writer must not fork: a child's close of the inherited descriptor
+    # is a close(2) of the file, which commits it.
+    python3 -c '
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_TRUNC)
+open(sys.argv[2], "w").close()
+for i in range(15):
+    time.sleep(0.1)
+    os.write(fd, b"new bytes ")
+os.close(fd)' "$C/q" "$FS_TMP/started" &
+    w=$!
+    while [ ! -e "$FS_TMP/started" ]; do sleep 0.02; done
+    bad=0
+    for i in $(seq 1 10); do
+        v=$(cat "$C/q")
+        s=$(stat -c %s "$C/q")
+        if [ "$v" != "old value" ] || [ "$s" -ne 9 ]; then
+            echo "read $i: cat '$v', stat $s"
+            bad=$((bad + 1))
+        fi
+        sleep 0.05
+    done
+    wait "$w"
+    [ "$bad" -eq 0 ]
+    [ "$(cat "$C/q")" = "$(printf 'new bytes %.0s' $(seq 1 15))" ]
+}
