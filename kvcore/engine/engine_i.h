@@ -106,6 +106,9 @@ struct kv_engine {
     uint64_t manifest_edits;    /* edits appended after the snapshot */
 
     bool read_only;
+    bool salvage;               /* read-only open for kv_store_salvage: log
+                                   damage ends that log's replay instead of
+                                   failing the open */
 };
 
 #endif
