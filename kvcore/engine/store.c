@@ -193,6 +193,11 @@ kv_status kv_engine_close(kv_engine *s) {
     if (!s->read_only) {
         pthread_rwlock_rdlock(&s->catalog_lock);
         st = kv_write_flush(s);
+        /* A manifest write failed since the last snapshot (maybe after the
+           new text reached the disk): leave the state in memory on disk. */
+        kv_manifest_lock(s);
+        if (st == KV_OK && s->manifest_snapshot_needed) st = kv_manifest_save(s, true, NULL, 0);
+        kv_manifest_unlock(s);
         pthread_rwlock_unlock(&s->catalog_lock);
     }
     kv_compact_stop(s);
