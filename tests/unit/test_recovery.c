@@ -307,6 +307,28 @@ static void damaged_file_case(bool missing, bool read_only) {
     while ((st = kv_scan_next(&r, sc)) == KV_OK) {}
     CHECK_EQ(st, KV_CORRUPT);
     kv_scan_close(sc);
+    /* A scan that starts past the file's rows does not need it. */
+    ro.start_row = "n";
+    ro.start_row_len = 1;
+    REQUIRE(kv_scan_open(&sc, s, "bad", &ro) == KV_OK);
+    size_t rows = 0;
+    while ((st = kv_scan_next(&r, sc)) == KV_OK) rows++;
+    if (st != KV_END) fprintf(stderr, "scan from 'n': %s: %s\n", kv_strerror(st), kv_store_errmsg(s));
+    CHECK_EQ(st, KV_END);
+    CHECK_EQ(rows, 1); /* z */
+    kv_scan_close(sc);
+    /* A reversed scan from before the file's rows does not either. */
+    kv_read_options rev = KV_READ_OPTIONS_INIT;
+    rev.reversed = true;
+    rev.start_row = "b";
+    rev.start_row_len = 1;
+    REQUIRE(kv_scan_open(&sc, s, "bad", &rev) == KV_OK);
+    rows = 0;
+    while ((st = kv_scan_next(&r, sc)) == KV_OK) rows++;
+    if (st != KV_END) fprintf(stderr, "reversed scan from 'b': %s: %s\n", kv_strerror(st), kv_store_errmsg(s));
+    CHECK_EQ(st, KV_END);
+    CHECK_EQ(rows, 0);
+    kv_scan_close(sc);
     if (!read_only) {
         /* Writes work, and survive a reopen. */
         CHECK_EQ(kv_put(s, "bad", "y", 1, "f", "q", 1, 1, "v", 1, NULL), KV_OK);
