@@ -45,6 +45,9 @@ struct kv_writer;
 
 typedef struct kv_engine kv_engine;
 
+/* Closed scans an engine keeps for reuse: one per reader thread is enough. */
+#define KV_SCAN_POOL 4
+
 struct kv_engine {
     char *dir;
     kv_store_options opts;      /* as given to open, defaults applied */
@@ -109,6 +112,10 @@ struct kv_engine {
     bool salvage;               /* read-only open for kv_store_salvage: log
                                    damage ends that log's replay instead of
                                    failing the open */
+
+    /* closed scans kept with their buffers for the next get (read.c);
+       a slot is taken and given back with atomic exchanges */
+    _Atomic(struct kv_engine_scan *) scan_pool[KV_SCAN_POOL];
 };
 
 #endif

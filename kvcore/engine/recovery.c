@@ -20,6 +20,7 @@
 #include "util/filename.h"
 
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 
 /* The clock floor a replayed op requires: past its timestamp, and one past
@@ -176,7 +177,40 @@ static void remove_orphans(kv_engine *s) {
     kv_free_names(names);
 }
 
+/* A sorted file that no edit names is either the output of a flush or
+   compaction that a crash interrupted, or the sign of a manifest that lost
+   its last edits (truncated or rolled back). The two differ in the log the
+   manifest names: an interrupted flush leaves that log in place until its
+   edit is durable, while a lost edit had already retired it. Removing the
+   files in the second case would destroy flushed data, so the open fails
+   naming the manifest and nothing is removed. */
+static kv_status check_manifest_complete(kv_engine *s) {
+    char **names = NULL;
+    char err[256] = "";
+    kv_status st = s->env->list(s->env, s->dir, &names, err, sizeof err);
+    if (st != KV_OK) return kv_fail(s, st, "listing %s: %s", s->dir, err);
+    bool log_present = false;
+    uint64_t unnamed = 0;
+    for (char **p = names; *p; p++) {
+        uint64_t num;
+        char kind = kv_filename_parse(*p, &num);
+        if (kind == 'l' && num == s->log_number) log_present = true;
+        if (kind == 's' && !unnamed && !kv_recovery_names_file(s, num)) unnamed = num;
+    }
+    kv_free_names(names);
+    if (unnamed && !log_present && s->log_number != 0)
+        return kv_fail(s, KV_CORRUPT,
+                       "%s/MANIFEST has lost edits: it names log %06" PRIu64
+                       ", which is gone, and no edit names sorted file %06" PRIu64
+                       ".sst (a truncated or damaged manifest; nothing was removed: cellck --salvage "
+                       "copies what is readable)",
+                       s->dir, s->log_number, unnamed);
+    return KV_OK;
+}
+
 kv_status kv_recovery_replay(kv_engine *s, uint64_t **logs, size_t *nlogs) {
+    kv_status cst = check_manifest_complete(s);
+    if (cst != KV_OK) return cst;
     if (!s->read_only) remove_orphans(s);
     for (size_t i = 0; i < s->ntables; i++)
         for (size_t f = 0; f < s->tables[i]->nfamilies; f++) {

@@ -12,6 +12,7 @@
 #include "fileset.h"
 #include "flush.h"
 #include "manifest.h"
+#include "read.h"
 #include "recovery.h"
 #include "tables.h"
 #include "wal.h"
@@ -36,6 +37,7 @@ int64_t kv_engine_now(kv_engine *s) {
 
 static void free_store(kv_engine *s) {
     if (!s) return;
+    kv_engine_scan_pool_free(s);
     kv_catalog_free(s);
     char err[256];
     if (s->wal) kv_wal_writer_close(s->wal, err, sizeof err);

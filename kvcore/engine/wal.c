@@ -274,7 +274,7 @@ kv_status kv_wal_read(kv_wal_reader *r, const uint8_t **data, size_t *len, char 
         r->done = true;
         return KV_END;
     }
-    if (kv_checksum(p + 4, 4 + (size_t)plen) != sum) {
+    if (!KV_CHECKSUM_OK(sum, p + 4, 4 + (size_t)plen)) {
         if (end >= r->file_size) {
             /* The last record, whole in size but not in content: torn. */
             r->done = true;

@@ -276,12 +276,15 @@ bool kv_location_is_local(const char *location);
  */
 kv_status kv_store_close(kv_store *store);
 
-/** The detail text of the calling thread's last failure on this store (""
- *  if none), such as "corrupt block in /s/000012.sst at offset 8192". Each
- *  thread sees its own failures only. The pointer stays valid until the
- *  thread's next failing call on the store (or until 32 other threads have
- *  failed since) and at most until kv_store_close; copy it to keep it.
- *  NULL gives "". */
+/** The detail text of the calling thread's last call on this store when
+ *  it failed, such as "corrupt block in /s/000012.sst at offset 8192": always
+ *  about that call, never an earlier one ("" when the call succeeded or
+ *  recorded no detail; then kv_strerror of its status is all there is).
+ *  Each thread sees its own failures only. The text stays valid until the
+ *  thread's next call on the store (or until 32 other threads have failed
+ *  since) and at most until kv_store_close; copy it to keep it. Calls that
+ *  take no store or scan (kv_filter_parse, kv_result_free, kv_scan_close,
+ *  kv_strerror, ...) leave it alone. NULL gives "". */
 const char *kv_store_errmsg(kv_store *store);
 
 typedef struct kv_store_stats {
@@ -405,7 +408,7 @@ typedef struct kv_family_desc {
 #define KV_FAMILY_DESC_INIT                                                    \
     { .version = KV_FAMILY_DESC_VERSION, .name = "", .versions = 1, .min_versions = 0, \
       .ttl_seconds = KV_FOREVER, .keep_deleted = KV_KEEP_DELETED_FALSE,        \
-      .compression = KV_COMPRESSION_NONE, .bloom = KV_BLOOM_ROW, .blocksize = 65536, \
+      .compression = KV_COMPRESSION_NONE, .bloom = KV_BLOOM_ROW, .blocksize = 4096,  \
       .encoding = KV_ENCODING_NONE, .in_memory = false, .blockcache = true,    \
       .new_version_behavior = false }
 
@@ -435,7 +438,7 @@ kv_status kv_family_desc_parse(kv_family_desc *family, const char *text, char *e
  * {NAME => 'f', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1',
  *  KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE',
  *  COMPRESSION => 'NONE', TTL => 'FOREVER', MIN_VERSIONS => '0',
- *  BLOCKCACHE => 'true', BLOCKSIZE => '65536', REPLICATION_SCOPE => '0'}
+ *  BLOCKCACHE => 'true', BLOCKSIZE => '4096', REPLICATION_SCOPE => '0'}
  * (NEW_VERSION_BEHAVIOR is shown only when true). Returns the length it
  * needs, like snprintf; the output is always NUL-terminated when len > 0.
  * kv_family_desc_parse reads it back to an equal descriptor.
@@ -738,13 +741,23 @@ typedef struct kv_filter kv_filter;
 
 /**
  * Compiles an HBase filter string, e.g. "PrefixFilter('row') AND
- * ValueFilter(=, 'binary:abc')". Supported: PrefixFilter, ColumnPrefixFilter,
- * MultipleColumnPrefixFilter, QualifierFilter, ValueFilter, RowFilter,
- * FamilyFilter, SingleColumnValueFilter, SingleColumnValueExcludeFilter,
- * KeyOnlyFilter, FirstKeyOnlyFilter, TimestampsFilter, PageFilter,
- * ColumnCountGetFilter, InclusiveStopFilter, ColumnRangeFilter, with
- * comparators binary:, binaryprefix:, substring:, regexstring:, and the
- * operators AND, OR, SKIP, WHILE and parentheses. Needs no store. A
+ * ValueFilter(=, 'binary:abc')". Supported: every filter HBase 2's
+ * ParseFilter registers (kv_filter_name lists them): PrefixFilter,
+ * ColumnPrefixFilter, MultipleColumnPrefixFilter, QualifierFilter,
+ * ValueFilter, RowFilter, FamilyFilter, SingleColumnValueFilter,
+ * SingleColumnValueExcludeFilter, KeyOnlyFilter, FirstKeyOnlyFilter,
+ * TimestampsFilter, PageFilter, ColumnCountGetFilter, InclusiveStopFilter,
+ * ColumnRangeFilter, ColumnPaginationFilter, DependentColumnFilter,
+ * ColumnValueFilter, MultiRowRangeFilter, with HBase's argument checks;
+ * comparators binary:, binaryprefix:, substring: and regexstring: (Java's
+ * find() with DOTALL, on a backtracking-free matcher of Java's common
+ * syntax: constructs it cannot run exactly — lookaround, backreferences,
+ * possessive quantifiers, \p{...}, class intersections — and patterns over
+ * 20000 steps once repetitions are expanded are refused with the reason);
+ * the operators SKIP, WHILE (binding tightest), AND, then OR, and
+ * parentheses. A read with a filter offers it up to the family's VERSIONS
+ * versions of each column, newest first, and keeps at most the read's
+ * VERSIONS of what passes, as HBase does. Needs no store. A
  * compiled filter is immutable: any number of reads in any threads may use
  * it at once; it must outlive the scans that use it.
  * Errors: KV_INVALID, with the reason in @p errmsg when non-NULL;
@@ -753,6 +766,9 @@ typedef struct kv_filter kv_filter;
 kv_status kv_filter_parse(kv_filter **out, const char *text, char *errmsg, size_t errlen);
 /** Frees a compiled filter (NULL is a no-op). */
 void kv_filter_free(kv_filter *filter);
+/** The name of the @p i th filter kv_filter_parse knows (0, 1, ...), in
+ *  alphabetical order; NULL past the last. Static strings; thread-safe. */
+const char *kv_filter_name(size_t i);
 
 /** A column selection: @p qualifier NULL selects the whole family. */
 typedef struct kv_column {

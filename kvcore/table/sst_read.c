@@ -107,7 +107,7 @@ static kv_status fetch(kv_sst_reader *r, uint64_t off, uint64_t size, growbuf *r
     }
     const uint8_t *raw = rb->p;
     size_t body = (size_t)size - KV_BLOCK_CHECKSUM_LEN;
-    if (kv_checksum(raw, body) != kv_get_le32(raw + body)) {
+    if (!KV_CHECKSUM_OK(kv_get_le32(raw + body), raw, body)) {
         kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (checksum mismatch)", r->path, off);
         return KV_CORRUPT;
     }
@@ -319,7 +319,7 @@ kv_status kv_sst_open(kv_sst_reader **out, kv_env *env, const char *path, uint64
         st = KV_CORRUPT;
     } else if ((st = env->read_at(r->file, foff, f, sizeof f, &got, err, errlen)) == KV_OK &&
                (got != sizeof f || kv_get_le64(f + 56) != KV_SST_MAGIC ||
-                kv_get_le32(f + 52) != kv_checksum(f, 52) ||
+                !KV_CHECKSUM_OK(kv_get_le32(f + 52), f, 52) ||
                 kv_get_le32(f + 48) != KV_SST_FORMAT_VERSION)) {
         kv_env_errf(err, errlen, "corrupt sorted file %s: bad footer at offset %" PRIu64
                 " (truncated or damaged)", path, foff);
