@@ -89,11 +89,12 @@ static kv_status open_store(checker *c, const char *path, kv_report *rep, bool s
     o.create_if_missing = false;
     kv_report_init(rep, open_sink, c);
     kv_status st = salvage ? kv_engine_open_salvage(out, path, rep) : kv_engine_open(out, path, &o, rep);
-    if (st == KV_CORRUPT || st == KV_IO) {
+    if (st != KV_OK) {
+        /* Damage, or why the check cannot run (not a store, locked...). */
         const char *why = kv_report_last(rep);
         char name[256];
-        emit(c, KV_FINDING_DAMAGE, file_in(c, why, name, sizeof name), offset_in(why),
-             "the store does not open: %s", why);
+        emit(c, st == KV_CORRUPT || st == KV_IO ? KV_FINDING_DAMAGE : KV_FINDING_INFO,
+             file_in(c, why, name, sizeof name), offset_in(why), "the store does not open: %s", why);
     }
     return st;
 }
