@@ -77,21 +77,24 @@ static void open_sink(void *ctx, int level, const char *msg) {
     checker *c = ctx;
     if (level > KV_LOG_WARN || strncmp(msg, "sorted file ", 12) == 0) return;
     char name[256];
-    emit(c, KV_FINDING_WARNING, file_in(c, msg, name, sizeof name), offset_in(msg), "%s", msg);
+    kv_finding_kind kind = strncmp(msg, "lost: ", 6) == 0 ? KV_FINDING_LOST : KV_FINDING_WARNING;
+    emit(c, kind, file_in(c, msg, name, sizeof name), offset_in(msg), "%s", msg);
 }
 
-/* Opens the store read-only; on failure the reason is a finding. */
-static kv_status open_store(checker *c, const char *path, kv_report *rep, kv_engine **out) {
+/* Opens the store read-only (for a salvage, past damage in a log); on
+   failure the reason is a finding. */
+static kv_status open_store(checker *c, const char *path, kv_report *rep, bool salvage, kv_engine **out) {
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     o.read_only = true;
     o.create_if_missing = false;
     kv_report_init(rep, open_sink, c);
-    kv_status st = kv_engine_open(out, path, &o, rep);
-    if (st == KV_CORRUPT || st == KV_IO) {
+    kv_status st = salvage ? kv_engine_open_salvage(out, path, rep) : kv_engine_open(out, path, &o, rep);
+    if (st != KV_OK) {
+        /* Damage, or why the check cannot run (not a store, locked...). */
         const char *why = kv_report_last(rep);
         char name[256];
-        emit(c, KV_FINDING_DAMAGE, file_in(c, why, name, sizeof name), offset_in(why),
-             "the store does not open: %s", why);
+        emit(c, st == KV_CORRUPT || st == KV_IO ? KV_FINDING_DAMAGE : KV_FINDING_INFO,
+             file_in(c, why, name, sizeof name), offset_in(why), "the store does not open: %s", why);
     }
     return st;
 }
@@ -235,7 +238,7 @@ kv_status kv_engine_check(kv_check_stats *stats, const char *path, kv_finding_fn
         return KV_NO_MEMORY;
     }
     kv_engine *s = NULL;
-    st = open_store(&c, path, rep, &s);
+    st = open_store(&c, path, rep, false, &s);
     if (st != KV_OK && st != KV_CORRUPT && st != KV_IO) {
         kv_report_destroy(rep);
         free(rep);
@@ -354,7 +357,7 @@ kv_status kv_engine_salvage(kv_check_stats *stats, const char *path, const kv_sa
     kv_report *rep = malloc(sizeof *rep);
     if (!rep) return KV_NO_MEMORY;
     kv_engine *s = NULL;
-    kv_status st = open_store(&c, path, rep, &s);
+    kv_status st = open_store(&c, path, rep, true, &s);
     for (size_t i = 0; st == KV_OK && i < s->nnamespaces; i++) {
         const kv_namespace *ns = &s->namespaces[i];
         st = sink->add_namespace(sink->ctx, ns->name, ns->props, ns->nprops);

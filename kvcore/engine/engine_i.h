@@ -109,6 +109,9 @@ struct kv_engine {
     uint64_t manifest_edits;    /* edits appended after the snapshot */
 
     bool read_only;
+    bool salvage;               /* read-only open for kv_store_salvage: log
+                                   damage ends that log's replay instead of
+                                   failing the open */
 
     /* closed scans kept with their buffers for the next get (read.c);
        a slot is taken and given back with atomic exchanges */

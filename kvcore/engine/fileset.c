@@ -7,6 +7,7 @@
 #include "fileset.h"
 #include "errors.h"
 #include "util/filename.h"
+#include "hbase/keys.h"
 #include "table/cache.h"
 
 #include <stdio.h>
@@ -61,7 +62,28 @@ kv_status kv_sstfile_open_or_broken(kv_engine *s, uint64_t number, kv_sst_meta *
 
 /* ---- the iterator of a broken file ---- */
 
-static void broken_seek(kv_iter *it, const uint8_t *t, size_t n) { (void)it, (void)t, (void)n; }
+/* It has no entries to give: a seek that would land in the file's key
+   range (as the manifest recorded it) fails with KV_CORRUPT; one past the
+   range (a scan that starts after it, a reversed one that starts before)
+   is simply at the end, so such scans work. */
+typedef struct broken_iter {
+    kv_iter base;
+    kv_sstfile *file;
+    kv_status status;
+} broken_iter;
+
+static void broken_seek(kv_iter *it, const uint8_t *target, size_t len) {
+    broken_iter *b = (broken_iter *)it;
+    const kv_sst_meta *m = &b->file->meta;
+    bool past = len > 0 && m->largest_len > 0 && kv_key_compare(target, len, m->largest, m->largest_len) > 0;
+    b->status = past ? KV_OK : KV_CORRUPT;
+}
+static void broken_seek_before(kv_iter *it, const uint8_t *target, size_t len) {
+    broken_iter *b = (broken_iter *)it;
+    const kv_sst_meta *m = &b->file->meta;
+    bool before = target && m->smallest_len > 0 && kv_key_compare(target, len, m->smallest, m->smallest_len) <= 0;
+    b->status = before ? KV_OK : KV_CORRUPT;
+}
 static void broken_next(kv_iter *it) { (void)it; }
 static bool broken_valid(const kv_iter *it) { (void)it; return false; }
 static const uint8_t *broken_bytes(const kv_iter *it, size_t *len) {
@@ -69,16 +91,22 @@ static const uint8_t *broken_bytes(const kv_iter *it, size_t *len) {
     *len = 0;
     return NULL;
 }
-static kv_status broken_status(const kv_iter *it) { (void)it; return KV_CORRUPT; }
-static void broken_destroy(kv_iter *it) { free(it); }
+static kv_status broken_status(const kv_iter *it) { return ((const broken_iter *)it)->status; }
+static void broken_destroy(kv_iter *it) {
+    kv_sstfile_unref(((broken_iter *)it)->file);
+    free(it);
+}
 
 kv_iter *kv_sstfile_iter(kv_sstfile *f, bool fill_cache, bool high_priority) {
     if (!f->broken) return kv_sst_iter(f->reader, fill_cache, high_priority);
-    kv_iter *it = calloc(1, sizeof *it);
-    if (!it) return NULL;
-    *it = (kv_iter){broken_seek, broken_seek, broken_next, broken_valid, broken_bytes, broken_bytes,
-                    broken_status, broken_destroy};
-    return it;
+    broken_iter *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->base = (kv_iter){broken_seek, broken_seek_before, broken_next, broken_valid, broken_bytes,
+                        broken_bytes, broken_status, broken_destroy};
+    kv_sstfile_ref(f);
+    b->file = f;
+    b->status = KV_CORRUPT;
+    return &b->base;
 }
 
 bool kv_sstfile_may_hold_row(const kv_sstfile *f, const uint8_t *row_key, size_t len) {

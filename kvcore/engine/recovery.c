@@ -132,6 +132,13 @@ static kv_status replay_logs(kv_engine *s, uint64_t **old_logs, size_t *nold) {
         uint64_t dropped = st == KV_OK ? kv_wal_reader_dropped(r) : 0;
         uint64_t good_end = kv_wal_reader_offset(r);
         kv_wal_reader_close(r);
+        if (st == KV_CORRUPT && s->salvage) {
+            /* Salvage: keep what came before the damage, say what is lost. */
+            kv_log(s, KV_LOG_WARN, "lost: the rest of %s from offset %llu (%s)", path,
+                   (unsigned long long)good_end, err);
+            st = KV_OK;
+            dropped = 0;
+        }
         if (st != KV_OK) kv_fail(s, st, "replaying the write-ahead log: %s", err);
         if (dropped) keep_damaged_log(s, path, good_end, dropped);
         free(path);

@@ -940,9 +940,11 @@ kv_status kv_store_check(kv_check_stats *stats, const char *path, kv_finding_fn 
  * as recovery replays them, with their timestamps. A sorted file that
  * cannot be opened, and the rest of a file after an unreadable block, are
  * reported as KV_FINDING_LOST (naming file, offset and the key range lost
- * as far as known); everything else is copied. The new store is flushed
- * and closed before returning. Needs a store whose manifest opens (with a
- * damaged manifest nothing can be salvaged: KV_CORRUPT).
+ * as far as known), and so is the rest of a log after damage in its middle
+ * (its records before the damage are copied); everything else is copied.
+ * The new store is flushed and closed before returning. Needs a store whose
+ * manifest opens (with a damaged manifest nothing can be salvaged:
+ * KV_CORRUPT, and no KV_FINDING_LOST).
  * Returns KV_OK when everything was copied, KV_CORRUPT when something was
  * lost (the new store then holds the rest), or the error that stopped it.
  */

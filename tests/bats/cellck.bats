@@ -116,6 +116,16 @@ PY
     run "$CELLCK" "$STORE"
     [ "$status" -eq 1 ]
     [[ "$output" == *"damage: $(basename "$log") @"*"offset"* ]]
+    # Such a store does not open, but a salvage keeps what is before the
+    # damage and says what is lost.
+    run "$CELLCK" --salvage "$STORE" "$TEST_DIR/new"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"lost: $(basename "$log") @"*"the rest of"* ]]
+    run "$CELLSH" -r "$TEST_DIR/new" -e "count 't'"
+    [ "$status" -eq 0 ]
+    # r0..r9 from the sorted file and the logged rows before the damage
+    # (about half of the 8), not the ones after it.
+    [[ "$output" =~ (1[1-7])\ row ]]
 }
 
 @test "cellck --salvage: copies what is readable and says what was lost" {

@@ -495,6 +495,7 @@ int main(void) {
     for (int c = DROP; c <= DROP_NS; c++) {
         test_failed_change((enum change)c, "space");
         test_failed_change((enum change)c, "rename");
+        test_failed_change((enum change)c, "sync_dir"); /* after the rename: the new text is in place */
         test_failed_change_then_crash((enum change)c);
     }
     return test_finish("test_manifest");

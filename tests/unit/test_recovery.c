@@ -307,6 +307,28 @@ static void damaged_file_case(bool missing, bool read_only) {
     while ((st = kv_scan_next(&r, sc)) == KV_OK) {}
     CHECK_EQ(st, KV_CORRUPT);
     kv_scan_close(sc);
+    /* A scan that starts past the file's rows does not need it. */
+    ro.start_row = "n";
+    ro.start_row_len = 1;
+    REQUIRE(kv_scan_open(&sc, s, "bad", &ro) == KV_OK);
+    size_t rows = 0;
+    while ((st = kv_scan_next(&r, sc)) == KV_OK) rows++;
+    if (st != KV_END) fprintf(stderr, "scan from 'n': %s: %s\n", kv_strerror(st), kv_store_errmsg(s));
+    CHECK_EQ(st, KV_END);
+    CHECK_EQ(rows, 1); /* z */
+    kv_scan_close(sc);
+    /* A reversed scan from before the file's rows does not either. */
+    kv_read_options rev = KV_READ_OPTIONS_INIT;
+    rev.reversed = true;
+    rev.start_row = "b";
+    rev.start_row_len = 1;
+    REQUIRE(kv_scan_open(&sc, s, "bad", &rev) == KV_OK);
+    rows = 0;
+    while ((st = kv_scan_next(&r, sc)) == KV_OK) rows++;
+    if (st != KV_END) fprintf(stderr, "reversed scan from 'b': %s: %s\n", kv_strerror(st), kv_store_errmsg(s));
+    CHECK_EQ(st, KV_END);
+    CHECK_EQ(rows, 0);
+    kv_scan_close(sc);
     if (!read_only) {
         /* Writes work, and survive a reopen. */
         CHECK_EQ(kv_put(s, "bad", "y", 1, "f", "q", 1, 1, "v", 1, NULL), KV_OK);
@@ -389,8 +411,10 @@ static void test_lying_compressed_block(void) {
     pid_t pid = fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
+#ifndef __SANITIZE_ADDRESS__ /* ASan's shadow memory needs more address space */
         struct rlimit rl = {1u << 30, 1u << 30};
         setrlimit(RLIMIT_AS, &rl);
+#endif
         kv_store *c = NULL;
         kv_store_options co = KV_STORE_OPTIONS_INIT;
         co.read_only = true;
@@ -475,7 +499,7 @@ static void test_compaction_failure_reason(void) {
     put_rows(s, 60);
     REQUIRE(kv_flush(s, NULL) == KV_OK); /* three files of one size: a minor compaction */
     bool seen = false;
-    for (int i = 0; i < 100 && !seen; i++) {
+    for (int i = 0; i < 400 && !seen; i++) { /* up to 20 s on a loaded machine */
         pthread_mutex_lock(&log.mu);
         const char *at = strstr(log.text, "compaction failed");
         seen = at && strstr(at, names[0]) != NULL;

@@ -45,6 +45,8 @@ static void test_private_files(void) {
     REQUIRE(kv_put(s, "t", "r", 1, "f", "q", 1, 1, "v", 1, NULL) == KV_OK);
     REQUIRE(kv_flush(s, NULL) == KV_OK);
     REQUIRE(kv_put(s, "t", "s", 1, "f", "q", 1, 1, "v", 1, NULL) == KV_OK);
+    /* Closed first: the background flush removes old logs as it goes. */
+    CHECK_EQ(kv_store_close(s), KV_OK);
     struct stat st;
     REQUIRE(stat(path, &st) == 0);
     CHECK_EQ(st.st_mode & 0777, 0700);
@@ -62,7 +64,6 @@ static void test_private_files(void) {
     }
     closedir(d);
     CHECK(files >= 4); /* LOCK, MANIFEST, a log, a sorted file */
-    CHECK_EQ(kv_store_close(s), KV_OK);
     test_rmtree(dir);
     free(path);
     free(dir);
@@ -113,9 +114,53 @@ static void test_second_opener_other_process(void) {
     free(dir);
 }
 
+/* A writer is refused while a read-only opener in another process holds
+   the store, naming that holder. */
+static void test_writer_refused_by_reader(void) {
+    char *dir = test_tmpdir("files-rlock");
+    char *path = path_join(dir, "store");
+    kv_store *s = open_store(path, NULL);
+    REQUIRE(kv_store_close(s) == KV_OK);
+    int ready[2], done[2];
+    REQUIRE(pipe(ready) == 0 && pipe(done) == 0);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        kv_store_options o = KV_STORE_OPTIONS_INIT;
+        o.read_only = true;
+        o.owner = "a reader in a test";
+        kv_store *r = NULL;
+        if (kv_store_open(&r, path, &o, NULL, 0) != KV_OK) _exit(2);
+        char c = 1;
+        if (write(ready[1], &c, 1) != 1) _exit(3);
+        if (read(done[0], &c, 1) != 1) _exit(4);
+        kv_store_close(r);
+        _exit(0);
+    }
+    char c;
+    REQUIRE(read(ready[0], &c, 1) == 1);
+    kv_store_options o = KV_STORE_OPTIONS_INIT;
+    char err[512] = "";
+    s = NULL;
+    CHECK_EQ(kv_store_open(&s, path, &o, err, sizeof err), KV_LOCKED);
+    char want[32];
+    snprintf(want, sizeof want, "%ld", (long)pid);
+    if (!strstr(err, want)) fprintf(stderr, "message lacks the reader's pid %s: %s\n", want, err);
+    CHECK(strstr(err, want) != NULL);
+    CHECK(strstr(err, "a reader in a test") != NULL);
+    REQUIRE(write(done[1], &c, 1) == 1);
+    int status;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    test_rmtree(dir);
+    free(path);
+    free(dir);
+}
+
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
     test_private_files();
     test_second_opener_other_process();
+    test_writer_refused_by_reader();
     return test_finish("test_store_files");
 }

@@ -70,7 +70,7 @@ static int run_salvage(const char *store, const char *dest, printer *p) {
     }
     if (rc == KV_CORRUPT && st.lost == 0) {
         /* The source did not open: nothing was copied. */
-        fprintf(stderr, "cellck: %s cannot be salvaged: its manifest or a log is damaged (see above)\n", store);
+        fprintf(stderr, "cellck: %s cannot be salvaged: it does not open (see above)\n", store);
         return 2;
     }
     printf("cellck: salvaged %s into %s: %" PRIu64 " entries copied, %" PRIu64 " sorted files read; "
