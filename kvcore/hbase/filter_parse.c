@@ -28,6 +28,9 @@
 /* Nesting beyond this is refused so that hostile input cannot exhaust the
    stack of the recursive descent. */
 #define KV_FILTER_MAX_DEPTH 100
+/* Filters and operators in one filter: the evaluation walks the tree per
+   cell (and AND/OR chains nest), so its cost and stack grow with it. */
+#define KV_FILTER_MAX_NODES 256
 
 typedef struct parser {
     const char *text;
@@ -94,6 +97,11 @@ static void node_free(kv_fnode *n) {
 }
 
 static kv_fnode *node_new(parser *p, kv_fnode_kind kind) {
+    if (p->nnodes >= KV_FILTER_MAX_NODES) {
+        fail(p, KV_INVALID, p->pos, "filter has more than %d filters and operators",
+             KV_FILTER_MAX_NODES);
+        return NULL;
+    }
     kv_fnode *n = calloc(1, sizeof *n);
     if (!n) { oom(p); return NULL; }
     n->kind = kind;

@@ -745,6 +745,17 @@ static void test_regex(void) {
     memset(deep, '(', 600);
     deep[600] = 0;
     CHECK_RX_REFUSED(deep, "nested too deeply");
+    static char longest[5000];
+    memset(longest, 'a', sizeof longest - 1);
+    CHECK_RX_REFUSED(longest, "longer than 4096 bytes");
+    longest[4096] = 0;
+    CHECK_EQ(rx(longest, longest), 1);
+    /* a filter with too many terms is refused before it can cost much */
+    static char many[8192];
+    size_t o = 0;
+    for (int i = 0; i < 300; i++)
+        o += (size_t)snprintf(many + o, sizeof many - o, "%sKeyOnlyFilter()", i ? " AND " : "");
+    CHECK_PARSE_ERROR(many, "more than 256 filters and operators");
     /* and the filter language reports the matcher's reason */
     CHECK_PARSE_ERROR("ValueFilter(=, 'regexstring:(?=x)')", "lookahead and lookbehind are not supported");
     CHECK_PARSE_ERROR("RowFilter(=, 'regexstring:(x{900}){900}')", "regular expression too large");
