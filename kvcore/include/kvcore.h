@@ -753,7 +753,9 @@ typedef struct kv_filter kv_filter;
  * find() with DOTALL, on a backtracking-free matcher of Java's common
  * syntax: constructs it cannot run exactly — lookaround, backreferences,
  * possessive quantifiers, \p{...}, class intersections — and patterns over
- * 20000 steps once repetitions are expanded are refused with the reason);
+ * 4096 bytes or 20000 steps once repetitions are expanded are refused
+ * with the reason); a filter of more than 256 filters and operators is
+ * refused;
  * the operators SKIP, WHILE (binding tightest), AND, then OR, and
  * parentheses. Filters answer HBase's return codes (INCLUDE, SKIP,
  * NEXT_COL, NEXT_ROW, SEEK_NEXT_USING_HINT, INCLUDE_AND_NEXT_COL, ...),
