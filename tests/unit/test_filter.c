@@ -145,7 +145,7 @@ static void test_parse_ok(void) {
         "WHILE RowFilter(<, 'binary:r5')",
         "SKIP WHILE PrefixFilter('a')",
         "(PrefixFilter('a') OR PrefixFilter('b')) AND (KeyOnlyFilter() AND PageFilter(3))",
-        "PrefixFilter('a')and PrefixFilter('b')",
+        "PrefixFilter('a')AND PrefixFilter('b')",
         "PrefixFilter('')",
         "ValueFilter(=,'binary:it''s')",
         "ValueFilter(=,'binary:a:b')",
@@ -177,6 +177,11 @@ static void test_parse_errors(void) {
     CHECK_PARSE_ERROR("RowFilter(>=, 'regexstring:x')", "only = and !=");
     CHECK_PARSE_ERROR("ValueFilter(=, 'regexstring:a(')", "bad regular expression 'a('");
     CHECK_PARSE_ERROR("ValueFilter(!, 'binary:x')", "unknown comparison operator at offset 12");
+    /* HBase spells its operators in upper case and comparator types in lower */
+    CHECK_PARSE_ERROR("PrefixFilter('a') and PrefixFilter('b')", "expected AND, OR or the end");
+    CHECK_PARSE_ERROR("PrefixFilter('a') Or PrefixFilter('b')", "expected AND, OR or the end");
+    CHECK_PARSE_ERROR("skip PrefixFilter('a')", "unknown filter skip");
+    CHECK_PARSE_ERROR("ValueFilter(=, 'Binary:x')", "unknown comparator type 'Binary'");
     CHECK_PARSE_ERROR("ValueFilter(=>, 'binary:x')", "expected ',' or ')'");
     CHECK_PARSE_ERROR("ValueFilter(LESSER, 'binary:x')", "unexpected 'LESSER'");
     CHECK_PARSE_ERROR("KeyOnlyFilter(maybe)", "unexpected 'maybe'");
