@@ -12,6 +12,7 @@
 #include "fileset.h"
 #include "flush.h"
 #include "manifest.h"
+#include "read.h"
 #include "recovery.h"
 #include "tables.h"
 #include "wal.h"
@@ -36,6 +37,7 @@ int64_t kv_engine_now(kv_engine *s) {
 
 static void free_store(kv_engine *s) {
     if (!s) return;
+    kv_engine_scan_pool_free(s);
     kv_catalog_free(s);
     char err[256];
     if (s->wal) kv_wal_writer_close(s->wal, err, sizeof err);
@@ -45,6 +47,7 @@ static void free_store(kv_engine *s) {
     pthread_rwlock_destroy(&s->catalog_lock);
     pthread_mutex_destroy(&s->rmw_mu);
     pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->manifest_mu);
     pthread_cond_destroy(&s->bg_cv);
     pthread_cond_destroy(&s->work_cv);
     pthread_cond_destroy(&s->compact_cv);
@@ -76,6 +79,7 @@ kv_status kv_engine_open(kv_engine **out, const char *path, const kv_store_optio
     pthread_rwlock_init(&s->catalog_lock, NULL);
     pthread_mutex_init(&s->rmw_mu, NULL);
     pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->manifest_mu, NULL);
     s->clock = (kv_clock){s->opts.clock_ms, s->opts.clock_ctx};
     pthread_cond_init(&s->bg_cv, NULL);
     pthread_cond_init(&s->work_cv, NULL);
@@ -139,7 +143,10 @@ kv_status kv_engine_open(kv_engine **out, const char *path, const kv_store_optio
     if (st == KV_NOT_FOUND) {
         if (!s->opts.create_if_missing || s->read_only) { st = kv_fail(s, KV_NOT_FOUND, "no store at %s (no MANIFEST)", path); goto out; }
         if ((st = kv_catalog_add_namespace(s, "default")) != KV_OK || (st = kv_catalog_add_namespace(s, "hbase")) != KV_OK) goto out;
-        if ((st = kv_manifest_write(s)) != KV_OK) goto out;
+        kv_manifest_lock(s);
+        st = kv_manifest_save(s, true, NULL, 0);
+        kv_manifest_unlock(s);
+        if (st != KV_OK) goto out;
     } else if (st != KV_OK) {
         kv_fail(s, st, "reading the manifest: %s", err);
         goto out;
