@@ -348,7 +348,13 @@ static int op_statfs(const char *path, struct statvfs *sv)
     if (statvfs(fs->store_path, &under) != 0) memset(&under, 0, sizeof under);
     kv_store_stats s;
     kv_status st = kv_store_stat(&s, fs->store);
-    if (st != KV_OK) return fs_fail(fs, st, "statfs", fs->store_path);
+    if (st == KV_NOT_SUPPORTED) {
+        /* a remote store (Cloud Bigtable) has no local files: df shows
+           the disk under the mount's directory with nothing used */
+        memset(&s, 0, sizeof s);
+    } else if (st != KV_OK) {
+        return fs_fail(fs, st, "statfs", fs->store_path);
+    }
     memset(sv, 0, sizeof *sv);
     sv->f_bsize = sv->f_frsize = 4096;
     uint64_t used = (s.disk_bytes + 4095) / 4096;
