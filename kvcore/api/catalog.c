@@ -107,6 +107,23 @@ kv_status kv_table_alter_family(kv_store *s, const char *table, const kv_family_
     return st == KV_OK ? s->ops->xTableAlterFamily(s->b, table, family) : st;
 }
 
+kv_status kv_table_set_attributes(kv_store *s, const char *table, const kv_property *attrs,
+                                  size_t count) {
+    kv_status st = change(s, "alter", 0);
+    if (st == KV_OK && !attrs && count) st = KV_INVALID;
+    char key[KV_NAME_MAX + 1], err[300];
+    char *value = st == KV_OK ? malloc(KV_TABLE_ATTR_VALUE_MAX + 1) : NULL;
+    if (st == KV_OK && !value) st = KV_NO_MEMORY;
+    for (size_t i = 0; st == KV_OK && i < count; i++)
+        if ((st = kv_table_attribute_check(attrs[i].key, attrs[i].value, key, value, err,
+                                           sizeof err)) != KV_OK)
+            kv_api_fail(s, st, "%s", err);
+    free(value);
+    if (st == KV_OK && !s->ops->xTableSetAttributes)
+        st = kv_api_fail(s, KV_NOT_SUPPORTED, "this store keeps no table attributes");
+    return st == KV_OK ? s->ops->xTableSetAttributes(s->b, table, attrs, count) : st;
+}
+
 kv_status kv_table_delete_family(kv_store *s, const char *table, const char *family) {
     kv_status st = change(s, "alter", 0);
     if (st == KV_OK && !family) st = KV_INVALID;

@@ -124,6 +124,16 @@ static kv_status x_alter_family(kv_backend *b, const char *table, const kv_famil
     return btb_table_alter_family(B(b), table, f);
 }
 
+/* Cloud Bigtable's tables carry no HBase table attributes, and none of
+   them maps to a Bigtable setting: refused, naming the first one. */
+static kv_status x_set_attributes(kv_backend *b, const char *table, const kv_property *attrs,
+                                  size_t count) {
+    if (count == 0) return KV_OK;
+    return btb_refuse(B(b), KV_NOT_SUPPORTED,
+                      "not supported on Cloud Bigtable: table attribute %s of '%s' (Bigtable "
+                      "tables have no HBase table attributes)", attrs[0].key, table ? table : "(null)");
+}
+
 static kv_status x_delete_family(kv_backend *b, const char *table, const char *family) {
     return btb_table_delete_family(B(b), table, family);
 }
@@ -185,6 +195,7 @@ const kv_backend_ops kv_bigtable_backend = {
     .xTableDescribe = x_table_describe,
     .xTableAlterFamily = x_alter_family,
     .xTableDeleteFamily = x_delete_family,
+    .xTableSetAttributes = x_set_attributes,
     .xTableSetEnabled = x_set_enabled,
     .xTableDrop = x_table_drop,
     .xTableTruncate = x_truncate,

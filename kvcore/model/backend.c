@@ -135,6 +135,11 @@ static kv_status x_delete_family(kv_backend *b, const char *table, const char *f
     LOCKED(b, m_table_delete_family(m_, table, family));
 }
 
+static kv_status x_set_attributes(kv_backend *b, const char *table, const kv_property *attrs,
+                                  size_t count) {
+    LOCKED(b, m_table_set_attributes(m_, table, attrs, count));
+}
+
 static kv_status x_set_enabled(kv_backend *b, const char *table, bool enabled) {
     LOCKED(b, m_table_set_enabled(m_, table, enabled));
 }
@@ -205,6 +210,7 @@ const kv_backend_ops kv_model_backend = {
     .xTableAlterFamily = x_alter_family,
     .xTableDeleteFamily = x_delete_family,
     .xTableSetEnabled = x_set_enabled,
+    .xTableSetAttributes = x_set_attributes,
     .xTableDrop = x_table_drop,
     .xTableTruncate = x_truncate,
     .xMutate = x_mutate,
