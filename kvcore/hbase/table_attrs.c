@@ -38,6 +38,8 @@ static int known_index(const char *key) {
     return -1;
 }
 
+bool kv_table_attribute_known(const char *key) { return key && known_index(key) >= 0; }
+
 static kv_status bad(char *err, size_t errlen, const char *fmt, const char *a, const char *b) {
     if (err && errlen) snprintf(err, errlen, fmt, a, b);
     return KV_INVALID;

@@ -556,6 +556,9 @@ kv_status kv_table_alter_family(kv_store *store, const char *table, const kv_fam
  *  (empty or longer key, empty value, a value the key does not take). */
 kv_status kv_table_attribute_check(const char *key, const char *value, char *key_out,
                                    char *value_out, char *errmsg, size_t errlen);
+/** True when @p key is one of the known keys above (case-insensitive),
+ *  false for user metadata and NULL. Needs no store. */
+bool kv_table_attribute_known(const char *key);
 /** Sets (value non-NULL) or unsets (value NULL) @p count table attributes
  *  in one catalog change: all of them or, on any error, none. Unsetting an
  *  absent attribute is no change. Works on enabled and disabled tables;
