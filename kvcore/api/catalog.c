@@ -8,6 +8,7 @@
  */
 #include "api_i.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Checks a change of the catalog: a writable store and, when @p cap is
@@ -111,6 +112,11 @@ kv_status kv_table_set_attributes(kv_store *s, const char *table, const kv_prope
                                   size_t count) {
     kv_status st = change(s, "alter", 0);
     if (st == KV_OK && !attrs && count) st = KV_INVALID;
+    if (st == KV_OK && count) {
+        char what[KV_NAME_MAX + 64];
+        snprintf(what, sizeof what, "alter (table attribute %s)", attrs[0].key ? attrs[0].key : "");
+        st = kv_api_need(s, KV_CAP_TABLE_ATTRIBUTES, what);
+    }
     char key[KV_NAME_MAX + 1], err[300];
     char *value = st == KV_OK ? malloc(KV_TABLE_ATTR_VALUE_MAX + 1) : NULL;
     if (st == KV_OK && !value) st = KV_NO_MEMORY;
@@ -119,8 +125,6 @@ kv_status kv_table_set_attributes(kv_store *s, const char *table, const kv_prope
                                            sizeof err)) != KV_OK)
             kv_api_fail(s, st, "%s", err);
     free(value);
-    if (st == KV_OK && !s->ops->xTableSetAttributes)
-        st = kv_api_fail(s, KV_NOT_SUPPORTED, "this store keeps no table attributes");
     return st == KV_OK ? s->ops->xTableSetAttributes(s->b, table, attrs, count) : st;
 }
 

@@ -61,6 +61,9 @@ static const char *x_why_not(uint64_t cap) {
         return "Cloud Bigtable tables are never disabled (drop deletes a table without it)";
     case KV_CAP_EXCLUSIVE:
         return "other clients may write a Cloud Bigtable instance at any time";
+    case KV_CAP_TABLE_ATTRIBUTES:
+        return "Cloud Bigtable tables have no HBase table attributes (MAX_FILESIZE, READONLY, "
+               "DURABILITY, ...), and none maps to a Bigtable table setting";
     }
     return NULL;
 }
@@ -124,14 +127,11 @@ static kv_status x_alter_family(kv_backend *b, const char *table, const kv_famil
     return btb_table_alter_family(B(b), table, f);
 }
 
-/* Cloud Bigtable's tables carry no HBase table attributes, and none of
-   them maps to a Bigtable setting: refused, naming the first one. */
 static kv_status x_set_attributes(kv_backend *b, const char *table, const kv_property *attrs,
                                   size_t count) {
-    if (count == 0) return KV_OK;
-    return btb_refuse(B(b), KV_NOT_SUPPORTED,
-                      "not supported on Cloud Bigtable: table attribute %s of '%s' (Bigtable "
-                      "tables have no HBase table attributes)", attrs[0].key, table ? table : "(null)");
+    (void)table;
+    (void)attrs;
+    return count ? refuse(b, KV_CAP_TABLE_ATTRIBUTES) : KV_OK;
 }
 
 static kv_status x_delete_family(kv_backend *b, const char *table, const char *family) {

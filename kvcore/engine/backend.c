@@ -124,7 +124,7 @@ const kv_backend_ops kv_engine_backend = {
                     KV_CAP_NAMESPACES | KV_CAP_FLUSH | KV_CAP_COMPACT | KV_CAP_SNAPSHOT_SCANS |
                     KV_CAP_KEEP_DELETED_CELLS | KV_CAP_MIN_VERSIONS |
                     KV_CAP_NEW_VERSION_BEHAVIOR | KV_CAP_DISABLE_TABLES | KV_CAP_DURABLE |
-                    KV_CAP_EXCLUSIVE,
+                    KV_CAP_EXCLUSIVE | KV_CAP_TABLE_ATTRIBUTES,
     .xOpen = x_open,
     .xClose = x_close,
     .xNow = x_now,

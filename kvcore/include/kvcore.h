@@ -345,6 +345,8 @@ kv_status kv_store_stat(kv_store_stats *out, kv_store *store);
  *  and machines may write at any moment: a caller that caches must let its
  *  cache expire (cellfs takes the timeouts from a mount option). */
 #define KV_CAP_EXCLUSIVE             UINT64_C(0x1000)
+/** Table attributes can be set (kv_table_set_attributes). */
+#define KV_CAP_TABLE_ATTRIBUTES      UINT64_C(0x2000)
 
 /** The KV_CAP_* bits of the store's backend (0 for NULL). Thread-safe. */
 uint64_t kv_store_capabilities(kv_store *store);
@@ -566,7 +568,7 @@ bool kv_table_attribute_known(const char *key);
  *  Errors: KV_NOT_FOUND (table), KV_INVALID (see
  *  kv_table_attribute_check; the message names the attribute),
  *  KV_NOT_SUPPORTED (a backend without table attributes; the message
- *  names the attribute). */
+ *  names the attribute; without KV_CAP_TABLE_ATTRIBUTES). */
 kv_status kv_table_set_attributes(kv_store *store, const char *table, const kv_property *attrs,
                                   size_t count);
 /** Deletes a family and all its cells. A table keeps at least one family.

@@ -142,6 +142,9 @@ int cmd_create(cellsh *sh, const sh_command *cmd) {
         fams[n++] = d;
     }
     if (n == 0) return sh_error(sh, "Table must have at least one column family");
+    if (attrs.n && !(kv_store_capabilities(sh->store) & KV_CAP_TABLE_ATTRIBUTES))
+        return sh_error(sh, "table attribute %s: the %s backend keeps no table attributes",
+                        attrs.items[0].key, kv_store_backend(sh->store));
     kv_status st = kv_table_create(sh->store, table, fams, n);
     if (st != KV_OK) {
         if (st == KV_NOT_FOUND) {
