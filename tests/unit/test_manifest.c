@@ -194,6 +194,7 @@ static void test_malformed(void) {
         snprintf(attr_line, sizeof attr_line, "attribute %u 4f574e4552 626f62\nfamily ", tid);
         char *ok = replace(body, "family ", attr_line);
         write_manifest(mf, ok);
+        free(ok);
         s = open_store(store, NULL);
         kv_table_desc *d = NULL;
         REQUIRE(kv_table_describe(&d, s, "t") == KV_OK);
