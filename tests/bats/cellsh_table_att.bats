@@ -76,6 +76,12 @@ EOF
     cellsh_e "alter 't', METHOD => 'table_att_unset'"
     expect_status 1
     expect_line "^ERROR: NAME parameter missing for table_att_unset method$"
+    cellsh_e "alter 't', METHOD => 'delete'"
+    expect_status 1
+    expect_line "^ERROR: NAME parameter missing for delete method$"
+    cellsh_e "alter 't', METHOD => 'table_attr', MAX_FILESIZE => '1'"
+    expect_status 1
+    expect_line "^ERROR: unknown METHOD for alter"
 }
 
 @test "create and alter take table attributes at the end, METADATA included" {

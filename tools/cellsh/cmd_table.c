@@ -215,6 +215,11 @@ static int alter_arg(cellsh *sh, const kv_table_desc *t, const sh_value *v, alte
         if (method && sh_value_is(method, "table_att")) return attrs_from_hash(sh, v, &op->attrs);
         if (method && sh_value_is(method, "table_att_unset")) return unset_attrs(sh, t, nv, op);
         if (!nv && !method) return attrs_from_hash(sh, v, &op->attrs);   /* MAX_FILESIZE => ... */
+        if (!nv && sh_value_is(method, "delete"))
+            return sh_error(sh, "NAME parameter missing for delete method");
+        if (!nv)
+            return sh_error(sh, "unknown METHOD for alter; use 'delete', 'table_att', "
+                            "'table_att_unset' or leave it out");
         if (sh_value_text(sh, nv, "NAME", name, sizeof name) < 0) return -1;
         if (method && sh_value_is(method, "delete")) {
             op->remove = true;
