@@ -196,6 +196,11 @@ static const kv_family_desc *find_family(const kv_table_desc *t, const char *nam
     return NULL;
 }
 
+static int bad_method(cellsh *sh) {
+    return sh_error(sh, "unknown METHOD for alter; use 'delete', 'table_att', 'table_att_unset' "
+                    "or leave it out");
+}
+
 /* Turns one alter argument into an operation, starting from the family's
  * current attributes when it exists (as HBase does). */
 static int alter_arg(cellsh *sh, const kv_table_desc *t, const sh_value *v, alter_op *op) {
@@ -217,9 +222,7 @@ static int alter_arg(cellsh *sh, const kv_table_desc *t, const sh_value *v, alte
         if (!nv && !method) return attrs_from_hash(sh, v, &op->attrs);   /* MAX_FILESIZE => ... */
         if (!nv && sh_value_is(method, "delete"))
             return sh_error(sh, "NAME parameter missing for delete method");
-        if (!nv)
-            return sh_error(sh, "unknown METHOD for alter; use 'delete', 'table_att', "
-                            "'table_att_unset' or leave it out");
+        if (!nv) return bad_method(sh);
         if (sh_value_text(sh, nv, "NAME", name, sizeof name) < 0) return -1;
         if (method && sh_value_is(method, "delete")) {
             op->remove = true;
@@ -227,8 +230,7 @@ static int alter_arg(cellsh *sh, const kv_table_desc *t, const sh_value *v, alte
             return 0;
         }
         if (method && !sh_value_is(method, "add") && !sh_value_is(method, "modify"))
-            return sh_error(sh, "unknown METHOD for alter; use 'delete', 'table_att', "
-                            "'table_att_unset' or leave it out");
+            return bad_method(sh);
     } else {
         return sh_error(sh, "alter takes family names or hashes, not %s", sh_kind_name(v->kind));
     }
