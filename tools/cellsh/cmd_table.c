@@ -154,10 +154,13 @@ int cmd_create(cellsh *sh, const sh_command *cmd) {
         }
         return sh_kv_error(sh, st, table);
     }
-    /* Checked above, so this fails only when the store does (the table
-     * then exists without them, and the message says why). */
-    if (attrs.n && (st = kv_table_set_attributes(sh->store, table, attrs.items, attrs.n)) != KV_OK)
-        return sh_kv_error(sh, st, table);
+    /* Checked above, so this fails only when the store does: the new,
+     * empty table is then dropped again, so that create fails as a whole. */
+    if (attrs.n && (st = kv_table_set_attributes(sh->store, table, attrs.items, attrs.n)) != KV_OK) {
+        int rc = sh_kv_error(sh, st, table);
+        if (kv_table_disable(sh->store, table) == KV_OK) (void)kv_table_drop(sh->store, table);
+        return rc;
+    }
     fprintf(sh->out, "Created table %s\n", table);
     return 0;
 }
