@@ -3,11 +3,12 @@
  * what the store kept (issue 11, "What to build" 2; README.md here).
  *
  *   crashtest --mode=api|power|cellsh|mount --dir=DIR [--cycles=N] [--seed=S]
- *             [--cellsh=PATH] [--cellfs=PATH] [--verbose] [--claim-unsynced]
+ *             [--cellsh=PATH] [--cellfs=PATH] [--cellck=PATH] [--verbose]
+ *             [--claim-unsynced]
  *
  * Each cycle starts a writer on the store in DIR/store, lets it run for a
  * random time and kills it (SIGKILL), then opens the store through
- * kvcore.h and checks: it opens; every acknowledged write is there; what
+ * kvcore.h and checks: `cellck STORE` exits 0 (with --cellck); it opens; every acknowledged write is there; what
  * each writer wrote is a prefix of its sequence (rows w<W>-<SEQ>, no gap);
  * no row is torn (each has all its cells, with the row's own value);
  * counters never go back (at least the last acknowledged value, at least
@@ -77,6 +78,7 @@ typedef struct config {
     char mnt[PATH_MAX];
     const char *cellsh;
     const char *cellfs;
+    const char *cellck;    /* when set: `cellck STORE` must exit 0 each cycle */
     unsigned cycles;
     uint64_t seed;
     bool verbose;
@@ -430,8 +432,47 @@ static int64_t be64(const uint8_t *p) {
     return (int64_t)v;
 }
 
+/* Runs `cellck STORE`; 0 when it exits 0 (its output then discarded),
+   else -1 with the start of its output in why. */
+static int run_cellck(const config *c, char *why, size_t wlen) {
+    int p[2];
+    if (pipe(p) != 0)
+        die("pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork: %s", strerror(errno));
+    if (pid == 0) {
+        dup2(p[1], 1);
+        dup2(p[1], 2);
+        close(p[0]);
+        close(p[1]);
+        execl(c->cellck, c->cellck, c->store, (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    char out[600];
+    size_t got = 0;
+    ssize_t n;
+    char sink[4096];
+    while ((n = read(p[0], got < sizeof out - 1 ? out + got : sink,
+                     got < sizeof out - 1 ? sizeof out - 1 - got : sizeof sink)) > 0)
+        if (got < sizeof out - 1)
+            got += (size_t)n;
+    out[got] = '\0';
+    close(p[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    snprintf(why, wlen, "cellck %.300s failed (status %d): %.400s", c->store, status, out);
+    return -1;
+}
+
 /* Checks the store after a cycle; updates pg. Returns NULL or a failure. */
 static const char *check(const config *c, shared *sh, progress *pg, char *why, size_t wlen) {
+    struct stat sb;
+    if (c->cellck && stat(c->store, &sb) == 0 && run_cellck(c, why, wlen) != 0)
+        return why;
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
     lo.lock_wait_ms = 5000;
@@ -557,7 +598,8 @@ static const char *check(const config *c, shared *sh, progress *pg, char *why, s
 static void usage(void) {
     fprintf(stderr,
             "usage: crashtest --mode=api|power|cellsh|mount --dir=DIR [--cycles=N] [--seed=S]\n"
-            "                 [--cellsh=PATH] [--cellfs=PATH] [--verbose] [--claim-unsynced]\n");
+            "                 [--cellsh=PATH] [--cellfs=PATH] [--cellck=PATH] [--verbose]\n"
+            "                 [--claim-unsynced]\n");
     exit(2);
 }
 
@@ -578,6 +620,8 @@ int main(int argc, char **argv) {
             c.cellsh = a + 9;
         else if (strncmp(a, "--cellfs=", 9) == 0)
             c.cellfs = a + 9;
+        else if (strncmp(a, "--cellck=", 9) == 0)
+            c.cellck = a + 9;
         else if (strcmp(a, "--verbose") == 0)
             c.verbose = true;
         else if (strcmp(a, "--claim-unsynced") == 0)
