@@ -265,6 +265,9 @@ static void run_cellsh_cycle(const config *c, shared *sh, const progress *pg, un
     if (pid == 0) {
         dup2(in[0], 0);
         dup2(out[1], 1);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, 2);   /* "Table already exists" after the first cycle */
         close(in[0]), close(in[1]), close(out[0]), close(out[1]);
         execl(c->cellsh, c->cellsh, "-n", "-c", c->store, (char *)NULL);
         _exit(127);
