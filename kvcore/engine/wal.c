@@ -298,6 +298,11 @@ uint64_t kv_wal_reader_offset(const kv_wal_reader *r) {
     return r ? r->offset : 0;
 }
 
+uint64_t kv_wal_reader_dropped(const kv_wal_reader *r) {
+    if (!r || !r->done || r->failed != KV_OK || r->offset < WAL_FILE_HEADER_LEN) return 0;
+    return r->file_size > r->offset ? r->file_size - r->offset : 0;
+}
+
 void kv_wal_reader_close(kv_wal_reader *r) {
     if (!r)
         return;

@@ -17,6 +17,14 @@ typedef struct kv_filter_run kv_filter_run;
 kv_filter_run *kv_filter_run_new(const kv_filter *f);
 void kv_filter_run_free(kv_filter_run *r);
 
+/* The read's VERSIONS (HBase's versionsAfterFilter): after the filter, at
+   most this many of each column's cells are kept, newest first. Readers
+   offer the filter up to the family's VERSIONS versions of each column (a
+   raw read: its own VERSIONS) and set the read's VERSIONS here, as HBase's
+   UserScanQueryMatcher does, so TimestampsFilter and friends see versions
+   older than the read's cap. 0 or less: no cap (the default). */
+void kv_filter_run_set_versions(kv_filter_run *r, int32_t versions);
+
 /* Cheap check before a row is read: false if the row key alone excludes the
    row (PrefixFilter, RowFilter, InclusiveStopFilter...). Sets *stop when no
    later row (in scan direction, reversed = descending) can pass either. */

@@ -2,7 +2,7 @@
  * @file filter_eval.c
  * Evaluates a compiled filter (filter_ast.h) on the assembled cells of one
  * row, with HBase's semantics; implements filter.h for the read path
- * (kv_get / kv_scan). Uses libc only (regexec for regexstring:).
+ * (kv_get / kv_scan). Uses libc only (filter_regex.c for regexstring:).
  *
  * Each node maps the set of cells presented to it (a byte mask) to the set
  * it lets through. AND presents to its right side only what its left side
@@ -29,6 +29,7 @@ struct kv_filter_run {
     const kv_fnode **pages;       /* the PageFilter nodes of the tree */
     uint64_t *page_rows;          /* rows returned so far, per pages[i] */
     size_t npages;
+    int32_t versions;             /* cap per column after the filter; 0 none */
     size_t nslots;                /* masks per row: 2 per node + in, out, mark */
     size_t cap;                   /* cells the buffers below can hold */
     uint8_t *masks;               /* nslots * cap */
@@ -72,14 +73,11 @@ static bool cmp_pass(const kv_fnode *n, const uint8_t *v, size_t len) {
     case KV_FCMP_SUBSTRING:
         r = contains_nocase(v, len, c->arg.data, c->arg.len) ? 0 : 1;
         break;
-    case KV_FCMP_REGEX: {
-        /* REG_STARTEND: values are bytes, not C strings. */
-        regmatch_t m[1];
-        m[0].rm_so = 0;
-        m[0].rm_eo = (regoff_t)len;
-        r = regexec(&c->re, len ? (const char *)v : "", 1, m, REG_STARTEND) == 0 ? 0 : 1;
+    case KV_FCMP_REGEX:
+        /* out of memory (-1) counts as no match: the cell is not let
+           through unchecked */
+        r = kv_regex_find(c->re, v, len) == 1 ? 0 : 1;
         break;
-    }
     default:
         return false;
     }
@@ -113,6 +111,32 @@ static bool is_column(const kv_cell *c, const kv_fbytes *family, const kv_fbytes
 /* Row keys                                                                  */
 /* ------------------------------------------------------------------------ */
 
+static bool after_start(const kv_frange *g, const uint8_t *row, size_t len) {
+    if (g->start.len == 0) return true;
+    int c = bytes_cmp(row, len, g->start.data, g->start.len);
+    return c > 0 || (c == 0 && g->start_inclusive);
+}
+
+static bool before_stop(const kv_frange *g, const uint8_t *row, size_t len) {
+    if (g->stop.len == 0) return true;
+    int c = bytes_cmp(row, len, g->stop.data, g->stop.len);
+    return c < 0 || (c == 0 && g->stop_inclusive);
+}
+
+/* MultiRowRangeFilter: whether row is in a range; *stop when every range
+   lies behind it in scan order. */
+static bool in_ranges(const kv_fnode *n, const uint8_t *row, size_t len, bool reversed, bool *stop) {
+    bool behind_all = true;
+    for (size_t i = 0; i < n->nranges; i++) {
+        const kv_frange *g = &n->ranges[i];
+        bool after = after_start(g, row, len), before = before_stop(g, row, len);
+        if (after && before) return true;
+        if (reversed ? after : before) behind_all = false;
+    }
+    *stop = behind_all;
+    return false;
+}
+
 /* Row-key filters: pass, and *stop when no later row can pass. */
 static bool row_leaf(const kv_fnode *n, const uint8_t *row, size_t len, bool reversed, bool *stop) {
     *stop = false;
@@ -132,6 +156,8 @@ static bool row_leaf(const kv_fnode *n, const uint8_t *row, size_t len, bool rev
         *stop = past;
         return !past;
     }
+    case KV_FN_MULTI_ROW_RANGE:
+        return in_ranges(n, row, len, reversed, stop);
     default:
         return true;
     }
@@ -253,6 +279,43 @@ static bool scv_pass(const row_ctx *x, const kv_fnode *n, const uint8_t *in) {
     return found ? false : !n->flag_a;
 }
 
+/* DependentColumnFilter: the timestamps of the dependent column's cells
+   that pass the comparator (all, without one) select the row's cells with
+   those timestamps (filterRowCells); the dependent column's failing cells,
+   and with dropDependentColumn all of its cells, are left out. */
+/* Whether the dependent column (cells [lo, hi), timestamps descending) has
+   a presented cell at ts that passes the comparator. */
+static bool stamp_set_has(const row_ctx *x, const kv_fnode *n, const uint8_t *in, size_t lo, size_t hi,
+                          int64_t ts) {
+    size_t a = lo, b = hi;
+    while (a < b) {   /* first cell with timestamp <= ts */
+        size_t mid = a + (b - a) / 2;
+        if (x->cells[mid].timestamp > ts) a = mid + 1; else b = mid;
+    }
+    for (size_t j = a; j < hi && x->cells[j].timestamp == ts; j++) {
+        const kv_cell *d = &x->cells[j];
+        if (in[j] && (!n->flag_b || cmp_pass(n, d->value, d->value_len))) return true;
+    }
+    return false;
+}
+
+static void dependent_column(const row_ctx *x, const kv_fnode *n, const uint8_t *in, uint8_t *out) {
+    size_t nc = x->n, lo = nc, hi = nc;
+    for (size_t i = 0; i < nc; i++) {
+        if (!is_column(&x->cells[i], &n->bytes[0], &n->bytes[1])) continue;
+        if (lo == nc) lo = i;
+        hi = i + 1;
+    }
+    for (size_t i = 0; i < nc; i++) {
+        out[i] = 0;
+        if (!in[i]) continue;
+        const kv_cell *c = &x->cells[i];
+        bool dep = i >= lo && i < hi;
+        if (dep && (n->flag_a || (n->flag_b && !cmp_pass(n, c->value, c->value_len)))) continue;
+        out[i] = lo < nc && stamp_set_has(x, n, in, lo, hi, c->timestamp);
+    }
+}
+
 static void eval(const row_ctx *x, const kv_fnode *n, const uint8_t *in, uint8_t *out) {
     size_t nc = x->n;
     bool any_failed = false, stop;
@@ -283,6 +346,7 @@ static void eval(const row_ctx *x, const kv_fnode *n, const uint8_t *in, uint8_t
     case KV_FN_PREFIX:
     case KV_FN_ROW:
     case KV_FN_INCLUSIVE_STOP:
+    case KV_FN_MULTI_ROW_RANGE:
         if (row_leaf(n, x->cells[0].row, x->cells[0].row_len, x->r->reversed, &stop))
             memcpy(out, in, nc);
         else
@@ -306,20 +370,32 @@ static void eval(const row_ctx *x, const kv_fnode *n, const uint8_t *in, uint8_t
         }
         return;
     }
-    case KV_FN_COLUMN_COUNT_GET: {
-        /* The newest version of each of the first count columns, as
-           HBase's INCLUDE_AND_NEXT_COL gives. */
-        int64_t columns = 0;
+    case KV_FN_COLUMN_COUNT_GET:
+    case KV_FN_COLUMN_PAGINATION: {
+        /* The newest version of each of the first count columns (after
+           offset columns), as HBase's INCLUDE_AND_NEXT_COL gives; every
+           column presented counts, across families. */
+        int64_t columns = 0, offset = n->kind == KV_FN_COLUMN_PAGINATION ? n->offset : 0;
         const kv_cell *prev = NULL;
         for (size_t i = 0; i < nc; i++) {
             out[i] = 0;
             if (!in[i]) continue;
             if (prev && same_column(prev, &x->cells[i])) continue;
             prev = &x->cells[i];
-            out[i] = ++columns <= n->count;
+            columns++;
+            out[i] = columns > offset && columns - offset <= n->count;
         }
         return;
     }
+    case KV_FN_COLUMN_VALUE:
+        /* only the named column's cells whose value passes */
+        for (size_t i = 0; i < nc; i++)
+            out[i] = in[i] && is_column(&x->cells[i], &n->bytes[0], &n->bytes[1]) &&
+                     cmp_pass(n, x->cells[i].value, x->cells[i].value_len);
+        return;
+    case KV_FN_DEPENDENT_COLUMN:
+        dependent_column(x, n, in, out);
+        return;
     case KV_FN_KEY_ONLY:
         for (size_t i = 0; i < nc; i++) {
             out[i] = in[i];
@@ -385,8 +461,13 @@ bool kv_filter_run_row(kv_filter_run *r, kv_cell *cells, size_t *ncells, bool *s
         return false;
     }
     size_t k = 0;
+    int32_t in_column = 0;
+    kv_cell column = {0};
     for (size_t i = 0; i < nc; i++) {
         if (!out[i]) continue;
+        if (!column.family || !same_column(&column, &cells[i])) in_column = 0;
+        column = cells[i];
+        if (r->versions > 0 && ++in_column > r->versions) continue;
         kv_cell c = cells[i];
         if (x.mark[i] == 1) {
             c.value = empty_value;
@@ -435,6 +516,10 @@ kv_filter_run *kv_filter_run_new(const kv_filter *f) {
     }
     collect_pages(r, f->root);
     return r;
+}
+
+void kv_filter_run_set_versions(kv_filter_run *r, int32_t versions) {
+    if (r) r->versions = versions > 0 ? versions : 0;
 }
 
 void kv_filter_run_free(kv_filter_run *r) {

@@ -139,6 +139,16 @@ static kv_status fetch(kv_sst_reader *r, uint64_t off, uint64_t size, growbuf *r
     size_t rawlen = kv_get_le32(raw + 1);
     const char *src = (const char *)raw + 5;
     size_t srclen = body - 5;
+    /* The declared length is checked against what the block can hold before
+       anything is allocated: the writer compresses only when that saves
+       space (so raw > compressed), and neither LZ4 (at most 255 output bytes
+       per input byte) nor Snappy (at most 64 per 3-byte copy) expands more. */
+    size_t max_ratio = type == KV_BLOCK_TYPE_LZ4 ? 255 : 22;
+    if (rawlen <= srclen || rawlen / max_ratio > srclen) {
+        kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (declares %zu bytes "
+                    "uncompressed from %zu compressed: impossible)", r->path, off, rawlen, srclen);
+        return KV_CORRUPT;
+    }
     uint8_t *dst;
     if (detach) {
         dst = malloc(rawlen + 1);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hbase/filter.h"
+#include "hbase/filter_regex.h"
 #include "kvcore.h"
 #include "testutil.h"
 
@@ -291,6 +292,74 @@ static void test_single_filters(void) {
     CHECK_FILTER("ColumnRangeFilter('b', false, 'b', true)", "-");
 }
 
+/* The filters HBase 2's ParseFilter registers besides the classic ones. */
+static const kv_cell row_dep[] = {
+    CELL("r1", "f", "a", 2, "A2"),
+    CELL("r1", "f", "a", 1, "A1"),
+    CELL("r1", "f", "b", 2, "B2"),
+    CELL("r1", "f", "c", 1, "C1"),
+    CELL("r1", "g", "z", 2, "Z2"),
+};
+
+#define CHECK_FILTER_ON(row, text, want) do { \
+    char cf_buf_[1024]; \
+    const char *cf_got_ = apply(cf_buf_, sizeof cf_buf_, (text), (row), sizeof(row) / sizeof(row)[0]); \
+    test_checks_run++; \
+    if (strcmp(cf_got_, (want)) != 0) { test_checks_failed++; \
+        fprintf(stderr, "%s:%d: filter %s: got '%s', expected '%s'\n", __FILE__, __LINE__, \
+                (text), cf_got_, (want)); } \
+} while (0)
+
+static void test_hbase2_filters(void) {
+    const char *all = "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello cf:c@1=zeta g:a@4=Other";
+    /* ColumnPaginationFilter(limit, offset): newest version of columns
+       offset+1 .. offset+limit, counted across families */
+    CHECK_FILTER("ColumnPaginationFilter(2, 1)", "cf:b@5=hello cf:c@1=zeta");
+    CHECK_FILTER("ColumnPaginationFilter(2, 3)", "g:a@4=Other");
+    CHECK_FILTER("ColumnPaginationFilter(10, 0)", "cf:a@3=v3a cf:b@5=hello cf:c@1=zeta g:a@4=Other");
+    CHECK_FILTER("ColumnPaginationFilter(0, 0)", "-");
+    CHECK_FILTER("ColumnPaginationFilter(1, 4)", "-");
+    /* ColumnValueFilter: only the named column's matching cells */
+    CHECK_FILTER("ColumnValueFilter('cf', 'a', =, 'binary:v2a')", "cf:a@2=v2a");
+    CHECK_FILTER("ColumnValueFilter('cf', 'a', >, 'binary:v0')", "cf:a@3=v3a cf:a@2=v2a");
+    CHECK_FILTER("ColumnValueFilter('cf', 'b', =, 'substring:ELL')", "cf:b@5=hello");
+    CHECK_FILTER("ColumnValueFilter('cf', 'zz', =, 'binary:x')", "-");
+    /* DependentColumnFilter: cells at the timestamps of the dependent column */
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'a')",
+                    "f:a@2=A2 f:a@1=A1 f:b@2=B2 f:c@1=C1 g:z@2=Z2");
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'a', true)", "f:b@2=B2 f:c@1=C1 g:z@2=Z2");
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'a', true, =, 'binary:A2')", "f:b@2=B2 g:z@2=Z2");
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'a', false, !=, 'binary:A2')", "f:a@1=A1 f:c@1=C1");
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'b', false)", "f:a@2=A2 f:b@2=B2 g:z@2=Z2");
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'nope')", "-");
+    /* MultiRowRangeFilter: row ranges, inclusive or not, open at an empty bound */
+    CHECK_FILTER("MultiRowRangeFilter('a', true, 'r1', true)", all);
+    CHECK_FILTER("MultiRowRangeFilter('a', true, 'r1', false)", "- STOP");
+    CHECK_FILTER("MultiRowRangeFilter('r1', false, 'z', true)", "-");
+    CHECK_FILTER("MultiRowRangeFilter('r2', true, 's', false)", "-");
+    CHECK_FILTER("MultiRowRangeFilter('a', true, 'b', false, 'r2', true, '', false)", "-");
+    CHECK_FILTER("MultiRowRangeFilter('a', true, 'b', false, 'r', true, 'r2', false)", all);
+    CHECK_FILTER("MultiRowRangeFilter('', true, 'r0', true, 'r1', true, '', false)", all);
+    /* HBase's argument checks */
+    CHECK_PARSE_ERROR("ColumnPaginationFilter(1)", "ColumnPaginationFilter takes 2 arguments, got 1");
+    CHECK_PARSE_ERROR("ColumnPaginationFilter(-1, 0)", "argument 1 must not be negative");
+    CHECK_PARSE_ERROR("ColumnPaginationFilter(1, 3000000000)", "argument 2 is larger than an int");
+    CHECK_PARSE_ERROR("ColumnPaginationFilter('1', 0)", "argument 1 must be an integer");
+    CHECK_PARSE_ERROR("ColumnCountGetFilter(3000000000)", "larger than an int");
+    CHECK_PARSE_ERROR("ColumnValueFilter('f', 'q', =)", "ColumnValueFilter takes 4 arguments, got 3");
+    CHECK_PARSE_ERROR("ColumnValueFilter('f', 'q', =, 'nocolon')", "comparator must be 'type:value'");
+    CHECK_PARSE_ERROR("DependentColumnFilter('f')", "takes 2, 3 or 5 arguments, got 1");
+    CHECK_PARSE_ERROR("DependentColumnFilter('f', 'q', true, =)", "takes 2, 3 or 5 arguments, got 4");
+    CHECK_PARSE_ERROR("DependentColumnFilter('f', 'q', 1)", "argument 3 must be true or false");
+    CHECK_PARSE_ERROR("DependentColumnFilter('f', 'q', true, 'binary:x', =)",
+                      "argument 4 must be a comparison operator");
+    CHECK_PARSE_ERROR("MultiRowRangeFilter()", "a multiple of 4 arguments");
+    CHECK_PARSE_ERROR("MultiRowRangeFilter('a', true, 'b')", "got 3");
+    CHECK_PARSE_ERROR("MultiRowRangeFilter('a', 'b', 'c', true)", "argument 2 must be true or false");
+    CHECK_PARSE_ERROR("MultiRowRangeFilter('b', true, 'a', true)",
+                      "invalid range: start row => 'b', stop row => 'a'");
+}
+
 static void test_bytes_and_quotes(void) {
     /* Binary comparisons are unsigned: 0x80 sorts after 0x7f. */
     static const kv_cell hi[] = { CELL("k", "f", "q", 1, "\x80"), CELL("k", "f", "r", 1, "\x01") };
@@ -513,6 +582,109 @@ static void test_large_row(void) {
     kv_filter_free(f);
 }
 
+/* The 'regexstring:' matcher: Java's find() on a subset of its syntax,
+   refusing the rest, with a cost bounded by value length x program size
+   (issue 11 defect 8: libc's regcomp took gigabytes on a 59-byte pattern). */
+static int rx(const char *pattern, const char *subject) {
+    kv_regex *re = NULL;
+    char err[256];
+    if (kv_regex_compile(&re, pattern, strlen(pattern), err, sizeof err) != 0) {
+        fprintf(stderr, "compile of /%s/ failed: %s\n", pattern, err);
+        return -9;
+    }
+    int m = kv_regex_find(re, (const uint8_t *)subject, strlen(subject));
+    kv_regex_free(re);
+    return m;
+}
+
+static void check_rx_refused(int line, const char *pattern, const char *needle) {
+    kv_regex *re = (kv_regex *)&line;
+    char err[256] = "";
+    int rc = kv_regex_compile(&re, pattern, strlen(pattern), err, sizeof err);
+    test_checks_run++;
+    if (rc != -1 || re != NULL || !strstr(err, needle)) {
+        test_checks_failed++;
+        fprintf(stderr, "test_filter.c:%d: /%s/: rc %d, '%s', expected '%s'\n", line, pattern, rc,
+                err, needle);
+    }
+    if (rc == 0) kv_regex_free(re);
+}
+#define CHECK_RX_REFUSED(p, needle) check_rx_refused(__LINE__, (p), (needle))
+
+static void test_regex(void) {
+    /* found anywhere, as Matcher.find() */
+    CHECK_EQ(rx("ell", "hello"), 1);
+    CHECK_EQ(rx("^ell", "hello"), 0);
+    CHECK_EQ(rx("^h.*o$", "hello"), 1);
+    CHECK_EQ(rx("", ""), 1);
+    CHECK_EQ(rx("a|b|c", "xxc"), 1);
+    CHECK_EQ(rx("(ab)+c", "ababc"), 1);
+    CHECK_EQ(rx("^(ab)+c$", "abac"), 0);
+    CHECK_EQ(rx("^a{2,3}$", "aaa"), 1);
+    CHECK_EQ(rx("^a{2,3}$", "aaaa"), 0);
+    CHECK_EQ(rx("^a{2}$", "aa"), 1);
+    CHECK_EQ(rx("^a{2,}$", "aaaaa"), 1);
+    CHECK_EQ(rx("^a{2,}?$", "a"), 0);
+    CHECK_EQ(rx("^a*?b$", "aab"), 1);
+    CHECK_EQ(rx("colou?r", "color"), 1);
+    CHECK_EQ(rx("^[a-c]+$", "abcab"), 1);
+    CHECK_EQ(rx("^[^a-c]+$", "abd"), 0);
+    CHECK_EQ(rx("[]]", "]"), 1);
+    CHECK_EQ(rx("^\\d+\\.\\d+$", "12.5"), 1);
+    CHECK_EQ(rx("^\\d+\\.\\d+$", "12x5"), 0);
+    CHECK_EQ(rx("^\\w+\\s\\W$", "ab_9 !"), 1);
+    CHECK_EQ(rx("^[\\d\\s]+$", "1 2"), 1);
+    CHECK_EQ(rx("\\bcat\\b", "a cat sat"), 1);
+    CHECK_EQ(rx("\\bcat\\b", "concatenate"), 0);
+    CHECK_EQ(rx("\\Bcat\\B", "concatenate"), 1);
+    CHECK_EQ(rx("^a.b$", "a\nb"), 1);      /* DOTALL, as RegexStringComparator */
+    CHECK_EQ(rx("x$", "x\n"), 1);          /* Java's $ before a final line end */
+    CHECK_EQ(rx("x\\z", "x\n"), 0);
+    CHECK_EQ(rx("\\Ax", "yx"), 0);
+    CHECK_EQ(rx("(?i)HeLLo", "hello"), 1);
+    CHECK_EQ(rx("(?i:A)b", "aB"), 0);
+    CHECK_EQ(rx("(?i:A)b", "Ab"), 1);
+    CHECK_EQ(rx("(?i)[a-c]+", "ABC"), 1);
+    CHECK_EQ(rx("(?<year>\\d{4})-(?:\\d\\d)", "on 2024-05"), 1);
+    CHECK_EQ(rx("\\x41\\t", "A\t"), 1);
+    CHECK_EQ(rx("\\Qa.b\\E", "axb"), 0);
+    CHECK_EQ(rx("\\Qa.b\\E", "a.b"), 1);
+    CHECK_EQ(rx("(a*)*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaac"), 0);
+    /* refused, with the reason */
+    CHECK_RX_REFUSED("a(", "unclosed group");
+    CHECK_RX_REFUSED("a)", "unmatched closing ')'");
+    CHECK_RX_REFUSED("(a)\\1", "backreferences are not supported");
+    CHECK_RX_REFUSED("a(?=b)", "lookahead and lookbehind are not supported");
+    CHECK_RX_REFUSED("(?<!a)b", "lookahead and lookbehind are not supported");
+    CHECK_RX_REFUSED("a*+", "possessive quantifiers are not supported");
+    CHECK_RX_REFUSED("\\p{Alpha}", "character properties are not supported");
+    CHECK_RX_REFUSED("[a-z&&[^c]]", "unions and intersections are not supported");
+    CHECK_RX_REFUSED("(?s)a", "only the flag i");
+    CHECK_RX_REFUSED("*a", "dangling meta character '*'");
+    CHECK_RX_REFUSED("a{2", "illegal repetition");
+    CHECK_RX_REFUSED("a{3,2}", "illegal repetition range");
+    CHECK_RX_REFUSED("[z-a]", "illegal character range");
+    CHECK_RX_REFUSED("[abc", "unclosed character class");
+    CHECK_RX_REFUSED("a{1001}", "repetition count above 1000");
+    /* hostile: bounded program, refused quickly with a clear message */
+    CHECK_RX_REFUSED("((a{1000}){1000}){1000}", "regular expression too large");
+    CHECK_RX_REFUSED("(((((((((((((((((((((x{999}){999}){999}){999}){999})))))))))))))))))",
+                     "too large");
+    char deep[1024];
+    memset(deep, '(', 600);
+    deep[600] = 0;
+    CHECK_RX_REFUSED(deep, "nested too deeply");
+    /* and the filter language reports the matcher's reason */
+    CHECK_PARSE_ERROR("ValueFilter(=, 'regexstring:(?=x)')", "lookahead and lookbehind are not supported");
+    CHECK_PARSE_ERROR("RowFilter(=, 'regexstring:(x{900}){900}')", "regular expression too large");
+    /* a big but allowed program on a long value stays linear */
+    char big[20001];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    CHECK_EQ(rx("(a|aa)*b", big), 0);
+    CHECK_EQ(rx("(a?){30}a{30}", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), 1);
+}
+
 int main(void) {
     test_parse_ok();
     test_parse_errors();
@@ -521,5 +693,7 @@ int main(void) {
     test_combinations();
     test_scans();
     test_large_row();
+    test_regex();
+    test_hbase2_filters();
     return test_finish("test_filter");
 }

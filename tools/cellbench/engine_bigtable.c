@@ -98,4 +98,5 @@ static int bt_scan(engine *e, const char *start, size_t start_len, uint64_t limi
 
 const engine_ops engine_bigtable_ops = {
     "bigtable", bt_version, bt_open, bt_close, bt_put, bt_get, bt_scan,
+    NULL, NULL, NULL, NULL, NULL, NULL,
 };
