@@ -3,8 +3,8 @@
  * what the store kept (issue 11, "What to build" 2; README.md here).
  *
  *   crashtest --mode=api|power|cellsh|mount --dir=DIR [--cycles=N] [--seed=S]
- *             [--cellsh=PATH] [--cellfs=PATH] [--cellck=PATH] [--verbose]
- *             [--claim-unsynced]
+ *             [--cellsh=PATH] [--cellfs=PATH] [--cellck=PATH [--cellck-raw]]
+ *             [--verbose] [--claim-unsynced]
  *
  * Each cycle starts a writer on the store in DIR/store, lets it run for a
  * random time and kills it (SIGKILL), then opens the store through
@@ -13,7 +13,8 @@
  * no row is torn (each has all its cells, with the row's own value);
  * counters never go back (at least the last acknowledged value, at least
  * what the previous cycle found); with --cellck, `cellck STORE` exits 0
- * after that open has recovered the store. The next cycle goes on from there; every
+ * after that open has recovered the store (and with --cellck-raw also
+ * before it, on the store as the crash left it). The next cycle goes on from there; every
  * 50 cycles the store starts afresh (so that the check stays short).
  *
  * Modes (the writer, and what "acknowledged" means):
@@ -80,6 +81,7 @@ typedef struct config {
     const char *cellsh;
     const char *cellfs;
     const char *cellck;    /* when set: `cellck STORE` must exit 0 each cycle */
+    bool cellck_raw;       /* --cellck-raw: also on the store as the crash left it */
     unsigned cycles;
     uint64_t seed;
     bool verbose;
@@ -474,6 +476,12 @@ static int run_cellck(const config *c, char *why, size_t wlen) {
 
 /* Checks the store after a cycle; updates pg. Returns NULL or a failure. */
 static const char *check(const config *c, shared *sh, progress *pg, char *why, size_t wlen) {
+    /* (a writer killed before it made the store leaves none to check) */
+    char manifest[PATH_MAX + 16];
+    snprintf(manifest, sizeof manifest, "%.*s/MANIFEST", PATH_MAX - 1, c->store);
+    struct stat sb;
+    if (c->cellck && c->cellck_raw && stat(manifest, &sb) == 0 && run_cellck(c, why, wlen) != 0)
+        return why;
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
     lo.lock_wait_ms = 5000;
@@ -603,8 +611,8 @@ static const char *check(const config *c, shared *sh, progress *pg, char *why, s
 static void usage(void) {
     fprintf(stderr,
             "usage: crashtest --mode=api|power|cellsh|mount --dir=DIR [--cycles=N] [--seed=S]\n"
-            "                 [--cellsh=PATH] [--cellfs=PATH] [--cellck=PATH] [--verbose]\n"
-            "                 [--claim-unsynced]\n");
+            "                 [--cellsh=PATH] [--cellfs=PATH] [--cellck=PATH [--cellck-raw]]\n"
+            "                 [--verbose] [--claim-unsynced]\n");
     exit(2);
 }
 
@@ -627,6 +635,8 @@ int main(int argc, char **argv) {
             c.cellfs = a + 9;
         else if (strncmp(a, "--cellck=", 9) == 0)
             c.cellck = a + 9;
+        else if (strcmp(a, "--cellck-raw") == 0)
+            c.cellck_raw = true;
         else if (strcmp(a, "--verbose") == 0)
             c.verbose = true;
         else if (strcmp(a, "--claim-unsynced") == 0)
