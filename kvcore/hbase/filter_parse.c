@@ -28,6 +28,9 @@
 /* Nesting beyond this is refused so that hostile input cannot exhaust the
    stack of the recursive descent. */
 #define KV_FILTER_MAX_DEPTH 100
+/* Filters and operators in one filter: the evaluation walks the tree per
+   cell (and AND/OR chains nest), so its cost and stack grow with it. */
+#define KV_FILTER_MAX_NODES 256
 
 typedef struct parser {
     const char *text;
@@ -94,6 +97,11 @@ static void node_free(kv_fnode *n) {
 }
 
 static kv_fnode *node_new(parser *p, kv_fnode_kind kind) {
+    if (p->nnodes >= KV_FILTER_MAX_NODES) {
+        fail(p, KV_INVALID, p->pos, "filter has more than %d filters and operators",
+             KV_FILTER_MAX_NODES);
+        return NULL;
+    }
     kv_fnode *n = calloc(1, sizeof *n);
     if (!n) { oom(p); return NULL; }
     n->kind = kind;
@@ -129,6 +137,13 @@ static size_t peek_word(parser *p, const char **word) {
     return e - p->pos;
 }
 
+/* Exact spelling: HBase's operators (AND, OR, SKIP, WHILE) are upper
+   case and its comparator types lower case. */
+static bool word_exact(const char *w, size_t n, const char *kw) {
+    return n == strlen(kw) && memcmp(w, kw, n) == 0;
+}
+
+/* Any case: true and false, as HBase lower-cases them. */
 static bool word_is(const char *w, size_t n, const char *kw) {
     return n == strlen(kw) && strncasecmp(w, kw, n) == 0;
 }
@@ -317,10 +332,10 @@ static bool take_comparator(parser *p, const filter_call *fc, size_t i, kv_compa
     }
     size_t tlen = (size_t)(colon - a->str.data);
     const char *t = (const char *)a->str.data;
-    if (word_is(t, tlen, "binary")) out->kind = KV_FCMP_BINARY;
-    else if (word_is(t, tlen, "binaryprefix")) out->kind = KV_FCMP_BINARY_PREFIX;
-    else if (word_is(t, tlen, "substring")) out->kind = KV_FCMP_SUBSTRING;
-    else if (word_is(t, tlen, "regexstring")) out->kind = KV_FCMP_REGEX;
+    if (word_exact(t, tlen, "binary")) out->kind = KV_FCMP_BINARY;
+    else if (word_exact(t, tlen, "binaryprefix")) out->kind = KV_FCMP_BINARY_PREFIX;
+    else if (word_exact(t, tlen, "substring")) out->kind = KV_FCMP_SUBSTRING;
+    else if (word_exact(t, tlen, "regexstring")) out->kind = KV_FCMP_REGEX;
     else {
         fail(p, KV_INVALID, a->at, "unknown comparator type '%.*s'", (int)(tlen > 64 ? 64 : tlen), t);
         return false;
@@ -624,7 +639,7 @@ static kv_fnode *parse_unary(parser *p) {
     kv_fnode *n = NULL;
     const char *w;
     size_t len = peek_word(p, &w);
-    if (word_is(w, len, "SKIP") || word_is(w, len, "WHILE")) {
+    if (word_exact(w, len, "SKIP") || word_exact(w, len, "WHILE")) {
         kv_fnode_kind kind = (len == 4) ? KV_FN_SKIP : KV_FN_WHILE;
         p->pos += len;
         n = node_pair(p, kind, parse_unary(p), NULL);
@@ -651,7 +666,7 @@ static kv_fnode *parse_and(parser *p) {
     while (n) {
         const char *w;
         size_t len = peek_word(p, &w);
-        if (!word_is(w, len, "AND")) break;
+        if (!word_exact(w, len, "AND")) break;
         p->pos += len;
         n = node_pair(p, KV_FN_AND, n, parse_unary(p));
     }
@@ -663,7 +678,7 @@ static kv_fnode *parse_or(parser *p) {
     while (n) {
         const char *w;
         size_t len = peek_word(p, &w);
-        if (!word_is(w, len, "OR")) break;
+        if (!word_exact(w, len, "OR")) break;
         p->pos += len;
         n = node_pair(p, KV_FN_OR, n, parse_and(p));
     }

@@ -616,6 +616,11 @@ void kv_regex_free(kv_regex *re) {
 int kv_regex_compile(kv_regex **out, const char *pattern, size_t len, char *err, size_t errlen) {
     *out = NULL;
     if (err && errlen) err[0] = 0;
+    if (len > KV_REGEX_MAX_PATTERN) {
+        if (err && errlen)
+            snprintf(err, errlen, "regular expression longer than %d bytes", KV_REGEX_MAX_PATTERN);
+        return -1;
+    }
     rx_parser ps = { pattern, len, 0, err, errlen, 0, 0, false };
     rx_node *root = rx_alt(&ps);
     if (root && ps.pos < ps.len) {

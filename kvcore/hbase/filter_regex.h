@@ -29,6 +29,9 @@
 
 /* Largest program compile accepts (instructions, after expanding {n,m}). */
 #define KV_REGEX_MAX_PROGRAM 20000
+/* Longest pattern compile accepts (bytes): the parser and the code
+   generator recurse along it. */
+#define KV_REGEX_MAX_PATTERN 4096
 
 typedef struct kv_regex kv_regex;
 

@@ -753,11 +753,17 @@ typedef struct kv_filter kv_filter;
  * find() with DOTALL, on a backtracking-free matcher of Java's common
  * syntax: constructs it cannot run exactly — lookaround, backreferences,
  * possessive quantifiers, \p{...}, class intersections — and patterns over
- * 20000 steps once repetitions are expanded are refused with the reason);
+ * 4096 bytes or 20000 steps once repetitions are expanded are refused
+ * with the reason); a filter of more than 256 filters and operators is
+ * refused;
  * the operators SKIP, WHILE (binding tightest), AND, then OR, and
- * parentheses. A read with a filter offers it up to the family's VERSIONS
- * versions of each column, newest first, and keeps at most the read's
- * VERSIONS of what passes, as HBase does. Needs no store. A
+ * parentheses. Filters answer HBase's return codes (INCLUDE, SKIP,
+ * NEXT_COL, NEXT_ROW, SEEK_NEXT_USING_HINT, INCLUDE_AND_NEXT_COL, ...),
+ * applied as HBase's scan matcher and FilterList apply them. A read with a
+ * filter offers it up to the family's VERSIONS versions of each column,
+ * newest first, and the read's VERSIONS counts the cells it includes: the
+ * version that goes past the count is still offered (and dropped), older
+ * ones are not, as in HBase. Needs no store. A
  * compiled filter is immutable: any number of reads in any threads may use
  * it at once; it must outlive the scans that use it.
  * Errors: KV_INVALID, with the reason in @p errmsg when non-NULL;

@@ -46,7 +46,7 @@ tag_words() {
             n=$((n + 1))
             if [[ "$ref" =~ ^[a-z0-9_.-]+$ ]]; then   # a page: ours must be in man/
                 case "$ref" in
-                cellfs|cellsh|cellbench|kvcore)
+                cellfs|cellsh|cellbench|cellck|kvcore)
                     ls "$(dirname "$MAN")/$ref".[0-9] >/dev/null 2>&1 || bad="$bad ${man##*/}:page:$ref";;
                 esac
             else

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # cellsh: HBase's filter language as an HBase user writes it — version
 # counting with filters (the family's VERSIONS offered, the read's VERSIONS
-# capping afterwards), every filter ParseFilter registers, the comparators
+# counting what the filter includes), every filter ParseFilter registers, the comparators
 # and their refusals, and show_filters.
 
 load helpers/cellsh
@@ -28,8 +28,10 @@ put 't', 'r1', 'f:a', 'v4', 4
 $1
 scan 't', {FILTER => "TimestampsFilter(2, 3)"}
 get 't', 'r1', {COLUMN => 'f:a', VERSIONS => 5, FILTER => "TimestampsFilter(1, 2, 3)"}
+scan 't', {FILTER => "SingleColumnValueFilter('f', 'a', =, 'binary:v3', true, false)"}
 scan 't', {FILTER => "SingleColumnValueFilter('f', 'a', =, 'binary:v2', true, false)"}
-scan 't', {FILTER => "SingleColumnValueFilter('f', 'a', =, 'binary:v2')"}
+scan 't', {VERSIONS => 3, FILTER => "SingleColumnValueFilter('f', 'a', =, 'binary:v2', true, false)"}
+scan 't', {FILTER => "SingleColumnValueFilter('f', 'a', =, 'binary:v3')"}
 EOF
 }
 
@@ -45,6 +47,13 @@ COLUMN                                CELL
 1 row(s)
 ROW                                   COLUMN+CELL
  r1                                   column=f:a, timestamp=4, value=v4
+1 row(s)
+ROW                                   COLUMN+CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+ r1                                   column=f:a, timestamp=4, value=v4
+ r1                                   column=f:a, timestamp=3, value=v3
+ r1                                   column=f:a, timestamp=2, value=v2
 1 row(s)
 ROW                                   COLUMN+CELL
 0 row(s)

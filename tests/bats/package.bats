@@ -40,9 +40,9 @@ teardown() {
 
 @test "meson install puts the programs, the library, the header, kvcore.pc, the man pages and the mount helper in place" {
     local f
-    for f in bin/cellfs bin/cellsh bin/cellbench include/kvcore.h sbin/mount.fuse.cellfs \
+    for f in bin/cellfs bin/cellsh bin/cellbench bin/cellck include/kvcore.h sbin/mount.fuse.cellfs \
              share/man/man1/cellfs.1 share/man/man1/cellsh.1 share/man/man1/cellbench.1 \
-             share/man/man3/kvcore.3; do
+             share/man/man1/cellck.1 share/man/man3/kvcore.3; do
         [ -e "$PREFIX/$f" ] || { echo "missing $f" >&2; return 1; }
     done
     [ -x "$PREFIX/sbin/mount.fuse.cellfs" ]

@@ -63,12 +63,15 @@ static kv_filter *parse_ok(const char *text) {
     return f;
 }
 
-/* Applies filter text to one row with a fresh run; returns the rendering. */
-static const char *apply(char *buf, size_t size, const char *text, const kv_cell *row, size_t n) {
+/* Applies filter text to one row with a fresh run, the read's VERSIONS
+   being versions (0: no cap); returns the rendering. */
+static const char *apply_v(char *buf, size_t size, const char *text, const kv_cell *row, size_t n,
+                           int32_t versions) {
     kv_filter *f = parse_ok(text);
     if (!f) { snprintf(buf, size, "<parse failed>"); return buf; }
     kv_filter_run *r = kv_filter_run_new(f);
     REQUIRE(r != NULL);
+    kv_filter_run_set_versions(r, versions);
     kv_cell cells[64];
     REQUIRE(n <= 64);
     memcpy(cells, row, n * sizeof *cells);
@@ -80,6 +83,10 @@ static const char *apply(char *buf, size_t size, const char *text, const kv_cell
     kv_filter_run_free(r);
     kv_filter_free(f);
     return buf;
+}
+
+static const char *apply(char *buf, size_t size, const char *text, const kv_cell *row, size_t n) {
+    return apply_v(buf, size, text, row, n, 0);
 }
 
 #define CHECK_FILTER(text, want) do { \
@@ -138,7 +145,7 @@ static void test_parse_ok(void) {
         "WHILE RowFilter(<, 'binary:r5')",
         "SKIP WHILE PrefixFilter('a')",
         "(PrefixFilter('a') OR PrefixFilter('b')) AND (KeyOnlyFilter() AND PageFilter(3))",
-        "PrefixFilter('a')and PrefixFilter('b')",
+        "PrefixFilter('a')AND PrefixFilter('b')",
         "PrefixFilter('')",
         "ValueFilter(=,'binary:it''s')",
         "ValueFilter(=,'binary:a:b')",
@@ -170,6 +177,11 @@ static void test_parse_errors(void) {
     CHECK_PARSE_ERROR("RowFilter(>=, 'regexstring:x')", "only = and !=");
     CHECK_PARSE_ERROR("ValueFilter(=, 'regexstring:a(')", "bad regular expression 'a('");
     CHECK_PARSE_ERROR("ValueFilter(!, 'binary:x')", "unknown comparison operator at offset 12");
+    /* HBase spells its operators in upper case and comparator types in lower */
+    CHECK_PARSE_ERROR("PrefixFilter('a') and PrefixFilter('b')", "expected AND, OR or the end");
+    CHECK_PARSE_ERROR("PrefixFilter('a') Or PrefixFilter('b')", "expected AND, OR or the end");
+    CHECK_PARSE_ERROR("skip PrefixFilter('a')", "unknown filter skip");
+    CHECK_PARSE_ERROR("ValueFilter(=, 'Binary:x')", "unknown comparator type 'Binary'");
     CHECK_PARSE_ERROR("ValueFilter(=>, 'binary:x')", "expected ',' or ')'");
     CHECK_PARSE_ERROR("ValueFilter(LESSER, 'binary:x')", "unexpected 'LESSER'");
     CHECK_PARSE_ERROR("KeyOnlyFilter(maybe)", "unexpected 'maybe'");
@@ -276,10 +288,12 @@ static void test_single_filters(void) {
     CHECK_FILTER("PageFilter(1)", "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello cf:c@1=zeta g:a@4=Other STOP");
     CHECK_FILTER("PageFilter(2)", all);
     CHECK_FILTER("PageFilter(0)", "- STOP");
-    /* Newest version of each of the first n columns. */
-    CHECK_FILTER("ColumnCountGetFilter(2)", "cf:a@3=v3a cf:b@5=hello");
+    /* Newest version of each of the first n columns; once a row has more,
+       filterAllRemaining ends the scan at the next cell (DONE_SCAN), which
+       is why HBase calls it unsuitable for scans. */
+    CHECK_FILTER("ColumnCountGetFilter(2)", "cf:a@3=v3a cf:b@5=hello STOP");
     CHECK_FILTER("ColumnCountGetFilter(4)", "cf:a@3=v3a cf:b@5=hello cf:c@1=zeta g:a@4=Other");
-    CHECK_FILTER("ColumnCountGetFilter(0)", "-");
+    CHECK_FILTER("ColumnCountGetFilter(0)", "- STOP");
     CHECK_FILTER("InclusiveStopFilter('r1')", all);
     CHECK_FILTER("InclusiveStopFilter('r2')", all);
     CHECK_FILTER("InclusiveStopFilter('r0')", "- STOP");
@@ -360,6 +374,58 @@ static void test_hbase2_filters(void) {
                       "invalid range: start row => 'b', stop row => 'a'");
 }
 
+/* The return codes as HBase's matcher and FilterList apply them. */
+#define CHECK_FILTER_V(row, versions, text, want) do { \
+    char cf_buf_[1024]; \
+    const char *cf_got_ = apply_v(cf_buf_, sizeof cf_buf_, (text), (row), sizeof(row) / sizeof(row)[0], \
+                                  (versions)); \
+    test_checks_run++; \
+    if (strcmp(cf_got_, (want)) != 0) { test_checks_failed++; \
+        fprintf(stderr, "%s:%d: filter %s (VERSIONS %d): got '%s', expected '%s'\n", __FILE__, \
+                __LINE__, (text), (versions), cf_got_, (want)); } \
+} while (0)
+
+static const kv_cell row_prefixes[] = {
+    CELL("r1", "f", "a", 1, "1"),
+    CELL("r1", "f", "ab", 1, "2"),
+    CELL("r1", "f", "ac", 1, "3"),
+    CELL("r1", "f", "b", 1, "4"),
+};
+
+static void test_return_codes(void) {
+    const char *all = "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello cf:c@1=zeta g:a@4=Other";
+    /* The read's VERSIONS counts included cells: a filter that includes
+       every version sees one more than the cap (the one that exceeds it,
+       dropped after the filter saw it), then the column is left. */
+    CHECK_FILTER_V(row_r1, 1, "SingleColumnValueFilter('cf', 'a', =, 'binary:v2a', true, false)",
+                   "cf:a@3=v3a cf:b@5=hello cf:c@1=zeta g:a@4=Other");
+    CHECK_FILTER_V(row_r1, 2, "SingleColumnValueFilter('cf', 'a', =, 'binary:v2a', true, false)", all);
+    CHECK_FILTER_V(row_r1, 1, "SingleColumnValueFilter('cf', 'a', =, 'binary:v3a', true, false)",
+                   "cf:a@3=v3a cf:b@5=hello cf:c@1=zeta g:a@4=Other");
+    /* one that skips newer versions reaches older ones */
+    CHECK_FILTER_V(row_r1, 1, "TimestampsFilter(2)", "cf:a@2=v2a");
+    CHECK_FILTER_V(row_r1, 1, "ValueFilter(=, 'binary:v2a')", "cf:a@2=v2a");
+    /* MultipleColumnPrefixFilter tries only the largest prefix <= the
+       qualifier, as HBase does: 'ac' is not let through by 'a'. */
+    CHECK_FILTER_ON(row_prefixes, "MultipleColumnPrefixFilter('a', 'ab')", "f:a@1=1 f:ab@1=2");
+    CHECK_FILTER_ON(row_prefixes, "MultipleColumnPrefixFilter('b', 'a')", "f:a@1=1 f:ab@1=2 f:ac@1=3 f:b@1=4");
+    CHECK_FILTER_ON(row_prefixes, "ColumnPrefixFilter('a')", "f:a@1=1 f:ab@1=2 f:ac@1=3");
+    CHECK_FILTER_ON(row_prefixes, "ColumnRangeFilter('ab', false, 'b', false)", "f:ac@1=3");
+    /* OR: a side whose NEXT_COL covers a cell is not asked again, and the
+       row stays when a side keeps it */
+    CHECK_FILTER("ColumnCountGetFilter(1) OR ValueFilter(=, 'binary:v2a')", "cf:a@3=v3a cf:a@2=v2a");
+    CHECK_FILTER("FirstKeyOnlyFilter() OR ValueFilter(=, 'binary:Other')", "cf:a@3=v3a g:a@4=Other");
+    /* KeyOnlyFilter transforms only the cells its side of an OR included */
+    CHECK_FILTER("KeyOnlyFilter() AND QualifierFilter(=, 'binary:b') OR ValueFilter(=, 'binary:zeta')",
+                 "cf:b@5= cf:c@1=zeta");
+    /* ColumnPaginationFilter counts columns across families */
+    CHECK_FILTER("FamilyFilter(=, 'binary:g') AND ColumnPaginationFilter(1, 0)", "g:a@4=Other");
+    CHECK_FILTER("ColumnPaginationFilter(1, 0) AND FamilyFilter(=, 'binary:g')", "-");
+    /* SKIP filters the row on any answer but INCLUDE */
+    CHECK_FILTER("SKIP ColumnPrefixFilter('a')", "-");
+    CHECK_FILTER("SKIP FamilyFilter(=, 'binary:cf')", "-");
+}
+
 static void test_bytes_and_quotes(void) {
     /* Binary comparisons are unsigned: 0x80 sorts after 0x7f. */
     static const kv_cell hi[] = { CELL("k", "f", "q", 1, "\x80"), CELL("k", "f", "r", 1, "\x01") };
@@ -409,12 +475,15 @@ static void test_combinations(void) {
     CHECK_FILTER("PrefixFilter('a') OR PrefixFilter('s')", "-");
     CHECK_FILTER("SingleColumnValueFilter('cf', 'b', =, 'binary:hello') AND ColumnPrefixFilter('c')",
                  "cf:c@1=zeta");
+    /* OR: the row stays (ColumnPrefixFilter does not filter it), and a cell
+       is included when either side includes it: SingleColumnValueFilter
+       includes the cells before its column, then answers NEXT_ROW. */
     CHECK_FILTER("SingleColumnValueFilter('cf', 'b', =, 'binary:nope') OR ColumnPrefixFilter('c')",
-                 "cf:c@1=zeta");
+                 "cf:a@3=v3a cf:a@2=v2a cf:c@1=zeta");
     /* AND presents to its right side only what its left side passed. */
     CHECK_FILTER("QualifierFilter(=, 'binary:b') AND FirstKeyOnlyFilter()", "cf:b@5=hello");
     CHECK_FILTER("FirstKeyOnlyFilter() AND QualifierFilter(=, 'binary:b')", "-");
-    CHECK_FILTER("FamilyFilter(=, 'binary:cf') AND ColumnCountGetFilter(1)", "cf:a@3=v3a");
+    CHECK_FILTER("FamilyFilter(=, 'binary:cf') AND ColumnCountGetFilter(1)", "cf:a@3=v3a STOP");
     /* KeyOnlyFilter does not hide values from the other filters. */
     CHECK_FILTER("KeyOnlyFilter() AND ValueFilter(=, 'binary:hello')", "cf:b@5=");
     CHECK_FILTER("ValueFilter(=, 'binary:zeta') AND KeyOnlyFilter(true)", "cf:c@1=\\x00\\x00\\x00\\x04");
@@ -422,11 +491,18 @@ static void test_combinations(void) {
     CHECK_FILTER("SKIP ValueFilter(!=, 'binary:zeta')", "-");
     CHECK_FILTER("SKIP ValueFilter(!=, 'binary:nothing')",
                  "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello cf:c@1=zeta g:a@4=Other");
-    CHECK_FILTER("SKIP ValueFilter(!=, 'binary:zeta') OR QualifierFilter(=, 'binary:c')", "cf:c@1=zeta");
+    /* ...but in an OR the other side keeps the row: OR filters a row only
+       when both sides do */
+    CHECK_FILTER("SKIP ValueFilter(!=, 'binary:zeta') OR QualifierFilter(=, 'binary:c')",
+                 "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello cf:c@1=zeta g:a@4=Other");
+    CHECK_FILTER("SKIP ValueFilter(!=, 'binary:zeta') OR PrefixFilter('x')", "-");
     CHECK_FILTER("FamilyFilter(=, 'binary:cf') AND SKIP ValueFilter(!=, 'binary:Other')",
                  "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello cf:c@1=zeta");
-    /* WHILE: a failing cell ends the scan, and this row is not returned. */
-    CHECK_FILTER("WHILE ValueFilter(!=, 'binary:zeta')", "- STOP");
+    /* WHILE: a failing cell ends the scan; the cells of this row before it
+       are returned (filterAllRemaining stops the row there, filterRow of
+       the inner filter keeps it). */
+    CHECK_FILTER("WHILE ValueFilter(!=, 'binary:zeta')", "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello STOP");
+    CHECK_FILTER("WHILE ValueFilter(!=, 'binary:v3a')", "- STOP");
     CHECK_FILTER("WHILE ValueFilter(!=, 'binary:nothing')",
                  "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello cf:c@1=zeta g:a@4=Other");
     CHECK_FILTER("WHILE PrefixFilter('x')", "- STOP");
@@ -674,6 +750,17 @@ static void test_regex(void) {
     memset(deep, '(', 600);
     deep[600] = 0;
     CHECK_RX_REFUSED(deep, "nested too deeply");
+    static char longest[5000];
+    memset(longest, 'a', sizeof longest - 1);
+    CHECK_RX_REFUSED(longest, "longer than 4096 bytes");
+    longest[4096] = 0;
+    CHECK_EQ(rx(longest, longest), 1);
+    /* a filter with too many terms is refused before it can cost much */
+    static char many[8192];
+    size_t o = 0;
+    for (int i = 0; i < 300; i++)
+        o += (size_t)snprintf(many + o, sizeof many - o, "%sKeyOnlyFilter()", i ? " AND " : "");
+    CHECK_PARSE_ERROR(many, "more than 256 filters and operators");
     /* and the filter language reports the matcher's reason */
     CHECK_PARSE_ERROR("ValueFilter(=, 'regexstring:(?=x)')", "lookahead and lookbehind are not supported");
     CHECK_PARSE_ERROR("RowFilter(=, 'regexstring:(x{900}){900}')", "regular expression too large");
@@ -695,5 +782,6 @@ int main(void) {
     test_large_row();
     test_regex();
     test_hbase2_filters();
+    test_return_codes();
     return test_finish("test_filter");
 }

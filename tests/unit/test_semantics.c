@@ -529,12 +529,14 @@ static void test_trim_at_flush(bool flushed) {
     fx_end(&fx);
 }
 
-/* Filters see up to the family's VERSIONS versions of each column and the
-   read's VERSIONS caps what passes afterwards, as HBase's
-   UserScanQueryMatcher does (issue 10, rule 6): a TimestampsFilter finds
-   a version older than the cap, a SingleColumnValueFilter with
-   latestVersionOnly=false matches on an older version, and versions
-   beyond the family's VERSIONS are never offered. */
+/* Filters are offered up to the family's VERSIONS versions of each column
+   and the read's VERSIONS counts the cells they include, as HBase's
+   UserScanQueryMatcher does (issue 10, rule 6): a TimestampsFilter, which
+   skips newer versions, finds one older than the cap; a
+   SingleColumnValueFilter with latestVersionOnly=false includes every
+   version, so it sees one more than the cap and matches an older version
+   only when the read's VERSIONS reach it; versions beyond the family's
+   VERSIONS are never offered. */
 static const char *get_filtered(fixture *fx, const char *text, int versions) {
     kv_filter *flt = NULL;
     char err[256];
@@ -560,8 +562,11 @@ static void test_filter_sees_family_versions(bool flushed) {
     /* v1 is beyond the family's 3 versions: never offered, even in memory */
     CHECK_STR(get_filtered(&fx, "TimestampsFilter(1)", 5), "");
     CHECK_STR(get_filtered(&fx, "ValueFilter(=, 'binary:v2')", 1), "f:q@2=v2;");
-    CHECK_STR(get_filtered(&fx, "SingleColumnValueFilter('f', 'q', =, 'binary:v2', true, false)", 1),
+    CHECK_STR(get_filtered(&fx, "SingleColumnValueFilter('f', 'q', =, 'binary:v2', true, false)", 1), "");
+    CHECK_STR(get_filtered(&fx, "SingleColumnValueFilter('f', 'q', =, 'binary:v3', true, false)", 1),
               "f:q@4=v4;");
+    CHECK_STR(get_filtered(&fx, "SingleColumnValueFilter('f', 'q', =, 'binary:v2', true, false)", 3),
+              "f:q@4=v4;f:q@3=v3;f:q@2=v2;");
     CHECK_STR(get_filtered(&fx, "SingleColumnValueFilter('f', 'q', =, 'binary:v2', true, true)", 1), "");
     /* without a filter the read's VERSIONS count as before */
     kv_read_options o = KV_READ_OPTIONS_INIT;
