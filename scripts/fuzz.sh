@@ -22,6 +22,9 @@ if [ ! -f build-fuzz/build.ninja ]; then
 fi
 ninja -C build-fuzz $(printf 'tests/fuzz/fuzz_%s ' "${targets[@]}") >/dev/null || exit 1
 
+# Scratch directories of crashed inputs stay in the build tree.
+mkdir -p build-fuzz/tmp
+export TMPDIR="$PWD/build-fuzz/tmp"
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 status=0

@@ -13,6 +13,10 @@ CRASHTEST="$BUILD/tests/crash/crashtest"
 CELLSH="$BUILD/tools/cellsh"
 CYCLES="${CRASHTEST_CYCLES:-20}"
 SEED="${CRASHTEST_SEED:-11}"
+# cellck (the reliability branch's store checker) runs after every cycle
+# once it is built.
+CELLCK_ARG=()
+[ -x "$BUILD/tools/cellck" ] && CELLCK_ARG=(--cellck="$BUILD/tools/cellck")
 
 setup() {
     FS_TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/cellfs-crash.XXXXXX")
@@ -26,14 +30,14 @@ teardown() {
 }
 
 @test "crash: SIGKILL of two API writer threads, $CYCLES cycles" {
-    run "$CRASHTEST" --mode=api --dir="$FS_TMP" --cycles="$CYCLES" --seed="$SEED"
+    run "$CRASHTEST" --mode=api --dir="$FS_TMP" --cycles="$CYCLES" --seed="$SEED" "${CELLCK_ARG[@]}"
     echo "$output"
     [ "$status" -eq 0 ]
     [[ "$output" == *"crashtest api: $CYCLES cycles"* ]]
 }
 
 @test "crash: power loss drops everything not synced, $CYCLES cycles" {
-    run "$CRASHTEST" --mode=power --dir="$FS_TMP" --cycles="$CYCLES" --seed="$SEED"
+    run "$CRASHTEST" --mode=power --dir="$FS_TMP" --cycles="$CYCLES" --seed="$SEED" "${CELLCK_ARG[@]}"
     echo "$output"
     [ "$status" -eq 0 ]
     [[ "$output" == *"crashtest power: $CYCLES cycles"* ]]
@@ -47,7 +51,7 @@ teardown() {
 }
 
 @test "crash: SIGKILL of cellsh, $CYCLES cycles" {
-    run "$CRASHTEST" --mode=cellsh --cellsh="$CELLSH" --dir="$FS_TMP" --cycles="$CYCLES" --seed="$SEED"
+    run "$CRASHTEST" --mode=cellsh --cellsh="$CELLSH" --dir="$FS_TMP" --cycles="$CYCLES" --seed="$SEED" "${CELLCK_ARG[@]}"
     echo "$output"
     [ "$status" -eq 0 ]
     [[ "$output" == *"crashtest cellsh: $CYCLES cycles"* ]]
@@ -55,8 +59,18 @@ teardown() {
 
 @test "crash: SIGKILL of the cellfs daemon under a writer, $CYCLES cycles" {
     fs_require_fuse
-    run "$CRASHTEST" --mode=mount --cellfs="$CELLFS" --dir="$FS_TMP" --cycles="$CYCLES" --seed="$SEED"
+    run "$CRASHTEST" --mode=mount --cellfs="$CELLFS" --dir="$FS_TMP" --cycles="$CYCLES" --seed="$SEED" "${CELLCK_ARG[@]}"
     echo "$output"
     [ "$status" -eq 0 ]
     [[ "$output" == *"crashtest mount: $CYCLES cycles"* ]]
+}
+
+@test "crash: cellck is clean on the store as a SIGKILL left it, before any open" {
+    [ ${#CELLCK_ARG[@]} -gt 0 ] || skip "cellck is not built"
+    run "$CRASHTEST" --mode=api --dir="$FS_TMP" --cycles="$CYCLES" --seed="$SEED" "${CELLCK_ARG[@]}" --cellck-raw
+    echo "$output"
+    if [ "$status" -ne 0 ] && [[ "$output" == *"no manifest names it"* ]]; then
+        skip "known failure (tests/fuzz/FINDINGS.md F8): cellck takes the file of an interrupted flush for damage"
+    fi
+    [ "$status" -eq 0 ]
 }

@@ -3,7 +3,8 @@
  * what the store kept (issue 11, "What to build" 2; README.md here).
  *
  *   crashtest --mode=api|power|cellsh|mount --dir=DIR [--cycles=N] [--seed=S]
- *             [--cellsh=PATH] [--cellfs=PATH] [--verbose] [--claim-unsynced]
+ *             [--cellsh=PATH] [--cellfs=PATH] [--cellck=PATH [--cellck-raw]]
+ *             [--verbose] [--claim-unsynced]
  *
  * Each cycle starts a writer on the store in DIR/store, lets it run for a
  * random time and kills it (SIGKILL), then opens the store through
@@ -11,7 +12,9 @@
  * each writer wrote is a prefix of its sequence (rows w<W>-<SEQ>, no gap);
  * no row is torn (each has all its cells, with the row's own value);
  * counters never go back (at least the last acknowledged value, at least
- * what the previous cycle found). The next cycle goes on from there; every
+ * what the previous cycle found); with --cellck, `cellck STORE` exits 0
+ * after that open has recovered the store (and with --cellck-raw also
+ * before it, on the store as the crash left it). The next cycle goes on from there; every
  * 50 cycles the store starts afresh (so that the check stays short).
  *
  * Modes (the writer, and what "acknowledged" means):
@@ -77,6 +80,8 @@ typedef struct config {
     char mnt[PATH_MAX];
     const char *cellsh;
     const char *cellfs;
+    const char *cellck;    /* when set: `cellck STORE` must exit 0 each cycle */
+    bool cellck_raw;       /* --cellck-raw: also on the store as the crash left it */
     unsigned cycles;
     uint64_t seed;
     bool verbose;
@@ -263,6 +268,9 @@ static void run_cellsh_cycle(const config *c, shared *sh, const progress *pg, un
     if (pid == 0) {
         dup2(in[0], 0);
         dup2(out[1], 1);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, 2);   /* "Table already exists" after the first cycle */
         close(in[0]), close(in[1]), close(out[0]), close(out[1]);
         execl(c->cellsh, c->cellsh, "-n", "-c", c->store, (char *)NULL);
         _exit(127);
@@ -430,8 +438,50 @@ static int64_t be64(const uint8_t *p) {
     return (int64_t)v;
 }
 
+/* Runs `cellck STORE`; 0 when it exits 0 (its output then discarded),
+   else -1 with the start of its output in why. */
+static int run_cellck(const config *c, char *why, size_t wlen) {
+    int p[2];
+    if (pipe(p) != 0)
+        die("pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork: %s", strerror(errno));
+    if (pid == 0) {
+        dup2(p[1], 1);
+        dup2(p[1], 2);
+        close(p[0]);
+        close(p[1]);
+        execl(c->cellck, c->cellck, c->store, (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    char out[600];
+    size_t got = 0;
+    ssize_t n;
+    char sink[4096];
+    while ((n = read(p[0], got < sizeof out - 1 ? out + got : sink,
+                     got < sizeof out - 1 ? sizeof out - 1 - got : sizeof sink)) > 0)
+        if (got < sizeof out - 1)
+            got += (size_t)n;
+    out[got] = '\0';
+    close(p[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    snprintf(why, wlen, "cellck %.300s failed (status %d): %.400s", c->store, status, out);
+    return -1;
+}
+
 /* Checks the store after a cycle; updates pg. Returns NULL or a failure. */
 static const char *check(const config *c, shared *sh, progress *pg, char *why, size_t wlen) {
+    /* (a writer killed before it made the store leaves none to check) */
+    char manifest[PATH_MAX + 16];
+    snprintf(manifest, sizeof manifest, "%.*s/MANIFEST", PATH_MAX - 1, c->store);
+    struct stat sb;
+    if (c->cellck && c->cellck_raw && stat(manifest, &sb) == 0 && run_cellck(c, why, wlen) != 0)
+        return why;
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
     lo.lock_wait_ms = 5000;
@@ -551,13 +601,18 @@ static const char *check(const config *c, shared *sh, progress *pg, char *why, s
         snprintf(why, wlen, "closing the store after the check failed: %s", kv_strerror(st));
         fail = why;
     }
+    /* After a writer's open (recovery removed what the crash left) the
+       checker must find nothing. */
+    if (!fail && c->cellck && run_cellck(c, why, wlen) != 0)
+        fail = why;
     return fail;
 }
 
 static void usage(void) {
     fprintf(stderr,
             "usage: crashtest --mode=api|power|cellsh|mount --dir=DIR [--cycles=N] [--seed=S]\n"
-            "                 [--cellsh=PATH] [--cellfs=PATH] [--verbose] [--claim-unsynced]\n");
+            "                 [--cellsh=PATH] [--cellfs=PATH] [--cellck=PATH [--cellck-raw]]\n"
+            "                 [--verbose] [--claim-unsynced]\n");
     exit(2);
 }
 
@@ -578,6 +633,10 @@ int main(int argc, char **argv) {
             c.cellsh = a + 9;
         else if (strncmp(a, "--cellfs=", 9) == 0)
             c.cellfs = a + 9;
+        else if (strncmp(a, "--cellck=", 9) == 0)
+            c.cellck = a + 9;
+        else if (strcmp(a, "--cellck-raw") == 0)
+            c.cellck_raw = true;
         else if (strcmp(a, "--verbose") == 0)
             c.verbose = true;
         else if (strcmp(a, "--claim-unsynced") == 0)

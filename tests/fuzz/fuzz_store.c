@@ -12,6 +12,7 @@
 #include "fuzz_util.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 
 #include "kvcore.h"
 #include "util/coding.h"
@@ -91,18 +92,49 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const uint8_t *mark = find_mark(rest, rest_len, FUZZ_SST_MARK);
     size_t log_len = mark ? (size_t)(mark - rest) : rest_len;
 
-    char *manifest = malloc(mlen + 32);
+    /* Each line may grow by " xxxxxxxx"; a "checksum" line may be added. */
+    size_t cap = mlen + 9 * (mlen / 3 + 1) + 32;
+    char *manifest = malloc(cap);
     if (!manifest)
         return 0;
-    memcpy(manifest, data, mlen);
-    manifest[mlen] = '\0';
-    size_t total = mlen;
-    if (mlen == 0 || manifest[0] != '!')
-        total += (size_t)snprintf(manifest + mlen, 32, "checksum %08x\n",
-                                  kv_checksum(manifest, mlen));
+    size_t total = 0;
+    if (mlen > 0 && data[0] == '!') {
+        memcpy(manifest, data, mlen);
+        total = mlen;
+    } else {
+        bool have_sum = false;
+        size_t edit_start = 0;
+        for (size_t i = 0; i < mlen;) {
+            const uint8_t *nl = memchr(data + i, '\n', mlen - i);
+            size_t len = nl ? (size_t)(nl - (data + i)) : mlen - i;
+            const char *line = (const char *)data + i;
+            size_t start = total;
+            if (len == 8 && memcmp(line, "checksum", 8) == 0) {
+                total += (size_t)sprintf(manifest + total, "checksum %08x",
+                                         kv_checksum(manifest, start));
+                have_sum = true;
+            } else if (len == 3 && memcmp(line, "end", 3) == 0) {
+                total += (size_t)sprintf(manifest + total, "end %08x",
+                                         kv_checksum(manifest + edit_start, start - edit_start));
+            } else {
+                if (len >= 5 && memcmp(line, "edit ", 5) == 0)
+                    edit_start = start;
+                memcpy(manifest + total, line, len);
+                total += len;
+            }
+            if (nl)
+                manifest[total++] = '\n';
+            i += len + (nl ? 1 : 0);
+        }
+        if (!have_sum)
+            total += (size_t)snprintf(manifest + total, 32, "checksum %08x\n",
+                                      kv_checksum(manifest, total));
+    }
+    manifest[total] = '\0';
     char path[1200];
     snprintf(path, sizeof path, "%s/MANIFEST", dir);
     int ok = fuzz_write_file(path, (const uint8_t *)manifest, total) == 0;
+    /* (the numbers below are read from the terminated copy) */
     unsigned long long log_no = number_after(manifest, "\nlog_number ", 5);
     const char *file_line = strstr(manifest, "\nfile ");
     unsigned long long sst_no = 4;
@@ -132,7 +164,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     o.local = &lo;
     kv_store *s = NULL;
     char err[512];
-    if (kv_store_open(&s, dir, &o, err, sizeof err) == KV_OK) {
+    kv_status st = kv_store_open(&s, dir, &o, err, sizeof err);
+    /* FUZZ_VERBOSE=1: say how the open went (to check the seeds). */
+    if (getenv("FUZZ_VERBOSE"))
+        fprintf(stderr, "fuzz_store: open (%s): %s %s\n", o.read_only ? "read-only" : "writable",
+                kv_strerror(st), st == KV_OK ? "" : err);
+    if (st == KV_OK) {
         read_all(s);
         kv_store_close(s);
     }

@@ -7,6 +7,7 @@
 #ifndef CELLFS_FUZZ_UTIL_H
 #define CELLFS_FUZZ_UTIL_H
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,20 +17,41 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* The process's scratch directory, made at the first call; NULL (and a
-   message) if it cannot be made. Removed by nobody: it lives in $TMPDIR
-   and holds one input's files at a time. */
+static char fuzz_dir_[512];
+
+/* Removes the scratch directory and its files (at exit). */
+static inline void fuzz_scratch_remove(void) {
+    DIR *d = opendir(fuzz_dir_);
+    if (d) {
+        struct dirent *e;
+        char path[1100];
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", fuzz_dir_, e->d_name);
+            unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(fuzz_dir_);
+}
+
+/* The process's scratch directory, made at the first call (under $TMPDIR)
+   and removed at exit; NULL (and a message) if it cannot be made. It holds
+   one input's files at a time. A process that crashes leaves it behind:
+   scripts/fuzz.sh points $TMPDIR into build-fuzz/. */
 static inline const char *fuzz_scratch_dir(void) {
-    static char dir[512];
+    char *dir = fuzz_dir_;
     if (dir[0])
         return dir;
     const char *base = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/cellfs-fuzz-XXXXXX", base && *base ? base : "/tmp");
+    snprintf(dir, sizeof fuzz_dir_, "%s/cellfs-fuzz-XXXXXX", base && *base ? base : "/tmp");
     if (!mkdtemp(dir)) {
         perror("fuzz: mkdtemp");
         dir[0] = '\0';
         return NULL;
     }
+    atexit(fuzz_scratch_remove);
     return dir;
 }
 

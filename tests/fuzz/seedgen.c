@@ -120,10 +120,24 @@ int main(int argc, char **argv) {
     size_t mlen = 0;
     snprintf(path, sizeof path, "%s/MANIFEST", dir);
     char *manifest = slurp(path, &mlen);
-    char *ck = manifest ? strstr(manifest, "checksum ") : NULL;
-    if (!ck)
+    if (!manifest)
         return 1;
-    mlen = (size_t)(ck - manifest);
+    /* The store target's form: checksums left out ("checksum", "end"). */
+    size_t w = 0;
+    for (size_t i = 0; i < mlen;) {
+        char *nl = memchr(manifest + i, '\n', mlen - i);
+        size_t len = nl ? (size_t)(nl - (manifest + i)) : mlen - i;
+        if (len > 9 && strncmp(manifest + i, "checksum ", 9) == 0)
+            len = 8;
+        else if (len > 4 && strncmp(manifest + i, "end ", 4) == 0)
+            len = 3;
+        memmove(manifest + w, manifest + i, len);
+        w += len;
+        if (nl)
+            manifest[w++] = '\n';
+        i = nl ? (size_t)(nl - manifest) + 1 : mlen;
+    }
+    mlen = w;
     char *log = NULL, *sst = NULL;
     size_t log_len = 0, sst_len = 0;
     DIR *d = opendir(dir);
@@ -174,9 +188,16 @@ int main(int argc, char **argv) {
     memcpy(b + mlen + 1 + log_len + 9, sst, sst_len);
     snprintf(out, sizeof out, "%s/store/seed-all", argv[1]);
     spit(out, b, blen, NULL, 0);
-    /* The odd-sized twin opens writable. */
-    snprintf(out, sizeof out, "%s/store/seed-all-rw", argv[1]);
-    spit(out, b, blen, blen % 2 ? NULL : "\n", blen % 2 ? 0 : 1);
+    /* The twin of the other parity (odd sizes open writable, even ones
+       read-only): one more byte at the end of the log, a torn tail. */
+    char *twin = malloc(blen + 1);
+    size_t at = mlen + 1 + log_len;
+    memcpy(twin, b, at);
+    twin[at] = '\0';
+    memcpy(twin + at + 1, b + at, blen - at);
+    snprintf(out, sizeof out, "%s/store/seed-all-twin", argv[1]);
+    spit(out, twin, blen + 1, NULL, 0);
+    free(twin);
     free(b);
     free(manifest);
     free(log);

@@ -72,8 +72,27 @@ static void sb_printf(sbuf *b, const char *fmt, ...) {
    state, or a line starting "ERROR" when it cannot be read. malloc'd. */
 static char *fingerprint(kv_store *s) {
     sbuf b = {0};
+    char **nss = NULL;
+    kv_status st = kv_namespace_list(&nss, s);
+    if (st != KV_OK) {
+        sb_printf(&b, "ERROR namespaces: %s", kv_strerror(st));
+        return b.p;
+    }
+    for (size_t i = 0; nss[i]; i++) {
+        kv_property *props = NULL;
+        size_t n = 0;
+        sb_printf(&b, "namespace %s\n", nss[i]);
+        if (kv_namespace_describe(&props, &n, s, nss[i]) != KV_OK) {
+            sb_printf(&b, "ERROR describe namespace %s", nss[i]);
+            continue;
+        }
+        for (size_t p = 0; p < n; p++)
+            sb_printf(&b, " property %s=%s\n", props[p].key, props[p].value);
+        kv_free_properties(props, n);
+    }
+    kv_free_names(nss);
     char **tables = NULL;
-    kv_status st = kv_table_list(&tables, s, NULL);
+    st = kv_table_list(&tables, s, NULL);
     if (st != KV_OK) {
         sb_printf(&b, "ERROR list: %s", kv_strerror(st));
         return b.p;
@@ -147,11 +166,11 @@ static bool contains_lines(const char *have, const char *want) {
 
 typedef enum { OP_PUT, OP_FLUSH, OP_COMPACT_MINOR, OP_COMPACT_MAJOR, OP_CREATE, OP_ALTER,
                OP_ADD_FAMILY, OP_DELETE_FAMILY, OP_DISABLE, OP_DROP, OP_TRUNCATE, OP_NS_CREATE,
-               OP_NS_DROP, OP_OPEN, NKINDS } kind;
+               OP_NS_DROP, OP_ENABLE, OP_NS_PROPERTY, OP_OPEN, NKINDS } kind;
 static const char *const kind_names[NKINDS] = {
     "put", "flush", "compact", "major compact", "create table", "alter family", "add family",
     "delete family", "disable", "drop table", "truncate", "create namespace", "drop namespace",
-    "open (recovery)",
+    "enable", "set property", "open (recovery)",
 };
 static kv_store *open_with(const char *dir, kv_env *env, kv_status *st, char *err, size_t errlen) {
     kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
@@ -204,7 +223,7 @@ static void make_template(const char *dir) {
 /* The steps before operation k that are not under test (run without a
    fault, so that "before" is the state the operation starts from). */
 static void prepare_op(kind k, kv_store *s) {
-    if (k == OP_DROP)
+    if (k == OP_DROP || k == OP_ENABLE)
         REQUIRE(kv_table_disable(s, "u") == KV_OK);
     if (k == OP_NS_DROP) {
         REQUIRE(kv_table_disable(s, "ns1:v") == KV_OK);
@@ -244,6 +263,8 @@ static kv_status run_op(kind k, kv_store *s) {
     case OP_TRUNCATE: return kv_table_truncate(s, "t", false);
     case OP_NS_CREATE: return kv_namespace_create(s, "ns2");
     case OP_NS_DROP: return kv_namespace_drop(s, "ns1");
+    case OP_ENABLE: return kv_table_enable(s, "u");
+    case OP_NS_PROPERTY: return kv_namespace_set_property(s, "ns1", "owner", "robust");
     default: return KV_INVALID;
     }
 }
