@@ -19,12 +19,12 @@
 
 typedef struct fs_args {
     char *store;
-    int create, versions, sync, ro, show_help, show_version;
+    int create, versions, sync, ro, allow_other, show_help, show_version;
     unsigned long max_value, cache_size, write_buffer;
     char *timeout;
 } fs_args;
 
-enum { KEY_HELP, KEY_VERSION, KEY_RO };
+enum { KEY_HELP, KEY_VERSION, KEY_RO, KEY_ALLOW_OTHER };
 
 #define OPT(t, f) { t, offsetof(fs_args, f), 1 }
 static const struct fuse_opt cellfs_opts[] = {
@@ -36,6 +36,7 @@ static const struct fuse_opt cellfs_opts[] = {
     { "write_buffer=%lu", offsetof(fs_args, write_buffer), 0 },
     { "timeout=%s", offsetof(fs_args, timeout), 0 },
     FUSE_OPT_KEY("ro", KEY_RO),
+    FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
     FUSE_OPT_KEY("-h", KEY_HELP),
     FUSE_OPT_KEY("--help", KEY_HELP),
     FUSE_OPT_KEY("-V", KEY_VERSION),
@@ -62,6 +63,9 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
         return 0;
     case KEY_RO:
         a->ro = 1;
+        return 1;
+    case KEY_ALLOW_OTHER:
+        a->allow_other = 1;
         return 1;
     }
     return 1;
@@ -188,6 +192,9 @@ int main(int argc, char *argv[])
         fuse_lib_help(&args);
         return 0;
     }
+    /* Other users may use the mount: the kernel checks the modes shown
+       (0644 files, 0755 directories of the mounting user). */
+    if (a.allow_other && fuse_opt_add_arg(&args, "-odefault_permissions") != 0) return 1;
     struct fuse_cmdline_opts co;
     if (fuse_parse_cmdline(&args, &co) != 0) return 2;
     if (!a.store || !co.mountpoint) {

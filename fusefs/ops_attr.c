@@ -357,7 +357,9 @@ static int op_statfs(const char *path, struct statvfs *sv)
     sv->f_blocks = used + freeb;
     sv->f_bfree = freeb;
     sv->f_bavail = avail;
-    sv->f_files = s.sorted_files;
+    /* Inodes: the store's files in use beside what the disk has free, so
+       that used (files - ffree) is never negative. */
+    sv->f_files = s.sorted_files + under.f_ffree;
     sv->f_ffree = under.f_ffree;
     sv->f_favail = under.f_favail;
     sv->f_namemax = FS_NAME_MAX;

@@ -189,3 +189,26 @@ os.close(fd)' "$C/q" "$FS_TMP/started" &
     [ "$bad" -eq 0 ]
     [ "$(cat "$C/q")" = "$(printf 'new bytes %.0s' $(seq 1 15))" ]
 }
+
+@test "df -i never shows negative used inodes" {
+    echo v > "$C/q"
+    run df --output=iused "$MNT"
+    [ "$status" -eq 0 ]
+    used=$(printf '%s\n' "$output" | tail -1 | tr -d ' ')
+    [[ "$used" =~ ^[0-9]+$ ]]
+}
+
+@test "-o allow_other turns on default_permissions: other users cannot change the owner's cells" {
+    echo v > "$C/q"
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o allow_other
+    awk -v d="$(realpath "$MNT")" '$2 == d { print $4 }' /proc/mounts | grep -q default_permissions
+    id nobody >/dev/null 2>&1 || skip "no user nobody"
+    chmod 755 "$FS_TMP"
+    [ "$(setpriv --reuid=nobody --regid=nogroup --clear-groups cat "$C/q")" = v ]
+    run setpriv --reuid=nobody --regid=nogroup --clear-groups rm -f "$C/q"
+    [ "$status" -ne 0 ]
+    run setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c "echo x > '$C/q'"
+    [ "$status" -ne 0 ]
+    [ "$(cat "$C/q")" = v ]
+}
