@@ -278,13 +278,21 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
     pthread_mutex_lock(&d->mu);
     /* A rewind or a seek elsewhere starts over and skips to @p off. */
     if (off == 0 || off != d->next_off) dir_reset(d);
+    if (d->err) {                /* a failure after entries were sent */
+        int err = d->err;
+        pthread_mutex_unlock(&d->mu);
+        return err;
+    }
     int rc = 0, sent = 0;
     char name[FS_NAME_MAX + FS_TS_TEXT_MAX + 2];
     for (;;) {
         bool dir = false;
         int have = peek(fs, d, name, &dir);
         if (have < 0) {
+            /* Entries already sent go out; the failure is the answer to
+               the next call (never a shorter listing). */
             if (!sent) rc = have;
+            else d->err = have;
             break;
         }
         if (!have) break;

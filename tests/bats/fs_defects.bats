@@ -212,3 +212,32 @@ os.close(fd)' "$C/q" "$FS_TMP/started" &
     [ "$status" -ne 0 ]
     [ "$(cat "$C/q")" = v ]
 }
+
+@test "a damaged sorted file makes ls and find fail with EIO, never a shorter listing (issue 11 defect 1)" {
+    fs_unmount "$MNT"
+    rm -rf "$STORE"
+    "$FILL" "$STORE" default:big 20000
+    sst=$(ls "$STORE"/*.sst | head -1)
+    size=$(stat -c %s "$sst")
+    printf '\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377' |
+        dd of="$sst" bs=1 seek=$((size / 2)) conv=notrunc status=none
+    fs_mount "$STORE" "$MNT"
+    B="$MNT/default/big"
+    run ls "$B"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"Input/output error"* ]]
+    run find "$B" -name q
+    [ "$status" -ne 0 ]
+    # Each row's listing fails or is whole: none lists an empty family.
+    n=$(ls "$B" 2>/dev/null | wc -l)
+    failed=0
+    for i in $(seq $((n - 5)) $((n + 40))); do
+        row=$(printf 'r%09d' "$i")
+        if out=$(ls "$B/$row/cf" 2>/dev/null); then
+            [ "$out" = q ] || { echo "$row/cf lists '$out'"; false; }
+        else
+            failed=$((failed + 1))
+        fi
+    done
+    [ "$failed" -gt 0 ]
+}
