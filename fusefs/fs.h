@@ -162,6 +162,9 @@ char *fs_latest_path(const char *path);
  *  A new pending row shows only the families mkdir'ed in it (so cp -a can
  *  mkdir them), one emptied by rm shows all (@p all_families). */
 void fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_families);
+/** Forgets every pending row and scratch file (at unmount, once no file
+ *  is open). */
+void fs_pending_clear(cellfs *fs);
 /** Whether the row (with @p family non-NULL: that family dir) is pending. */
 bool fs_pending_has(cellfs *fs, const fs_path *p, const char *family);
 void fs_pending_remove(cellfs *fs, const char *table, const uint8_t *row, size_t len);

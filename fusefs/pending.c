@@ -85,6 +85,19 @@ void fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_f
     pthread_mutex_unlock(&fs->mu);
 }
 
+void fs_pending_clear(cellfs *fs)
+{
+    pthread_mutex_lock(&fs->mu);
+    while (fs->pending) {
+        fs_pending *e = fs->pending;
+        fs->pending = e->next;
+        pending_free(e);
+    }
+    fs->npending = 0;
+    while (fs->scratch) fs_scratch_unlink(fs, fs->scratch);
+    pthread_mutex_unlock(&fs->mu);
+}
+
 bool fs_pending_has(cellfs *fs, const fs_path *p, const char *family)
 {
     bool found = false;
