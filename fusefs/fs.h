@@ -32,7 +32,7 @@ struct fs_scratch;
 struct fs_pending;
 
 /* Bounds on what the daemon keeps in memory besides the store. */
-#define FS_PENDING_MAX 1024          /* mkdir'ed rows without cells */
+#define FS_PENDING_MAX 65536         /* mkdir'ed rows without cells */
 #define FS_SCRATCH_MAX 32            /* table-level temporary files */
 #define FS_SCRATCH_BYTES (4u << 20)  /* largest scratch file */
 
@@ -160,8 +160,17 @@ char *fs_latest_path(const char *path);
 /* ---- pending.c: mkdir'ed rows and table-level scratch files ---- */
 /** Adds the row of @p p (and @p family, when non-NULL) to the pending set.
  *  A new pending row shows only the families mkdir'ed in it (so cp -a can
- *  mkdir them), one emptied by rm shows all (@p all_families). */
-void fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_families);
+ *  mkdir them), one emptied by rm shows all (@p all_families). 0, -ENOSPC
+ *  when FS_PENDING_MAX rows are kept already (logged; none is forgotten)
+ *  or -ENOMEM. */
+int fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_families);
+/** rmdir of the empty family dir @p family of a row that shows only the
+ *  families mkdir'ed in it: it is no longer listed. */
+void fs_pending_unlist(cellfs *fs, const fs_path *p, const char *family);
+/** Whether @p table has pending rows (rmdir of the table: ENOTEMPTY). */
+bool fs_pending_table(cellfs *fs, const char *table);
+/** Forgets the pending rows and scratch files of a dropped table. */
+void fs_pending_drop_table(cellfs *fs, const char *table);
 /** Forgets every pending row and scratch file (at unmount, once no file
  *  is open). */
 void fs_pending_clear(cellfs *fs);

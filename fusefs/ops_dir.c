@@ -365,7 +365,7 @@ static int op_mkdir(const char *path, mode_t mode)
         if (rc) break;
         rc = fs_row_has_cells(fs, &p, NULL);
         if (rc > 0 || (rc == 0 && fs_pending_has(fs, &p, NULL))) rc = -EEXIST;
-        else if (rc == 0) fs_pending_add(fs, &p, NULL, false);
+        else if (rc == 0) rc = fs_pending_add(fs, &p, NULL, false);
         break;
     case FS_FAMILY:
         rc = fs_resolve(fs, &p);
@@ -373,7 +373,7 @@ static int op_mkdir(const char *path, mode_t mode)
         if (rc == 0) {
             rc = fs_row_has_cells(fs, &p, NULL);
             if (rc > 0 || (rc == 0 && fs_pending_has(fs, &p, p.family))) rc = -EEXIST;
-            else if (rc == 0) fs_pending_add(fs, &p, p.family, false);
+            else if (rc == 0) rc = fs_pending_add(fs, &p, p.family, false);
         } else if (rc == -ENOENT)
             fs_log(fs, "mkdir %s: table %s has no family '%s' (add it in .schema)", path, p.table,
                    p.family);
@@ -419,8 +419,8 @@ static int op_rmdir(const char *path)
         const kv_result *r;
         if (st == KV_OK) st = kv_scan_next(&r, sc);
         kv_scan_close(sc);
-        if (st == KV_OK) {
-            rc = -ENOTEMPTY;
+        if (st == KV_OK || (st == KV_END && fs_pending_table(fs, p.table))) {
+            rc = -ENOTEMPTY;       /* rows with cells, or made with mkdir */
             break;
         }
         if (st != KV_END && st != KV_NOT_FOUND && st != KV_DISABLED) {
@@ -431,6 +431,7 @@ static int op_rmdir(const char *path)
         if (st == KV_DISABLED) st = KV_OK;
         if (st == KV_OK) st = kv_table_drop(fs->store, p.table);
         rc = fs_fail(fs, st, "rmdir", path);
+        if (rc == 0) fs_pending_drop_table(fs, p.table);
         break;
     }
     case FS_ROW:
@@ -441,6 +442,7 @@ static int op_rmdir(const char *path)
     case FS_FAMILY:
         rc = fs_row_has_cells(fs, &p, p.family);
         if (rc > 0) rc = -ENOTEMPTY;
+        else if (rc == 0) fs_pending_unlist(fs, &p, p.family);
         break;
     default:
         rc = -ENOTDIR;

@@ -181,7 +181,7 @@ static int unlink_cell(cellfs *fs, const char *path, fs_path *p)
     if (rc == 0) fs_notify_changed(fs, path);
     fs_write_end(fs, lease);
     /* The row directory stays (in memory) until rmdir, as on a disk. */
-    if (rc == 0 && fs_row_has_cells(fs, p, NULL) == 0) fs_pending_add(fs, p, NULL, true);
+    if (rc == 0 && fs_row_has_cells(fs, p, NULL) == 0) (void)fs_pending_add(fs, p, NULL, true);
     if (rc == 0) fs_handles_orphan(fs, path);
     return rc;
 }
@@ -394,11 +394,11 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
         rc = rename_scratch(fs, &pf, &pt, to);
     } else if (pf.kind == FS_CELL && pt.kind == FS_CELL) {
         rc = rename_cell(fs, from, to, &pf, &pt, flags);
-    } else if (pf.kind == FS_CELL || pf.kind == FS_ROW) {
+    } else if (pf.kind == FS_CELL || pf.kind == FS_ROW || pf.kind == FS_FAMILY) {
         rc = -EXDEV;      /* mv copies */
     } else {
-        fs_log(fs, "rename %s -> %s: namespaces, tables, families and .schema cannot be "
-               "renamed", from, to);
+        fs_log(fs, "rename %s -> %s: namespaces, tables and .schema cannot be renamed", from,
+               to);
         rc = -EPERM;
     }
 out:

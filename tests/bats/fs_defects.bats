@@ -241,3 +241,39 @@ os.close(fd)' "$C/q" "$FS_TMP/started" &
     done
     [ "$failed" -gt 0 ]
 }
+
+@test "directories: rmdir of a table with mkdir'ed rows fails; rmdir of a family of a mkdir'ed row removes it" {
+    printf "{NAME => 'cf'}\n{NAME => 'g'}\n" > "$T/.schema"
+    mkdir -p "$T/new/g" "$T/new/cf"
+    [ "$(ls "$T/new" | tr '\n' ' ')" = "cf g " ]
+    rmdir "$T/new/g"
+    [ ! -e "$T/new/g" ]
+    [ "$(ls "$T/new")" = cf ]
+    mkdir "$T/new/g"
+    [ -d "$T/new/g" ]
+    mkdir "$MNT/default/t2"
+    mkdir -p "$MNT/default/t2/row/cf"
+    run rmdir "$MNT/default/t2"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"not empty"* ]]
+    rmdir "$MNT/default/t2/row/cf" "$MNT/default/t2/row"
+    rmdir "$MNT/default/t2"
+    [ ! -e "$MNT/default/t2" ]
+    mkdir "$MNT/default/t2"
+    [ "$(ls -A "$MNT/default/t2")" = .schema ]
+}
+
+@test "renaming a family gives EXDEV, so mv copies it" {
+    printf "{NAME => 'cf'}\n{NAME => 'g'}\n" > "$T/.schema"
+    echo 1 > "$C/a"
+    run python3 -c 'import os,sys; os.rename(sys.argv[1], sys.argv[2])' "$C" "$T/r/g"
+    [[ "$output" == *"Invalid cross-device link"* ]]
+}
+
+@test "mkdir'ed empty rows are not forgotten after 1,024" {
+    for i in $(seq 1 1500); do echo "$T/e$i/cf"; done | xargs mkdir -p
+    [ "$(ls "$T" | grep -c '^e')" -eq 1500 ]
+    echo v > "$T/e1/cf/q"
+    [ "$(cat "$T/e1/cf/q")" = v ]
+    [ -d "$T/e2/cf" ]
+}
