@@ -74,6 +74,7 @@ typedef struct cellfs {
     size_t npending;
     struct fs_scratch *scratch;
     size_t nscratch;
+    struct fs_gone *schema_gone;     /* tables whose .schema was unlinked */
 } cellfs;
 
 /** The mount context of the calling FUSE request. */
@@ -198,6 +199,15 @@ fs_scratch *fs_scratch_find(cellfs *fs, const char *table, const char *name, siz
 fs_scratch *fs_scratch_new(cellfs *fs, const char *table, const char *name, size_t len, int *err);
 void fs_scratch_unlink(cellfs *fs, fs_scratch *s);   /* fs->mu held */
 void fs_scratch_put(cellfs *fs, fs_scratch *s);      /* fs->mu held: refs-- */
+
+/** unlink of a table's .schema: the name is gone (lookups ENOENT, not
+ *  listed) until a create or rename makes it again, which then replaces
+ *  the schema (tar x removes a file and creates it with O_EXCL). The
+ *  families stay meanwhile. fs_schema_gone: whether it is gone;
+ *  fs_schema_back: it is made again. */
+int fs_schema_unlink(cellfs *fs, const char *table);
+bool fs_schema_gone(cellfs *fs, const char *table);
+void fs_schema_back(cellfs *fs, const char *table);
 
 /* ---- ops_schema.c ---- */
 /** The table's families, one per line in describe syntax (malloc'd). */

@@ -92,6 +92,7 @@ static int stat_path(cellfs *fs, const char *path, fs_path *p, struct stat *st)
     case FS_SCHEMA: {
         char *text;
         size_t len;
+        if (fs_schema_gone(fs, p->table)) return -ENOENT;
         rc = fs_schema_text(fs, p->table, &text, &len);
         if (rc) return rc;
         free(text);

@@ -189,9 +189,15 @@ static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir)
         return 1;
     }
     if (pos == 2) {
-        strcpy(name, ".schema");
-        *dir = false;
-        return 1;
+        /* A .schema unlinked and not made again is not listed: its
+           position is skipped (the positions after it stay as they are). */
+        if (!fs_schema_gone(fs, d->p.table)) {
+            strcpy(name, ".schema");
+            *dir = false;
+            return 1;
+        }
+        d->next_off++;
+        pos++;
     }
     if (!d->scan_done && !d->has_pend) {
         if (!d->scan) {

@@ -44,6 +44,14 @@ static int open_common(const char *path, struct fuse_file_info *fi, bool create)
     }
     switch (p.kind) {
     case FS_SCHEMA:
+        if (fs_schema_gone(fs, p.table)) {
+            if (!create) {
+                rc = -ENOENT;
+                break;
+            }
+            fs_schema_back(fs, p.table);
+            fi->flags |= O_TRUNC;  /* the new file's text replaces the schema */
+        }
         create = false;
         break;
     case FS_ROW:
@@ -195,7 +203,10 @@ static int op_unlink(const char *path)
     if (rc) goto out;
     switch (p.kind) {
     case FS_SCHEMA:
-        break;      /* the schema is there as long as the table: nothing to do */
+        /* The families stay; the name is gone until made again. */
+        rc = fs_table_check(fs, &p);
+        if (rc == 0) rc = fs_schema_unlink(fs, p.table);
+        break;
     case FS_ROW: {
         pthread_mutex_lock(&fs->mu);
         fs_scratch *s = fs_scratch_find(fs, p.table, p.last, p.last_len);
@@ -233,6 +244,7 @@ static int rename_scratch(cellfs *fs, const fs_path *pf, const fs_path *pt, cons
         if (!copy) return -ENOMEM;
         rc = fs_schema_apply(fs, pf->table, (const char *)copy, len);
         free(copy);
+        if (rc == 0) fs_schema_back(fs, pf->table);
         if (rc == 0) {
             pthread_mutex_lock(&fs->mu);
             s = fs_scratch_find(fs, pf->table, pf->last, pf->last_len);

@@ -12,6 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct fs_gone {
+    struct fs_gone *next;
+    char table[2 * KV_NAME_MAX + 2];
+} fs_gone;
+
 typedef struct fs_pending {
     struct fs_pending *next;
     char table[2 * KV_NAME_MAX + 2];
@@ -108,6 +113,7 @@ bool fs_pending_table(cellfs *fs, const char *table)
 
 void fs_pending_drop_table(cellfs *fs, const char *table)
 {
+    fs_schema_back(fs, table);
     pthread_mutex_lock(&fs->mu);
     for (fs_pending **pp = &fs->pending; *pp;) {
         if (strcmp((*pp)->table, table) == 0) {
@@ -126,9 +132,51 @@ void fs_pending_drop_table(cellfs *fs, const char *table)
     pthread_mutex_unlock(&fs->mu);
 }
 
+int fs_schema_unlink(cellfs *fs, const char *table)
+{
+    if (fs_schema_gone(fs, table)) return -ENOENT;
+    fs_gone *g = calloc(1, sizeof *g);
+    if (!g) return -ENOMEM;
+    snprintf(g->table, sizeof g->table, "%s", table);
+    pthread_mutex_lock(&fs->mu);
+    g->next = fs->schema_gone;
+    fs->schema_gone = g;
+    pthread_mutex_unlock(&fs->mu);
+    return 0;
+}
+
+bool fs_schema_gone(cellfs *fs, const char *table)
+{
+    pthread_mutex_lock(&fs->mu);
+    bool gone = false;
+    for (fs_gone *g = fs->schema_gone; g && !gone; g = g->next) gone = strcmp(g->table, table) == 0;
+    pthread_mutex_unlock(&fs->mu);
+    return gone;
+}
+
+void fs_schema_back(cellfs *fs, const char *table)
+{
+    pthread_mutex_lock(&fs->mu);
+    for (fs_gone **pp = &fs->schema_gone; *pp;) {
+        if (strcmp((*pp)->table, table) == 0) {
+            fs_gone *g = *pp;
+            *pp = g->next;
+            free(g);
+        } else {
+            pp = &(*pp)->next;
+        }
+    }
+    pthread_mutex_unlock(&fs->mu);
+}
+
 void fs_pending_clear(cellfs *fs)
 {
     pthread_mutex_lock(&fs->mu);
+    while (fs->schema_gone) {
+        fs_gone *g = fs->schema_gone;
+        fs->schema_gone = g->next;
+        free(g);
+    }
     while (fs->pending) {
         fs_pending *e = fs->pending;
         fs->pending = e->next;

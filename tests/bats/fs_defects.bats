@@ -277,3 +277,26 @@ os.close(fd)' "$C/q" "$FS_TMP/started" &
     [ "$(cat "$T/e1/cf/q")" = v ]
     [ -d "$T/e2/cf" ]
 }
+
+@test "tar x into a table ends: .schema opened with O_CREAT|O_EXCL after tar removes it" {
+    src="$FS_TMP/src"
+    mkdir -p "$src/t/r/cf" "$src/t/r/g"
+    printf "{NAME => 'cf', VERSIONS => '3'}\n{NAME => 'g'}\n" > "$src/t/.schema"
+    echo one > "$src/t/r/cf/q"
+    echo two > "$src/t/r/g/x"
+    tar -C "$src" -cf "$FS_TMP/t.tar" t
+    run timeout 30 tar -C "$MNT/default" -xf "$FS_TMP/t.tar"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    grep -q "VERSIONS => '3'" "$T/.schema"
+    grep -q "NAME => 'g'" "$T/.schema"
+    [ "$(cat "$T/r/cf/q")" = one ]
+    [ "$(cat "$T/r/g/x")" = two ]
+    [ -e "$T/.schema" ]
+    rm "$T/.schema"
+    [ ! -e "$T/.schema" ]
+    [ "$(ls -A "$T")" = r ]
+    [ "$(cat "$T/r/g/x")" = two ]      # the families stay
+    printf "{NAME => 'cf'}\n{NAME => 'g'}\n" > "$T/.schema"
+    [ "$(grep -c NAME "$T/.schema")" -eq 2 ]
+}
