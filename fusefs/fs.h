@@ -6,11 +6,14 @@
  * pending directories and scratch files (pending.c), schema text
  * (ops_schema.c) and the operation tables (ops_*.c) that main.c assembles.
  *
- * Locking: fs->mu guards the handle registry, the pending rows and the
- * scratch files; each open handle has its own mutex (open_file.h). Never
- * take fs->mu while holding a handle's mutex... except through
- * fs_handles_* helpers, which take fs->mu first. No kvcore call is made
- * while fs->mu is held.
+ * Locking: fs->mu guards the handle registry, the pending rows, the
+ * scratch files and the unlinked .schema names; each open handle has its
+ * own mutex (open_file.h); fs->stamp_mu is held from choosing a cell
+ * mutation's timestamp until the store has the mutation. Lock order: a
+ * handle's mu, then fs->stamp_mu, then fs->mu; fs->mu is innermost and
+ * held briefly (no kvcore call and no other lock is taken under it), and
+ * the fs_handles_* helpers take references under fs->mu, drop it, and only
+ * then lock each handle.
  */
 #ifndef CELLFS_FS_H
 #define CELLFS_FS_H

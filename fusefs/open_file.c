@@ -391,9 +391,8 @@ void fs_handle_follow(cellfs *fs, fs_handle *h)
 {
     if (h->kind != FS_H_CELL || h->writable) return;
     uint64_t now = atomic_load(&fs->commits);
-    if (now == h->open_commits) return;
     pthread_mutex_lock(&fs->mu);
-    bool broken = h->cached && h->lease_broken;
+    bool broken = h->cached && h->lease_broken && now != h->open_commits;
     pthread_mutex_unlock(&fs->mu);
     if (!broken) return;
     uint8_t *v = NULL;
@@ -410,7 +409,9 @@ void fs_handle_follow(cellfs *fs, fs_handle *h)
     } else {
         return;                    /* keep the snapshot; try again next read */
     }
+    pthread_mutex_lock(&fs->mu);
     h->open_commits = now;
+    pthread_mutex_unlock(&fs->mu);
 }
 
 int fs_handle_read(cellfs *fs, fs_handle *h, char *buf, size_t size, off_t off)

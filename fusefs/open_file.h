@@ -14,9 +14,10 @@
  * written ranges into the current value applied with check-and-mutate (so
  * writers of disjoint ranges lose nothing and no reader sees a torn value).
  *
- * Thread safety: the registry fields (next, path, orphan, released, refs)
- * are guarded by fs->mu; everything else by the handle's own mu. Lock
- * order: a handle's mu, then fs->mu (held briefly, nothing called under
+ * Thread safety: the registry fields (next, path, orphan, released, refs,
+ * opening, cached, lease_broken, open_commits) are guarded by fs->mu;
+ * everything else by the handle's own mu. Lock order (fs.h): a handle's
+ * mu, then fs->stamp_mu, then fs->mu (held briefly, nothing called under
  * it). Registry helpers take references under fs->mu, drop it, and only
  * then lock each handle.
  */
@@ -73,7 +74,8 @@ typedef struct fs_handle {
     int64_t set_ts;
     int64_t ts;                  /* timestamp of the loaded/committed value */
     pid_t pid;                   /* the process that opened it (getattr) */
-    uint64_t open_commits;       /* fs->commits when opened */
+    uint64_t open_commits;       /* fs->commits when opened or last followed
+                                    (fs->mu once registered) */
     fs_scratch *scratch;
 } fs_handle;
 
