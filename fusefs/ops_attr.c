@@ -363,7 +363,7 @@ static int op_statfs(const char *path, struct statvfs *sv)
     sv->f_files = s.sorted_files + under.f_ffree;
     sv->f_ffree = under.f_ffree;
     sv->f_favail = under.f_favail;
-    sv->f_namemax = FS_NAME_MAX;
+    sv->f_namemax = FS_NAME_SHORT_MAX;   /* longer names: ENAMETOOLONG */
     return 0;
 }
 

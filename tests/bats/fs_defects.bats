@@ -300,3 +300,20 @@ os.close(fd)' "$C/q" "$FS_TMP/started" &
     printf "{NAME => 'cf'}\n{NAME => 'g'}\n" > "$T/.schema"
     [ "$(grep -c NAME "$T/.schema")" -eq 2 ]
 }
+
+@test "names: NAME_MAX is what holds (234); longer names fail with ENAMETOOLONG" {
+    [ "$(getconf NAME_MAX "$C")" -eq 234 ]
+    n234=$(printf 'a%.0s' $(seq 1 234))
+    echo v > "$C/$n234"
+    [ "$(cat "$C/$n234")" = v ]
+    run python3 -c '
+import os, sys
+for n in (235, 240, 255):
+    try:
+        os.close(os.open(os.path.join(sys.argv[1], "b" * n), os.O_WRONLY | os.O_CREAT))
+        print(n, "created")
+    except OSError as e:
+        print(n, e.strerror)' "$C"
+    echo "$output"
+    [ "$output" = "$(printf '235 File name too long\n240 File name too long\n255 File name too long')" ]
+}
