@@ -758,7 +758,7 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
 {
     if (h->kind == FS_H_SCRATCH) return 0;
     pthread_mutex_lock(&h->mu);
-    if (flush && h->dirty && !h->written && h->in_store) {
+    if (flush && h->dirty && !h->written && (h->kind != FS_H_CELL || h->in_store)) {
         pthread_mutex_unlock(&h->mu);
         return 0;
     }

@@ -317,3 +317,21 @@ for n in (235, 240, 255):
     echo "$output"
     [ "$output" = "$(printf '235 File name too long\n240 File name too long\n255 File name too long')" ]
 }
+
+@test ".schema that leaves a family out keeps it; METHOD => 'delete' drops it" {
+    printf "{NAME => 'cf'}\n{NAME => 'h'}\n" > "$T/.schema"
+    mkdir -p "$T/r/h"
+    echo keep > "$T/r/h/x"
+    printf "{NAME => 'cf', VERSIONS => '4'}\n" > "$T/.schema"
+    grep -q "NAME => 'h'" "$T/.schema"
+    grep -q "VERSIONS => '4'" "$T/.schema"
+    [ "$(cat "$T/r/h/x")" = keep ]
+    sed -i "/NAME => 'h'/d" "$T/.schema"
+    grep -q "NAME => 'h'" "$T/.schema"
+    echo "{NAME => 'h', METHOD => 'delete'}" > "$T/.schema"
+    ! grep -q "NAME => 'h'" "$T/.schema"
+    [ "$(wc -l < "$T/.schema")" -eq 1 ]
+    [ ! -e "$T/r/h/x" ]
+    run bash -c "echo \"{NAME => 'nosuch', METHOD => 'delete'}\" > '$T/.schema'"
+    [ "$status" -ne 0 ]
+}
