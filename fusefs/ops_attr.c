@@ -182,16 +182,32 @@ static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms)
                "would hide the value", path, (long long)new_ms);
         return -EPERM;
     }
+    /* The value must show with the new time: the versions the store holds
+       after it (older than the value, but newer than the time set; surplus
+       ones beyond VERSIONS included) are deleted with the old version. */
+    pthread_mutex_lock(&fs->stamp_mu);
+    int64_t newest, *after = NULL;
+    size_t nafter = 0;
+    rc = new_ms < INT64_MAX ? fs_column_raw(fs, p, new_ms + 1, &newest, &after, &nafter) : 0;
     kv_mutation *m = NULL;
-    kv_status st = kv_mutation_new(&m, p->row, p->row_len);
-    if (st == KV_OK) st = kv_mutation_put(m, p->family, p->qual, p->qual_len, new_ms, v, n);
-    if (st == KV_OK) st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, old);
+    kv_status st = rc ? KV_OK : kv_mutation_new(&m, p->row, p->row_len);
+    if (rc == 0 && st == KV_OK)
+        st = kv_mutation_put(m, p->family, p->qual, p->qual_len, new_ms, v, n);
+    if (rc == 0 && st == KV_OK) st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, old);
+    for (size_t i = 0; rc == 0 && st == KV_OK && i < nafter; i++)
+        if (after[i] != old)
+            st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, after[i]);
     kv_write_options w;
     fs_wopts(fs, false, &w);
-    if (st == KV_OK) st = kv_mutate(fs->store, p->table, m, &w);
+    if (rc == 0 && st == KV_OK) st = kv_mutate(fs->store, p->table, m, &w);
+    pthread_mutex_unlock(&fs->stamp_mu);
     kv_mutation_free(m);
     free(v);
-    return fs_fail(fs, st, "utimens", path);
+    if (rc == 0 && st == KV_OK && nafter > (old > new_ms ? 1u : 0u))
+        fs_log(fs, "utimens %s: versions older than the value but newer than the time set "
+               "were deleted, so that the value shows with that time", path);
+    free(after);
+    return rc ? rc : fs_fail(fs, st, "utimens", path);
 }
 
 static int op_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)

@@ -335,3 +335,18 @@ for n in (235, 240, 255):
     run bash -c "echo \"{NAME => 'nosuch', METHOD => 'delete'}\" > '$T/.schema'"
     [ "$status" -ne 0 ]
 }
+
+@test "touch -d / cp -a to a time older than another version: the file shows the value, with that time (T4)" {
+    echo 1 > "$C/q"
+    sleep 0.05
+    echo 2 > "$C/q"                    # VERSIONS 1: version 1 may still be held
+    touch -d 2020-01-01 "$C/q"
+    [ "$(cat "$C/q")" = 2 ]
+    [ "$(stat -c %Y "$C/q")" -eq "$(date -d 2020-01-01 +%s)" ]
+    printf "{NAME => 'cf', VERSIONS => '5'}\n" > "$T/.schema"
+    echo a > "$C/p"; sleep 0.05; echo b > "$C/p"
+    echo src > "$FS_TMP/src"; touch -d 2019-05-05 "$FS_TMP/src"
+    cp -a "$FS_TMP/src" "$C/p"
+    [ "$(cat "$C/p")" = src ]
+    [ "$(stat -c %Y "$C/p")" -eq "$(date -d 2019-05-05 +%s)" ]
+}
