@@ -329,7 +329,7 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
     if (rc) return rc;
     int64_t *dst_ts = NULL;
     size_t ndst = 0;
-    if (!pt->has_version) rc = fs_cell_versions(fs, pt, &dst_ts, &ndst);
+    if (!pt->has_version && (flags & RENAME_NOREPLACE)) rc = fs_cell_versions(fs, pt, &dst_ts, &ndst);
     if (rc == 0 && (flags & RENAME_NOREPLACE)) {
         size_t l;
         int64_t t;
@@ -344,8 +344,9 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
     pthread_mutex_lock(&fs->stamp_mu);
     int64_t put_ts = pt->has_version ? pt->version : src_ts;
     if (rc == 0 && restore) {
-        put_ts = restore_ts(fs, ndst ? dst_ts[0] : src_ts);
-        ndst = 0;                  /* q keeps its other versions, as a write would */
+        int64_t newest;
+        rc = fs_column_raw(fs, pt, INT64_MIN, &newest, NULL, NULL);
+        put_ts = restore_ts(fs, newest > src_ts ? newest : src_ts);
     }
     if (rc == 0 && fs_put_masked(fs, pt, put_ts)) {
         if (pt->has_version) {
@@ -357,6 +358,16 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
                    "value becomes the newest version", from, to, (long long)put_ts);
             rc = fs_next_ts(fs, pt, &put_ts);
         }
+    }
+    /* The target keeps its history (as a Put over it would): only its
+       versions at or after the source's time go, so that the value shows
+       with the source's time (mv keeps the mtime). */
+    free(dst_ts);
+    dst_ts = NULL;
+    ndst = 0;
+    if (rc == 0 && !pt->has_version && !restore) {
+        int64_t newest;
+        rc = fs_column_raw(fs, pt, put_ts, &newest, &dst_ts, &ndst);
     }
     kv_status st = KV_OK;
     kv_mutation *m = NULL;

@@ -350,3 +350,22 @@ for n in (235, 240, 255):
     [ "$(cat "$C/p")" = src ]
     [ "$(stat -c %Y "$C/p")" -eq "$(date -d 2019-05-05 +%s)" ]
 }
+
+@test "rename over a cell (sed -i, editors) adds the value as newest version and keeps history; mv keeps mtime (T5)" {
+    printf "{NAME => 'cf', VERSIONS => '5'}\n" > "$T/.schema"
+    echo a > "$C/q"
+    sleep 0.05
+    sed -i s/a/b/ "$C/q"
+    sleep 0.05
+    sed -i s/b/c/ "$C/q"
+    [ "$(cat "$C/q")" = c ]
+    echo a > "$C/s"; sleep 0.05; echo b > "$C/t"; sleep 0.05; echo c > "$C/t"
+    ms_s=$(ms "$C/s")
+    mv "$C/s" "$C/t"
+    [ "$(cat "$C/t")" = a ]
+    [ "$(ms "$C/t")" -eq "$ms_s" ]
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o versions
+    [ "$(ls "$C" | grep -c '^q@')" -eq 3 ]
+    [ "$(ls "$C" | grep -c '^t@')" -eq 1 ]
+}
