@@ -241,16 +241,23 @@ int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts)
 
 int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m)
 {
+    /* Where the store keeps markers, every version is deleted exactly and
+       no column marker is left: a value put later at an older time (rsync
+       and tar set times, mv keeps them) is not hidden by the removal.
+       Otherwise the whole column up to the clock, and the future
+       versions exactly. */
+    bool exact = (kv_store_capabilities(fs->store) & KV_CAP_RAW_SCANS) != 0;
     int64_t now = kv_store_now(fs->store);
-    int64_t newest, *future = NULL;
+    int64_t newest, *vers = NULL;
     size_t n = 0;
-    int rc = fs_column_raw(fs, p, now, &newest, &future, &n);
+    int rc = fs_column_raw(fs, p, exact ? KV_TIME_MIN : now, &newest, &vers, &n);
     if (rc) return rc;
-    kv_status st = kv_mutation_delete_column(m, p->family, p->qual, p->qual_len,
-                                             KV_LATEST_TIMESTAMP);
+    kv_status st = KV_OK;
+    if (!exact)
+        st = kv_mutation_delete_column(m, p->family, p->qual, p->qual_len, KV_LATEST_TIMESTAMP);
     for (size_t i = 0; i < n && st == KV_OK; i++)
-        st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, future[i]);
-    free(future);
+        st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, vers[i]);
+    free(vers);
     return fs_fail(fs, st, "delete", p->table);
 }
 

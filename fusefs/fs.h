@@ -140,9 +140,10 @@ int fs_column_raw(cellfs *fs, const fs_path *p, int64_t from, int64_t *newest, i
 int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts);
 /**
  * Adds to @p m the deletes that remove every version of the column @p p
- * names: the whole column at the store clock, and each version whose time
- * lies in the future exactly (so no marker is left in the future to hide a
- * later write). fs->stamp_mu held. 0 or -errno.
+ * names: each version the store holds exactly (no column marker is left
+ * to hide a value put later at an older time); on a backend without raw
+ * reads, the whole column at the store clock and each future version.
+ * fs->stamp_mu held. 0 or -errno.
  */
 int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m);
 /** Write options with the mount's durability (or @p fsync). */

@@ -369,3 +369,16 @@ for n in (235, 240, 255):
     [ "$(ls "$C" | grep -c '^q@')" -eq 3 ]
     [ "$(ls "$C" | grep -c '^t@')" -eq 1 ]
 }
+
+@test "rename onto a removed name keeps the file's mtime; rsync's restore over a name deleted in the same run (T3)" {
+    echo a > "$C/s"; sleep 0.05; echo b > "$C/t"; rm "$C/t"
+    m=$(ms "$C/s")
+    mv "$C/s" "$C/t"
+    [ "$(ms "$C/t")" -eq "$m" ]
+    [ "$(cat "$C/t")" = a ]
+    # and a put at an older time after rm (tar/rsync restore) is not hidden
+    rm "$C/t"
+    echo old > "$C/u"; touch -d 2015-01-01 "$C/u"
+    [ "$(cat "$C/u")" = old ]
+    [ "$(stat -c %Y "$C/u")" -eq "$(date -d 2015-01-01 +%s)" ]
+}
