@@ -241,6 +241,7 @@ static int op_utimens(const char *path, const struct timespec tv[2], struct fuse
     int rc = fs_path_parse(&p, path);
     if (rc == 0 && p.kind == FS_CELL) {
         if (p.asof) rc = -EROFS;
+        else if (p.has_version && ms == p.version) rc = 0;   /* its own time (tar x) */
         else if (fs_handles_set_ts(fs, path, ms)) rc = 0;
         else {
             rc = fs_resolve(fs, &p);

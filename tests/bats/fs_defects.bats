@@ -382,3 +382,23 @@ for n in (235, 240, 255):
     [ "$(cat "$C/u")" = old ]
     [ "$(stat -c %Y "$C/u")" -eq "$(date -d 2015-01-01 +%s)" ]
 }
+
+@test "tar of an -o versions table restores exactly with --format=posix, .schema first, --skip-old-files; --overwrite -x works" {
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o versions
+    printf "{NAME => 'cf', VERSIONS => '3'}\n" > "$T/.schema"
+    mkdir -p "$C"
+    echo a > "$C/q"; sleep 0.05; echo b > "$C/q"; echo x > "$C/p"
+    tar -C "$MNT/default" --format=posix -cf "$FS_TMP/t.tar" t
+    run tar -C "$MNT/default" --format=posix --overwrite -xf "$FS_TMP/t.tar"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    mkdir "$MNT/default/u"
+    tar -C "$MNT/default/u" --strip-components=1 -xf "$FS_TMP/t.tar" t/.schema
+    run tar -C "$MNT/default/u" --strip-components=1 --skip-old-files -xf "$FS_TMP/t.tar"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    list() { (cd "$1" && find . -type f ! -name .schema -printf '%P %T@ %s\n' | sort); }
+    [ "$(list "$T")" = "$(list "$MNT/default/u")" ]
+    [ "$(cat "$MNT/default/u/r/cf/q")" = b ]
+}
