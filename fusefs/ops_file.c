@@ -188,8 +188,11 @@ static int unlink_cell(cellfs *fs, const char *path, fs_path *p)
     if (rc == 0) rc = fs_fail(fs, st, "unlink", path);
     if (rc == 0) fs_notify_changed(fs, path);
     fs_write_end(fs, lease);
-    /* The row directory stays (in memory) until rmdir, as on a disk. */
-    if (rc == 0 && fs_row_has_cells(fs, p, NULL) == 0) (void)fs_pending_add(fs, p, NULL, true);
+    /* The row directory stays (in memory) until rmdir, as on a disk. It is
+       kept whether or not cells are left (a row with cells shows anyway),
+       so an unlink costs the same in a row of any size; a write into the
+       row or its rmdir forgets it. */
+    if (rc == 0) (void)fs_pending_add(fs, p, NULL, true);
     if (rc == 0) fs_handles_orphan(fs, path);
     return rc;
 }
