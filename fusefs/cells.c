@@ -74,6 +74,29 @@ int fs_row_has_cells(cellfs *fs, const fs_path *p, const char *family)
     return has;
 }
 
+int fs_row_newest(cellfs *fs, const fs_path *p, const char *family, int64_t *ts)
+{
+    kv_read_options o;
+    fs_ropts(p, &o);
+    kv_column col = { family, NULL, 0 };
+    if (family) { o.columns = &col; o.ncolumns = 1; }
+    o.filter = fs->f_keyonly;
+    o.fill_cache = false;
+    kv_result *r = NULL;
+    kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
+    if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
+    if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
+    int has = 0;
+    for (size_t i = 0; i < r->ncells; i++) {
+        const kv_cell *c = &r->cells[i];
+        if (c->type != KV_TYPE_PUT) continue;
+        if (!has || c->timestamp > *ts) *ts = c->timestamp;
+        has = 1;
+    }
+    kv_result_free(r);
+    return has;
+}
+
 static bool same_qual(const kv_cell *c, const uint8_t *q, size_t qlen)
 {
     return c->qualifier_len == qlen && (qlen == 0 || memcmp(c->qualifier, q, qlen) == 0);
@@ -335,6 +358,16 @@ void fs_notify_changed(cellfs *fs, const char *path)
 {
     atomic_fetch_add(&fs->commits, 1);
     fs_kernel_forget(fs, path);
+    /* The family's and the row's mtimes are their newest cell's. */
+    if (!fs->fuse || fs->single_thread || !path) return;
+    char *dir = strdup(path);
+    for (int up = 0; dir && up < 2; up++) {
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir) break;
+        *slash = '\0';
+        (void)fuse_invalidate_path(fs->fuse, dir);
+    }
+    free(dir);
 }
 
 void fs_kernel_forget(cellfs *fs, const char *path)

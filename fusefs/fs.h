@@ -108,6 +108,10 @@ int fs_family_check(cellfs *fs, const fs_path *p);
 /** 1 when the row has a visible cell (in @p family when non-NULL), 0 when
  *  not, -errno on failure. */
 int fs_row_has_cells(cellfs *fs, const fs_path *p, const char *family);
+/** Like fs_row_has_cells, and *ts (when 1) the newest timestamp of the
+ *  visible cells of the row (of @p family when non-NULL): a row's and a
+ *  family directory's mtime. */
+int fs_row_newest(cellfs *fs, const fs_path *p, const char *family, int64_t *ts);
 /**
  * Reads the cell @p p names: the newest visible value, or exactly
  * p->version. *value (malloc'd, may be NULL when not wanted), *len, *ts.
@@ -229,6 +233,8 @@ void fs_ops_file(struct fuse_operations *ops);
 
 /** Fills @p st for a directory / a regular file. */
 void fs_stat_dir(const cellfs *fs, struct stat *st);
+/** A directory whose mtime is @p ts_ms (rows and families). */
+void fs_stat_dir_at(const cellfs *fs, struct stat *st, int64_t ts_ms);
 void fs_stat_file(const cellfs *fs, struct stat *st, size_t size, int64_t ts_ms, bool writable);
 
 #endif

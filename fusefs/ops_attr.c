@@ -30,6 +30,13 @@ void fs_stat_dir(const cellfs *fs, struct stat *st)
     st->st_mtim = st->st_ctim = st->st_atim = fs->mount_time;
 }
 
+void fs_stat_dir_at(const cellfs *fs, struct stat *st, int64_t ts_ms)
+{
+    fs_stat_dir(fs, st);
+    fs_ms_to_ts(ts_ms, &st->st_mtim);
+    st->st_ctim = st->st_atim = st->st_mtim;
+}
+
 void fs_stat_file(const cellfs *fs, struct stat *st, size_t size, int64_t ts_ms, bool writable)
 {
     memset(st, 0, sizeof *st);
@@ -108,10 +115,13 @@ static int stat_path(cellfs *fs, const char *path, fs_path *p, struct stat *st)
         if (p->row_err) return -ENOENT;
         rc = fs_resolve(fs, p);
         if (rc) return rc;
-        rc = fs_row_has_cells(fs, p, NULL);
+        /* mtime: the newest cell below (rsync restores then match). */
+        int64_t ts = 0;
+        rc = fs_row_newest(fs, p, NULL, &ts);
         if (rc < 0) return rc;
         if (rc == 0 && !fs_pending_has(fs, p, NULL)) return -ENOENT;
-        fs_stat_dir(fs, st);
+        if (rc > 0) fs_stat_dir_at(fs, st, ts);
+        else fs_stat_dir(fs, st);
         return 0;
     }
     case FS_FAMILY:
@@ -121,7 +131,11 @@ static int stat_path(cellfs *fs, const char *path, fs_path *p, struct stat *st)
         rc = fs_row_has_cells(fs, p, NULL);
         if (rc < 0) return rc;
         if (rc == 0 && !fs_pending_has(fs, p, p->family)) return -ENOENT;
-        fs_stat_dir(fs, st);
+        int64_t ts = 0;
+        int has = rc > 0 ? fs_row_newest(fs, p, p->family, &ts) : 0;
+        if (has < 0) return has;
+        if (has > 0) fs_stat_dir_at(fs, st, ts);
+        else fs_stat_dir(fs, st);
         return 0;
     case FS_CELL: {
         rc = fs_resolve(fs, p);
@@ -186,8 +200,12 @@ static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms)
        after it (older than the value, but newer than the time set; surplus
        ones beyond VERSIONS included) are deleted with the old version. */
     pthread_mutex_lock(&fs->stamp_mu);
-    int64_t newest, *after = NULL;
-    size_t nafter = 0;
+    int64_t newest, *after = NULL, *vis = NULL;
+    size_t nafter = 0, nvis = 0, lost = 0;
+    /* Retained versions (not only surplus ones) that go: said in the log. */
+    if (fs_cell_versions(fs, p, &vis, &nvis) == 0)
+        for (size_t i = 0; i < nvis; i++) lost += vis[i] > new_ms;
+    free(vis);
     rc = new_ms < INT64_MAX ? fs_column_raw(fs, p, new_ms + 1, &newest, &after, &nafter) : 0;
     kv_mutation *m = NULL;
     kv_status st = rc ? KV_OK : kv_mutation_new(&m, p->row, p->row_len);
@@ -203,7 +221,7 @@ static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms)
     pthread_mutex_unlock(&fs->stamp_mu);
     kv_mutation_free(m);
     free(v);
-    if (rc == 0 && st == KV_OK && nafter > (old > new_ms ? 1u : 0u))
+    if (rc == 0 && st == KV_OK && lost > 1)
         fs_log(fs, "utimens %s: versions older than the value but newer than the time set "
                "were deleted, so that the value shows with that time", path);
     free(after);

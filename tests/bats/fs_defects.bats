@@ -402,3 +402,20 @@ for n in (235, 240, 255):
     [ "$(list "$T")" = "$(list "$MNT/default/u")" ]
     [ "$(cat "$MNT/default/u/r/cf/q")" = b ]
 }
+
+@test "row and family mtimes are the newest cell time below them: a second rsync after a restore has nothing to do" {
+    printf "{NAME => 'cf'}\n{NAME => 'g'}\n" > "$T/.schema"
+    mkdir -p "$T/r/g" "$T/s/cf"
+    echo 1 > "$C/a"; touch -d 2021-01-01 "$C/a"
+    echo 2 > "$T/r/g/b"; touch -d 2022-02-02 "$T/r/g/b"
+    echo 3 > "$T/s/cf/c"; touch -d 2020-03-03 "$T/s/cf/c"
+    [ "$(stat -c %Y "$T/r")" -eq "$(date -d 2022-02-02 +%s)" ]
+    [ "$(stat -c %Y "$C")" -eq "$(date -d 2021-01-01 +%s)" ]
+    rsync -a "$T/" "$FS_TMP/backup/"
+    mkdir "$MNT/default/u"
+    cp "$FS_TMP/backup/.schema" "$MNT/default/u/.schema"
+    rsync -a "$FS_TMP/backup/" "$MNT/default/u/"
+    run rsync -anc --itemize-changes --exclude=.schema "$FS_TMP/backup/" "$MNT/default/u/"
+    echo "$output"
+    [ "$(printf '%s\n' "$output" | grep -v ' \./$' | grep -c .)" -eq 0 ]
+}
