@@ -57,35 +57,40 @@ int fs_family_check(cellfs *fs, const fs_path *p)
     return rc;
 }
 
-int fs_row_has_cells(cellfs *fs, const fs_path *p, const char *family)
+/* The visible cells of the row (of @p family when non-NULL) through
+   @p filter: 1 with *r set (free it), 0 when none, -errno. */
+static int row_get(cellfs *fs, const fs_path *p, const char *family, const kv_filter *filter,
+                   kv_result **r)
 {
     kv_read_options o;
     fs_ropts(p, &o);
     kv_column col = { family, NULL, 0 };
     if (family) { o.columns = &col; o.ncolumns = 1; }
-    o.filter = fs->f_firstkey;
+    o.filter = filter;
     o.fill_cache = false;
-    kv_result *r = NULL;
-    kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
+    *r = NULL;
+    kv_status st = kv_get(r, fs->store, p->table, p->row, p->row_len, &o);
     if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
     if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
-    int has = r->ncells > 0;
-    kv_result_free(r);
+    if ((*r)->ncells > 0) return 1;
+    kv_result_free(*r);
+    *r = NULL;
+    return 0;
+}
+
+int fs_row_has_cells(cellfs *fs, const fs_path *p, const char *family)
+{
+    kv_result *r;
+    int has = row_get(fs, p, family, fs->f_firstkey, &r);
+    if (has > 0) kv_result_free(r);
     return has;
 }
 
 int fs_row_newest(cellfs *fs, const fs_path *p, const char *family, int64_t *ts)
 {
-    kv_read_options o;
-    fs_ropts(p, &o);
-    kv_column col = { family, NULL, 0 };
-    if (family) { o.columns = &col; o.ncolumns = 1; }
-    o.filter = fs->f_keyonly;
-    o.fill_cache = false;
-    kv_result *r = NULL;
-    kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
-    if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
-    if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
+    kv_result *r;
+    int rc = row_get(fs, p, family, fs->f_keyonly, &r);
+    if (rc <= 0) return rc;
     int has = 0;
     for (size_t i = 0; i < r->ncells; i++) {
         const kv_cell *c = &r->cells[i];
