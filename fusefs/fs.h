@@ -201,6 +201,9 @@ typedef struct fs_scratch {
     int refs;                        /* open handles + 1 while linked */
     bool unlinked;
 } fs_scratch;
+/** The names of the scratch files of @p table (a table, or a family
+ *  directory's path: fs_path_scratch), malloc'd each and the list. */
+size_t fs_scratch_names(cellfs *fs, const char *table, char ***out);
 /** Finds (refs++ when @p ref) the scratch file @p name of @p table. fs->mu held. */
 fs_scratch *fs_scratch_find(cellfs *fs, const char *table, const char *name, size_t len);
 /** Creates one; NULL with *err = -ENOSPC / -ENOMEM. fs->mu held. */

@@ -112,7 +112,7 @@ static int stat_path(cellfs *fs, const char *path, fs_path *p, struct stat *st)
         if (s) fs_stat_file(fs, st, s->len, fs_ts_to_ms(&s->mtime), true);
         pthread_mutex_unlock(&fs->mu);
         if (s) return 0;
-        if (p->row_err) return -ENOENT;
+        if (p->row_err || p->in_family) return -ENOENT;
         rc = fs_resolve(fs, p);
         if (rc) return rc;
         /* mtime: the newest cell below (rsync restores then match). */
@@ -167,6 +167,8 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
     if (!path) return -ENOENT;
     fs_path p;
     int rc = fs_path_parse(&p, path);
+    int sc = fs_path_scratch(&p, path, rc);
+    if (sc) rc = sc > 0 ? 0 : sc;
     if (rc == 0) rc = stat_path(fs, path, &p, st);
     fs_path_free(&p);
     return rc == -EINVAL ? -ENOENT : rc;
@@ -238,6 +240,11 @@ static int op_utimens(const char *path, const struct timespec tv[2], struct fuse
     char *owned = NULL;
     if (fi && fi->fh) {
         fs_handle *h = (fs_handle *)(uintptr_t)fi->fh;
+        if (h->kind == FS_H_SCRATCH) {
+            pthread_mutex_lock(&fs->mu);
+            fs_ms_to_ts(ms, &h->scratch->mtime);
+            pthread_mutex_unlock(&fs->mu);
+        }
         if (h->kind != FS_H_CELL) return 0;
         bool done = false;
         pthread_mutex_lock(&h->mu);
@@ -257,6 +264,14 @@ static int op_utimens(const char *path, const struct timespec tv[2], struct fuse
     if (!path) return -ENOENT;
     fs_path p;
     int rc = fs_path_parse(&p, path);
+    int sc = fs_path_scratch(&p, path, rc);
+    if (sc) rc = sc > 0 ? 0 : sc;
+    if (rc == 0 && p.kind == FS_ROW) {       /* a temporary file's time */
+        pthread_mutex_lock(&fs->mu);
+        fs_scratch *s = fs_scratch_find(fs, p.table, p.last, p.last_len);
+        if (s) fs_ms_to_ts(ms, &s->mtime);
+        pthread_mutex_unlock(&fs->mu);
+    }
     if (rc == 0 && p.kind == FS_CELL) {
         if (p.asof) rc = -EROFS;
         else if (p.has_version && ms == p.version) rc = 0;   /* its own time (tar x) */
@@ -333,6 +348,8 @@ static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
     if (!path) return -ENOENT;
     fs_path p;
     int rc = fs_path_parse(&p, path);
+    int sc = fs_path_scratch(&p, path, rc);
+    if (sc) rc = sc > 0 ? 0 : sc;
     if (rc == 0 && p.asof) rc = -EROFS;
     if (rc == 0) {
         switch (p.kind) {

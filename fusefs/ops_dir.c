@@ -141,6 +141,15 @@ static int load_small(cellfs *fs, fs_dirh *d)
         }
         if (rc == 0 && prev) rc = names_add(d, qname, false, &cap);
         kv_result_free(r);
+        /* Temporary files under names that are no key's (fs_path_scratch):
+           listed, as they exist. */
+        char **tmp;
+        size_t ntmp = fs_scratch_names(fs, d->path, &tmp);
+        for (size_t i = 0; i < ntmp; i++) {
+            if (rc == 0) rc = names_add(d, tmp[i], false, &cap);
+            free(tmp[i]);
+        }
+        free(tmp);
     }
     return rc;
 }

@@ -32,6 +32,8 @@ static int open_common(const char *path, struct fuse_file_info *fi, bool create)
     cellfs *fs = fs_ctx();
     fs_path p;
     int rc = fs_path_parse(&p, path);
+    int sc = fs_path_scratch(&p, path, rc);
+    if (sc) rc = sc > 0 ? 0 : sc;
     if (rc == -EINVAL && create)
         fs_log(fs, "create %s: the name is not a canonical escaped key (see cellfs(1), NAMES)",
                path);
@@ -60,7 +62,12 @@ static int open_common(const char *path, struct fuse_file_info *fi, bool create)
             break;
         }
         if (!create) {
-            rc = -EISDIR;
+            rc = p.in_family ? -ENOENT : -EISDIR;
+            break;
+        }
+        if (p.in_family) {
+            fs_log(fs, "create %s: not the name of a key: a temporary file, kept in memory "
+                   "until renamed to a cell's name, removed, or the unmount", path);
             break;
         }
         if (p.row_err == 0 && fs_resolve(fs, &p) == 0 && fs_row_has_cells(fs, &p, NULL) > 0) {
@@ -202,6 +209,8 @@ static int op_unlink(const char *path)
     cellfs *fs = fs_ctx();
     fs_path p;
     int rc = fs_path_parse(&p, path);
+    int sc = fs_path_scratch(&p, path, rc);
+    if (sc) rc = sc > 0 ? 0 : sc;
     if (rc == 0 && p.asof) rc = -EROFS;
     if (rc) goto out;
     switch (p.kind) {
@@ -215,7 +224,7 @@ static int op_unlink(const char *path)
         fs_scratch *s = fs_scratch_find(fs, p.table, p.last, p.last_len);
         if (s) fs_scratch_unlink(fs, s);
         pthread_mutex_unlock(&fs->mu);
-        if (!s) rc = -EISDIR;
+        if (!s) rc = p.in_family ? -ENOENT : -EISDIR;
         break;
     }
     case FS_CELL:
@@ -229,9 +238,12 @@ out:
     return rc;
 }
 
-static int rename_scratch(cellfs *fs, const fs_path *pf, const fs_path *pt, const char *to)
+static int scratch_to_cell(cellfs *fs, const fs_path *pf, fs_path *pt, const char *to);
+
+static int rename_scratch(cellfs *fs, const fs_path *pf, fs_path *pt, const char *to)
 {
     int rc = 0;
+    if (pf->in_family && pt->kind == FS_CELL) return scratch_to_cell(fs, pf, pt, to);
     if (pt->kind == FS_SCHEMA && strcmp(pt->table, pf->table) == 0) {
         pthread_mutex_lock(&fs->mu);
         fs_scratch *s = fs_scratch_find(fs, pf->table, pf->last, pf->last_len);
@@ -271,6 +283,69 @@ static int rename_scratch(cellfs *fs, const fs_path *pf, const fs_path *pt, cons
         return rc;
     }
     return -EXDEV;
+}
+
+/* A temporary file of a family dir renamed to a cell's name (rsync's
+   restore of an escaped name): its bytes become the cell's newest value at
+   the time set on it (or the newest version when a removal hides that),
+   with the target's history kept as by rename_cell. */
+static int scratch_to_cell(cellfs *fs, const fs_path *pf, fs_path *pt, const char *to)
+{
+    char dir[sizeof pt->table];
+    size_t dlen = (size_t)(strrchr(to, '/') - to);
+    if (dlen >= sizeof dir) return -EXDEV;
+    memcpy(dir, to, dlen);
+    dir[dlen] = '\0';
+    if (strcmp(dir, pf->table) != 0) return -EXDEV;    /* another family or row: mv copies */
+    int rc = fs_resolve(fs, pt);
+    if (rc) return rc;
+    pthread_mutex_lock(&fs->mu);
+    fs_scratch *s = fs_scratch_find(fs, pf->table, pf->last, pf->last_len);
+    uint8_t *copy = NULL;
+    size_t len = 0;
+    int64_t ts = 0;
+    if (s) {
+        len = s->len;
+        ts = fs_ts_to_ms(&s->mtime);
+        copy = malloc(len ? len : 1);
+        if (copy && len) memcpy(copy, s->buf, len);
+    }
+    pthread_mutex_unlock(&fs->mu);
+    if (!s) return -ENOENT;
+    if (!copy) return -ENOMEM;
+    kv_write_options w;
+    fs_wopts(fs, false, &w);
+    fs_handle *lease = fs_write_begin(fs, to);
+    pthread_mutex_lock(&fs->stamp_mu);
+    if (fs_put_masked(fs, pt, ts)) rc = fs_next_ts(fs, pt, &ts);
+    int64_t newest, *gone = NULL;
+    size_t ngone = 0;
+    if (rc == 0) rc = fs_column_raw(fs, pt, ts, &newest, &gone, &ngone);
+    kv_mutation *m = NULL;
+    kv_status st = KV_OK;
+    if (rc == 0) st = kv_mutation_new(&m, pt->row, pt->row_len);
+    for (size_t i = 0; rc == 0 && st == KV_OK && i < ngone; i++)
+        if (gone[i] != ts)
+            st = kv_mutation_delete_version(m, pt->family, pt->qual, pt->qual_len, gone[i]);
+    if (rc == 0 && st == KV_OK)
+        st = kv_mutation_put(m, pt->family, pt->qual, pt->qual_len, ts, copy, len);
+    if (rc == 0 && st == KV_OK) st = kv_mutate(fs->store, pt->table, m, &w);
+    pthread_mutex_unlock(&fs->stamp_mu);
+    kv_mutation_free(m);
+    free(gone);
+    free(copy);
+    if (rc == 0) rc = fs_fail(fs, st, "rename", to);
+    if (rc == 0) {
+        fs_notify_changed(fs, to);
+        fs_handles_orphan(fs, to);
+        fs_pending_remove(fs, pt->table, pt->row, pt->row_len);
+        pthread_mutex_lock(&fs->mu);
+        s = fs_scratch_find(fs, pf->table, pf->last, pf->last_len);
+        if (s) fs_scratch_unlink(fs, s);
+        pthread_mutex_unlock(&fs->mu);
+    }
+    fs_write_end(fs, lease);
+    return rc;
 }
 
 static bool same_column(const fs_path *a, const fs_path *b)
@@ -409,6 +484,10 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
     fs_path pf, pt;
     int rc = fs_path_parse(&pf, from);
     int rc2 = fs_path_parse(&pt, to);
+    int sc = fs_path_scratch(&pf, from, rc);
+    if (sc) rc = sc > 0 ? 0 : sc;
+    sc = fs_path_scratch(&pt, to, rc2);
+    if (sc) rc2 = sc > 0 ? 0 : sc;
     if (rc == 0 && rc2 != 0) {
         rc = rc2;
         if (rc == -EINVAL)

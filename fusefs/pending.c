@@ -232,6 +232,23 @@ size_t fs_pending_list(cellfs *fs, const char *table, fs_rowkey **out)
     return n;
 }
 
+size_t fs_scratch_names(cellfs *fs, const char *table, char ***out)
+{
+    size_t n = 0;
+    *out = NULL;
+    pthread_mutex_lock(&fs->mu);
+    char **v = calloc(fs->nscratch + 1, sizeof *v);
+    for (fs_scratch *s = fs->scratch; v && s; s = s->next) {
+        if (strcmp(s->table, table) != 0) continue;
+        v[n] = strdup(s->name);
+        if (!v[n]) break;
+        n++;
+    }
+    pthread_mutex_unlock(&fs->mu);
+    *out = v;
+    return n;
+}
+
 fs_scratch *fs_scratch_find(cellfs *fs, const char *table, const char *name, size_t len)
 {
     for (fs_scratch *s = fs->scratch; s; s = s->next)

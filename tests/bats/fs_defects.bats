@@ -419,3 +419,27 @@ for n in (235, 240, 255):
     echo "$output"
     [ "$(printf '%s\n' "$output" | grep -v ' \./$' | grep -c .)" -eq 0 ]
 }
+
+@test "rsync restores escaped names (empty qualifier %, q%405, %2Eschema): its temporary names are creatable" {
+    src="$FS_TMP/src"
+    mkdir -p "$src/r/cf"
+    echo empty > "$src/r/cf/%"; touch -d 2021-04-04 "$src/r/cf/%"
+    echo at > "$src/r/cf/q%405"
+    echo dot > "$src/r/cf/%2Eschema"
+    run rsync -a "$src/" "$T/"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(ls -A "$C" | tr '\n' ' ')" = "% %2Eschema q%405 " ]
+    [ "$(cat "$C/%")" = empty ]
+    [ "$(cat "$C/q%405")" = at ]
+    [ "$(stat -c %Y "$C/%")" -eq "$(date -d 2021-04-04 +%s)" ]
+    # such a name by hand: a temporary file until renamed into place
+    echo t > "$C/.%.tmp"
+    [ "$(cat "$C/.%.tmp")" = t ]
+    ls -A "$C" | grep -qx '.%.tmp'
+    mv "$C/.%.tmp" "$C/%"
+    [ "$(cat "$C/%")" = t ]
+    [ ! -e "$C/.%.tmp" ]
+    echo u > "$C/.%.tmp2"; rm "$C/.%.tmp2"
+    [ ! -e "$C/.%.tmp2" ]
+}
