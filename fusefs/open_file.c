@@ -795,15 +795,31 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
 {
     if (h->kind == FS_H_SCRATCH) return 0;
     pthread_mutex_lock(&h->mu);
-    if (flush && h->dirty && !h->written && (h->kind != FS_H_CELL || h->in_store)) {
+    if (flush && h->dirty && !h->written && h->kind != FS_H_CELL) {
         pthread_mutex_unlock(&h->mu);
         return 0;
     }
     if (h->failed) {
         /* A failed write changes nothing: the writes of this open file
-           since its last commit are dropped (once, with a log line). */
-        bool had = h->dirty;
+           since its last commit are dropped (once, with a log line), and
+           the empty version a close committed before them is taken back. */
+        bool had = h->dirty || h->placeholder;
         h->dirty = h->written = false;
+        if (h->placeholder && h->kind == FS_H_CELL) {
+            kv_write_options w;
+            fs_wopts(fs, false, &w);
+            kv_mutation *m = NULL;
+            pthread_mutex_lock(&fs->stamp_mu);
+            kv_status st = kv_mutation_new(&m, h->ref.row, h->ref.row_len);
+            if (st == KV_OK)
+                st = kv_mutation_delete_version(m, h->ref.family, h->ref.qual, h->ref.qual_len,
+                                                h->placeholder_ts);
+            if (st == KV_OK) st = kv_mutate(fs->store, h->ref.table, m, &w);
+            pthread_mutex_unlock(&fs->stamp_mu);
+            kv_mutation_free(m);
+            if (st == KV_OK) h->placeholder = false;
+            else (void)fs_fail(fs, st, "close", h->ref.table);
+        }
         pthread_mutex_unlock(&h->mu);
         if (!had) return 0;
         pthread_mutex_lock(&fs->mu);

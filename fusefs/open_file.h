@@ -110,12 +110,12 @@ void fs_write_end(cellfs *fs, fs_handle *token);
 /** Commits pending writes (see above). @p fsync: durability FSYNC_WAL, and
  *  make an already-committed value durable too. @p flush: called for a
  *  close(2) that may not be the last (shells dup2 and close before they
- *  write). A new file not yet written is committed empty then (so it
- *  exists, and survives the daemon, once close(2) returns), and a later
- *  commit of the same open file replaces that empty version, so
- *  `echo x > f` adds one version; a cell that has a value and was only
- *  opened with O_TRUNC is left for release (so a write that fails after
- *  the shell's first close leaves the old value). 0 or -errno. */
+ *  write). A file created or opened with O_TRUNC and not yet written is
+ *  committed empty then (so it exists, truncated, and survives the daemon
+ *  once close(2) returns), and a later commit of the same open file
+ *  replaces that empty version, so `echo x > f` adds one version; a write
+ *  of it that fails (EFBIG) takes that empty version back, so a failed
+ *  write changes nothing. 0 or -errno. */
 int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush);
 /** Unregisters and frees (after a last commit attempt). */
 int fs_handle_release(cellfs *fs, fs_handle *h);

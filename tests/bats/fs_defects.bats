@@ -443,3 +443,22 @@ for n in (235, 240, 255):
     echo u > "$C/.%.tmp2"; rm "$C/.%.tmp2"
     [ ! -e "$C/.%.tmp2" ]
 }
+
+@test "a truncating open of a cell with a value shows empty once close returns (T7)" {
+    run python3 -c '
+import os, sys
+q = sys.argv[1]
+bad = 0
+for i in range(50):
+    with open(q, "wb") as f:
+        f.write(b"x" * (100 + i))
+    os.close(os.open(q, os.O_WRONLY | os.O_TRUNC))
+    with open(q, "rb") as f:
+        data = f.read()
+    if data or os.stat(q).st_size:
+        bad += 1
+        print(i, len(data), os.stat(q).st_size)
+sys.exit(1 if bad else 0)' "$C/q"
+    echo "$output" | head
+    [ "$status" -eq 0 ]
+}
