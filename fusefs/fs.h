@@ -176,7 +176,8 @@ int fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_fa
 /** rmdir of the empty family dir @p family of a row that shows only the
  *  families mkdir'ed in it: it is no longer listed. */
 void fs_pending_unlist(cellfs *fs, const fs_path *p, const char *family);
-/** Whether @p table has pending rows (rmdir of the table: ENOTEMPTY). */
+/** Whether @p table has pending rows or files beside them (rmdir of the
+ *  table: ENOTEMPTY). */
 bool fs_pending_table(cellfs *fs, const char *table);
 /** Forgets the pending rows and scratch files of a dropped table. */
 void fs_pending_drop_table(cellfs *fs, const char *table);

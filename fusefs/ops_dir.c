@@ -173,6 +173,14 @@ static int load_pending(cellfs *fs, fs_dirh *d)
         free(rows[i].key);
     }
     free(rows);
+    /* Files beside the rows (kept in memory): listed, as they exist. */
+    char **tmp;
+    size_t ntmp = fs_scratch_names(fs, d->p.table, &tmp);
+    for (size_t i = 0; i < ntmp; i++) {
+        if (rc == 0) rc = names_add(d, tmp[i], false, &cap);
+        free(tmp[i]);
+    }
+    free(tmp);
     return rc;
 }
 
@@ -245,7 +253,7 @@ static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir)
     size_t i = (size_t)(pos - d->scan_end);
     if (i >= d->nnames) return 0;
     strcpy(name, d->names[i]);
-    *dir = true;
+    *dir = d->is_dir[i];
     return 1;
 }
 

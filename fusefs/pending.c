@@ -107,6 +107,8 @@ bool fs_pending_table(cellfs *fs, const char *table)
     pthread_mutex_lock(&fs->mu);
     bool any = false;
     for (fs_pending *e = fs->pending; e && !any; e = e->next) any = strcmp(e->table, table) == 0;
+    for (fs_scratch *sc = fs->scratch; sc && !any; sc = sc->next)
+        any = strcmp(sc->table, table) == 0;
     pthread_mutex_unlock(&fs->mu);
     return any;
 }

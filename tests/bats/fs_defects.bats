@@ -462,3 +462,18 @@ sys.exit(1 if bad else 0)' "$C/q"
     echo "$output" | head
     [ "$status" -eq 0 ]
 }
+
+@test "a regular file beside the rows is listed, takes a time, and keeps rmdir of the table from succeeding" {
+    echo tmp > "$T/notes"
+    ls "$T" | grep -qx notes
+    touch -d 2020-02-02 "$T/notes"
+    [ "$(stat -c %Y "$T/notes")" -eq "$(date -d 2020-02-02 +%s)" ]
+    mkdir "$MNT/default/t2"
+    echo x > "$MNT/default/t2/f"
+    run rmdir "$MNT/default/t2"
+    [ "$status" -ne 0 ]
+    rm "$MNT/default/t2/f"
+    rmdir "$MNT/default/t2"
+    mkdir "$MNT/default/t2"
+    [ "$(ls -A "$MNT/default/t2")" = .schema ]
+}
