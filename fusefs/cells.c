@@ -176,8 +176,9 @@ int fs_cell_versions(cellfs *fs, const fs_path *p, int64_t **ts, size_t *n)
 
 /* Raw read of the column @p p names (keys only, delete markers of the
    column and of its family included) at times at or after @p from: a
-   cell's older history is not read. Without KV_CAP_RAW_SCANS, every
-   version the backend holds (it keeps no markers). */
+   cell's older history is not read. A backend without raw scans keeps no
+   delete markers either (its deletes are immediate), so every version it
+   shows is all there is. */
 static kv_status raw_column_get(cellfs *fs, const fs_path *p, int64_t from, kv_result **r)
 {
     kv_read_options o = KV_READ_OPTIONS_INIT;
@@ -185,8 +186,6 @@ static kv_status raw_column_get(cellfs *fs, const fs_path *p, int64_t from, kv_r
     o.columns = &col;
     o.ncolumns = 1;
     o.max_versions = INT32_MAX;
-    /* A backend without raw reads (Cloud Bigtable) keeps no markers and
-       drops surplus versions itself: every version it holds is visible. */
     o.raw = (kv_store_capabilities(fs->store) & KV_CAP_RAW_SCANS) != 0;
     o.time_min = from;
     o.filter = fs->f_keyonly;

@@ -13,6 +13,7 @@
 /* Checks a change of the catalog: a writable store and, when @p cap is
    not 0, the capability it needs. */
 static kv_status change(kv_store *s, const char *what, uint64_t cap) {
+    kv_api_begin(s);
     if (!s) return KV_INVALID;
     kv_status st = kv_api_writable(s, what);
     if (st == KV_OK && cap) st = kv_api_need(s, cap, what);
@@ -47,6 +48,7 @@ kv_status kv_namespace_set_property(kv_store *s, const char *name, const char *k
 
 kv_status kv_namespace_list(char ***names, kv_store *s) {
     *names = NULL;
+    kv_api_begin(s);
     if (!s) return KV_INVALID;
     return s->ops->xNamespaceList(s->b, names);
 }
@@ -54,6 +56,7 @@ kv_status kv_namespace_list(char ***names, kv_store *s) {
 kv_status kv_namespace_describe(kv_property **props, size_t *count, kv_store *s, const char *name) {
     *props = NULL;
     *count = 0;
+    kv_api_begin(s);
     if (!s || !name) return KV_INVALID;
     return s->ops->xNamespaceDescribe(s->b, name, props, count);
 }
@@ -68,12 +71,14 @@ kv_status kv_table_create(kv_store *s, const char *table, const kv_family_desc *
 
 kv_status kv_table_list(char ***names, kv_store *s, const char *ns) {
     *names = NULL;
+    kv_api_begin(s);
     if (!s) return KV_INVALID;
     return s->ops->xTableList(s->b, ns, names);
 }
 
 kv_status kv_table_describe(kv_table_desc **out, kv_store *s, const char *table) {
     *out = NULL;
+    kv_api_begin(s);
     if (!s) return KV_INVALID;
     return s->ops->xTableDescribe(s->b, table, out);
 }

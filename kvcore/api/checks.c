@@ -9,6 +9,10 @@
 #include <ctype.h>
 #include <stdio.h>
 
+void kv_api_begin(kv_store *s) {
+    if (s) kv_report_begin(&s->report);
+}
+
 kv_status kv_api_fail(kv_store *s, kv_status status, const char *fmt, ...) {
     if (!s) return status;
     va_list ap;

@@ -171,12 +171,16 @@ void kv_memstore_unref(kv_memstore *m) {
 static node *find_ge(const kv_memstore *m, const uint8_t *key, size_t klen, node **prev) {
     node *x = m->head;
     int level = atomic_load_explicit(&((kv_memstore *)m)->height, memory_order_relaxed) - 1;
+    /* The node found >= key one level up: met again on the way down, it
+       needs no second comparison (a tall node is reached on every level). */
+    const node *bigger = NULL;
     for (;;) {
         node *n = next_of(x, level);
-        if (n && kv_key_compare(node_key(n), n->klen, key, klen) < 0) {
+        if (n && n != bigger && kv_key_compare(node_key(n), n->klen, key, klen) < 0) {
             x = n;
             continue;
         }
+        bigger = n;
         if (prev)
             prev[level] = x;
         if (level == 0)

@@ -16,6 +16,7 @@
 #include "hbase/keys.h"
 #include "table/iter.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,7 +60,17 @@ struct kv_engine_scan {
     kv_cell *cells;
     size_t ncells, cap;
     kv_result result;
+    size_t fams_cap;            /* room in fams (kept when pooled) */
+    kv_buf point;               /* a get: esc(row), for the bloom filters */
 };
+
+/* Buffers above this stay out of the pool: a scan of one huge row must not
+   pin its memory for every later get. */
+#define POOL_KEEP_BYTES ((size_t)64 << 10)
+#define POOL_KEEP_CELLS ((size_t)1024)
+/* Files and families per read whose arrays live on the stack. */
+#define STACK_KIDS 64
+#define STACK_FAMS 8
 
 /* ---- setup ---- */
 
@@ -84,6 +95,7 @@ static void grab_sources(kv_family *f, fam_sources *src) {
 static bool file_may_hold(const kv_sstfile *file, const kv_family_desc *desc, const kv_buf *point_row,
                           const kv_column *cols, size_t ncols, kv_buf *colkey) {
     const uint8_t *row = point_row->data;
+    if (file->broken) return kv_sstfile_may_hold_row(file, row, point_row->len);
     if (desc->bloom == KV_BLOOM_ROW) return kv_sst_may_contain_row(file->reader, row, point_row->len);
     if (desc->bloom != KV_BLOOM_ROWCOL || ncols == 0) return true;
     for (size_t c = 0; c <= ncols; c++) {
@@ -102,23 +114,22 @@ static bool file_may_hold(const kv_sstfile *file, const kv_family_desc *desc, co
    references in src (the file set's goes to *files_out). */
 static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv_fileset **files_out,
                                 const kv_buf *point_row, const kv_column *cols, size_t ncols,
-                                bool fill_cache) {
+                                bool fill_cache, kv_buf *colkey) {
     size_t nfiles = src->files ? src->files->n : 0, n = 0;
-    kv_iter **kids = malloc((nfiles + 2) * sizeof *kids);
+    kv_iter *stack_kids[STACK_KIDS];
+    kv_iter **kids = nfiles + 2 <= STACK_KIDS ? stack_kids : malloc((nfiles + 2) * sizeof *kids);
     kv_iter *it = NULL;
-    kv_buf colkey = {0};
     if (kids) {
         if (src->mem) kids[n++] = kv_memstore_iter(src->mem);
         if (src->imm) kids[n++] = kv_memstore_iter(src->imm);
         for (size_t i = 0; i < nfiles; i++) {
             kv_sstfile *file = src->files->files[i];
-            if (point_row && !file_may_hold(file, desc, point_row, cols, ncols, &colkey)) continue;
-            kids[n++] = kv_sst_iter(file->reader, fill_cache && desc->blockcache, desc->in_memory);
+            if (point_row && !file_may_hold(file, desc, point_row, cols, ncols, colkey)) continue;
+            kids[n++] = kv_sstfile_iter(file, fill_cache && desc->blockcache, desc->in_memory);
         }
         it = kv_merge_iter_new(kids, n);
-        free(kids);
+        if (kids != stack_kids) free(kids);
     }
-    kv_buf_free(&colkey);
     /* the memstore iterators hold their own references */
     kv_memstore_unref(src->mem);
     kv_memstore_unref(src->imm);
@@ -153,6 +164,74 @@ static bool selected(const kv_read_options *o, const char *family) {
     return false;
 }
 
+/* The buffers a pooled scan keeps, emptied (a large one is freed). */
+static kv_buf keep_buf(kv_buf *b) {
+    if (b->cap > POOL_KEEP_BYTES) {
+        kv_buf_free(b);
+        return (kv_buf){0};
+    }
+    return (kv_buf){b->data, 0, b->cap};
+}
+
+/* Empties a closed scan for reuse, keeping its buffers and arrays. */
+static void scan_reset(kv_engine_scan *sc) {
+    kv_engine_scan k = *sc;
+    memset(sc, 0, sizeof *sc);
+    sc->bounds = keep_buf(&k.bounds);
+    sc->row_key = keep_buf(&k.row_key);
+    sc->upper = keep_buf(&k.upper);
+    sc->target = keep_buf(&k.target);
+    sc->colkey = keep_buf(&k.colkey);
+    sc->scratch = keep_buf(&k.scratch);
+    sc->bytes = keep_buf(&k.bytes);
+    sc->point = keep_buf(&k.point);
+    if (k.cap <= POOL_KEEP_CELLS) {
+        sc->refs = k.refs;
+        sc->cells = k.cells;
+        sc->cap = k.cap;
+    } else {
+        free(k.refs);
+        free(k.cells);
+    }
+    sc->fams = k.fams;
+    sc->fams_cap = k.fams_cap;
+}
+
+/* A scan from the engine's pool, or a new one; NULL on out-of-memory. */
+static kv_engine_scan *scan_get(kv_engine *s) {
+    for (size_t i = 0; i < KV_SCAN_POOL; i++) {
+        kv_engine_scan *sc = atomic_exchange_explicit(&s->scan_pool[i], NULL, memory_order_acquire);
+        if (sc) return sc;
+    }
+    return calloc(1, sizeof(kv_engine_scan));
+}
+
+/* Gives an emptied scan to the pool: false when every slot is taken. */
+static bool scan_put(kv_engine *s, kv_engine_scan *sc) {
+    for (size_t i = 0; i < KV_SCAN_POOL; i++) {
+        kv_engine_scan *expect = NULL;
+        if (atomic_compare_exchange_strong_explicit(&s->scan_pool[i], &expect, sc, memory_order_release,
+                                                    memory_order_relaxed))
+            return true;
+    }
+    return false;
+}
+
+static void scan_free(kv_engine_scan *sc) {
+    free(sc->fams);
+    kv_buf_free(&sc->bounds);
+    kv_buf_free(&sc->row_key);
+    kv_buf_free(&sc->upper);
+    kv_buf_free(&sc->target);
+    kv_buf_free(&sc->colkey);
+    kv_buf_free(&sc->scratch);
+    kv_buf_free(&sc->bytes);
+    kv_buf_free(&sc->point);
+    free(sc->refs);
+    free(sc->cells);
+    free(sc);
+}
+
 void kv_engine_scan_close(kv_engine_scan *sc) {
     if (!sc) return;
     for (size_t i = 0; i < sc->nfams; i++) {
@@ -162,24 +241,23 @@ void kv_engine_scan_close(kv_engine_scan *sc) {
         kv_matcher_free(&fr->matcher);
         free((void *)fr->cols);
     }
-    free(sc->fams);
     kv_filter_run_free(sc->filter);
-    kv_buf_free(&sc->bounds);
-    kv_buf_free(&sc->row_key);
-    kv_buf_free(&sc->upper);
-    kv_buf_free(&sc->target);
-    kv_buf_free(&sc->colkey);
-    kv_buf_free(&sc->scratch);
-    kv_buf_free(&sc->bytes);
-    free(sc->refs);
-    free(sc->cells);
-    free(sc);
+    kv_engine *s = sc->store;
+    scan_reset(sc);
+    if (!s || !scan_put(s, sc)) scan_free(sc);
+}
+
+void kv_engine_scan_pool_free(kv_engine *s) {
+    for (size_t i = 0; i < KV_SCAN_POOL; i++) {
+        kv_engine_scan *sc = atomic_exchange_explicit(&s->scan_pool[i], NULL, memory_order_acquire);
+        if (sc) scan_free(sc);
+    }
 }
 
 /* Opens a scan of table t (catalog_lock held shared by the caller).
-   point_row: esc(row) for gets, enabling bloom filters. */
+   single_row: a get of start_row, which lets bloom filters skip files. */
 static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, const kv_read_options *ropts,
-                           const kv_buf *point_row) {
+                           bool single_row) {
     kv_read_options defaults = KV_READ_OPTIONS_INIT;
     const kv_read_options *o = ropts ? ropts : &defaults;
     *out = NULL;
@@ -193,10 +271,15 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
         }
     if (o->time_min > o->time_max) return kv_fail(s, KV_INVALID, "time range [%lld, %lld) is empty",
                                                   (long long)o->time_min, (long long)o->time_max);
-    kv_engine_scan *sc = calloc(1, sizeof *sc);
+    kv_engine_scan *sc = scan_get(s);
     if (!sc) return KV_NO_MEMORY;
     sc->store = s;
     sc->opts = *o;
+    const kv_buf *point_row = NULL;
+    if (single_row) {
+        if (kv_key_encode_row(&sc->point, o->start_row, o->start_row_len)) goto nomem;
+        point_row = &sc->point;
+    }
     const void *start = NULL, *stop = NULL, *prefix = NULL;
     if (bounds_copy(&sc->bounds, o->start_row, o->start_row_len, &start) ||
         bounds_copy(&sc->bounds, o->stop_row, o->stop_row_len, &stop) ||
@@ -208,9 +291,15 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
     if (o->row_prefix && o->row_prefix_len == 0) sc->opts.row_prefix = NULL;
     sc->opts.columns = NULL; /* the per-family lists below replace it */
     if (o->filter && !(sc->filter = kv_filter_run_new(o->filter))) goto nomem;
+    if (sc->filter) kv_filter_run_set_versions(sc->filter, o->max_versions <= 0 ? 1 : o->max_versions);
     sc->now = kv_clock_now(s);
-    sc->fams = calloc(t->nfamilies, sizeof *sc->fams);
-    if (!sc->fams) goto nomem;
+    if (t->nfamilies > sc->fams_cap) {
+        fam_reader *f = realloc(sc->fams, t->nfamilies * sizeof *f);
+        if (!f) goto nomem;
+        sc->fams = f;
+        sc->fams_cap = t->nfamilies;
+    }
+    if (t->nfamilies) memset(sc->fams, 0, t->nfamilies * sizeof *sc->fams);
     int64_t tmin = o->time_min, tmax = o->time_max;
     if (o->has_timestamp) {
         tmin = o->timestamp;
@@ -258,6 +347,9 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
            surplus versions not yet dropped by a flush included. */
         int32_t mv = o->max_versions <= 0 ? 1 : o->max_versions;
         fr->matcher.max_versions = o->raw || mv < fr->desc.versions ? mv : fr->desc.versions;
+        /* With a filter the family's VERSIONS are offered to it and the
+           read's cap is applied after it (kv_filter_run_set_versions). */
+        if (o->filter && !o->raw) fr->matcher.max_versions = fr->desc.versions;
         fr->matcher.time_min = tmin;
         fr->matcher.time_max = tmax;
         fr->matcher.raw = o->raw;
@@ -268,7 +360,8 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
        drop versions the snapshot still needs from one family only, and a
        row mutation would be seen half-applied. The iterators are built
        afterwards, outside the lock. */
-    fam_sources *srcs = calloc(sc->nfams ? sc->nfams : 1, sizeof *srcs);
+    fam_sources stack_srcs[STACK_FAMS];
+    fam_sources *srcs = sc->nfams <= STACK_FAMS ? stack_srcs : calloc(sc->nfams, sizeof *srcs);
     if (!srcs) goto nomem;
     pthread_mutex_lock(&s->mu);
     sc->snapshot = atomic_load(&s->visible_seq);
@@ -280,7 +373,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
         fr->matcher.snapshot = sc->snapshot;
         if (built) {
             fr->it = family_iterator(&srcs[i], &fr->desc, &fr->files, point_row, fr->cols, fr->ncols,
-                                     o->fill_cache);
+                                     o->fill_cache, &sc->colkey);
             built = fr->it != NULL;
         } else {
             kv_memstore_unref(srcs[i].mem);
@@ -288,7 +381,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             kv_fileset_unref(srcs[i].files);
         }
     }
-    free(srcs);
+    if (srcs != stack_srcs) free(srcs);
     if (!built) goto nomem;
     /* Position every family. */
     if (!o->reversed) {
@@ -412,7 +505,7 @@ static kv_status iter_failed(kv_engine_scan *sc, size_t fi, kv_status st) {
     const kv_fileset *fs = sc->fams[fi].files;
     char msg[400] = "";
     for (size_t i = 0; fs && i < fs->n && !msg[0]; i++)
-        kv_sst_last_error(fs->files[i]->reader, msg, sizeof msg);
+        kv_sstfile_last_error(fs->files[i], msg, sizeof msg);
     if (msg[0]) return kv_fail(sc->store, st, "%s", msg);
     return kv_fail(sc->store, st, "reading family %s: %s", sc->fams[fi].desc.name, kv_strerror(st));
 }
@@ -422,9 +515,47 @@ static kv_status iter_failed(kv_engine_scan *sc, size_t fi, kv_status st) {
    after the row. */
 static void skip_family_row(kv_engine_scan *sc, size_t fi);
 
+/* Entries a scan steps over with next() in a column that can give no more
+   cells before it seeks past the column instead. A get seeks at once: the
+   rest may be old versions of any size, each in blocks of its own. */
+#define SKIP_NEXTS 8
+
+/* Whether column entries after one at ts can add nothing: the column has
+   its versions, or ts is below the time range (older entries are too, and
+   a marker below the range masks nothing inside it). Raw reads show every
+   marker, so they never stop early. */
+static bool column_done(const kv_matcher *m, int64_t ts) {
+    return !m->raw && (m->versions >= m->max_versions || ts < m->time_min);
+}
+
+/* Moves family fi's iterator past the column whose prefix key[0..len)
+   is, unless the column ends within SKIP_NEXTS entries (or at once for a
+   get). The caller's loop goes on from the new position. */
+static void skip_column(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_t len) {
+    kv_iter *it = sc->fams[fi].it;
+    kv_buf *tg = &sc->target;
+    tg->len = 0;
+    if (kv_buf_append(tg, key, len)) {
+        it->next(it); /* out of memory: step on instead */
+        return;
+    }
+    for (int i = 0; sc->point.len == 0 && i < SKIP_NEXTS; i++) {
+        it->next(it);
+        if (!it->valid(it)) return;
+        size_t klen;
+        const uint8_t *k = it->key(it, &klen);
+        if (klen < tg->len || memcmp(k, tg->data, tg->len) != 0) return;
+    }
+    /* esc(qualifier) ends 0x00 0x01: with 0x02 it is just past the column */
+    tg->data[tg->len - 1] = 0x02;
+    it->seek(it, tg->data, tg->len);
+}
+
 /* Feeds family fi's entries that start with prefix (the iterator is at the
    first of them or past them) to the matcher, adding kept cells, and stops
-   at the first entry without the prefix. */
+   at the first entry without the prefix. Skips the rest of a column once
+   it can give no more cells, so a read of the newest version costs the same
+   whatever the number or size of the older ones. */
 static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *prefix, size_t prefix_len) {
     fam_reader *fr = &sc->fams[fi];
     kv_iter *it = fr->it;
@@ -454,6 +585,10 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
             shown) {
             const uint8_t *v = it->value(it, &vlen);
             if (add_cell(sc, fi, &kp, v, vlen)) return KV_NO_MEMORY;
+        }
+        if (!family_marker && shown && column_done(m, kp.ts)) {
+            skip_column(sc, fi, key, kp.column_prefix_len);
+            continue;
         }
         it->next(it);
     }
@@ -600,9 +735,10 @@ kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
         /* Decode the row bytes; they lead the result's byte buffer. */
         sc->bytes.len = 0;
         sc->ncells = 0;
+        if (kv_buf_reserve(&sc->bytes, sc->row_key.len)) return scan_failed(sc, KV_NO_MEMORY);
         for (size_t i = 0; i + 2 < sc->row_key.len; i++) {
             uint8_t b = sc->row_key.data[i];
-            if (kv_buf_append(&sc->bytes, &b, 1)) return scan_failed(sc, KV_NO_MEMORY);
+            sc->bytes.data[sc->bytes.len++] = b;
             if (b == 0) i++;
         }
         size_t row_len = sc->bytes.len;
@@ -658,11 +794,7 @@ static kv_status resolve_for_read(kv_engine *s, const char *table, kv_table **ou
    which lets the bloom filters skip files. */
 static kv_status scan_open_table(kv_engine_scan **out, kv_engine *s, kv_table *t,
                                  const kv_read_options *o, bool single_row) {
-    kv_buf point = {0};
-    if (single_row && kv_key_encode_row(&point, o->start_row, o->start_row_len)) return KV_NO_MEMORY;
-    kv_status st = scan_open(out, s, t, o, single_row ? &point : NULL);
-    kv_buf_free(&point);
-    return st;
+    return scan_open(out, s, t, o, single_row);
 }
 
 kv_status kv_engine_scan_open(kv_engine *s, const char *table, const kv_read_options *ro,

@@ -20,7 +20,10 @@ kv_status kv_engine_scan_open(kv_engine *s, const char *table, const kv_read_opt
 /* kv_scan_next's contract: KV_OK, KV_END (again at later calls), or a
    failure that later calls return again. */
 kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row);
+/* Ends a scan; its buffers go to the engine's pool for the next scan. */
 void kv_engine_scan_close(kv_engine_scan *sc);
+/* Frees the pooled scans (at close, when no scan is open). */
+void kv_engine_scan_pool_free(kv_engine *s);
 
 /* The newest visible value of one cell (catalog_lock held): *found, its
    timestamp in *ts and, when value is non-NULL, its bytes. */

@@ -276,12 +276,15 @@ bool kv_location_is_local(const char *location);
  */
 kv_status kv_store_close(kv_store *store);
 
-/** The detail text of the calling thread's last failure on this store (""
- *  if none), such as "corrupt block in /s/000012.sst at offset 8192". Each
- *  thread sees its own failures only. The pointer stays valid until the
- *  thread's next failing call on the store (or until 32 other threads have
- *  failed since) and at most until kv_store_close; copy it to keep it.
- *  NULL gives "". */
+/** The detail text of the calling thread's last call on this store when
+ *  it failed, such as "corrupt block in /s/000012.sst at offset 8192": always
+ *  about that call, never an earlier one ("" when the call succeeded or
+ *  recorded no detail; then kv_strerror of its status is all there is).
+ *  Each thread sees its own failures only. The text stays valid until the
+ *  thread's next call on the store (or until 32 other threads have failed
+ *  since) and at most until kv_store_close; copy it to keep it. Calls that
+ *  take no store or scan (kv_filter_parse, kv_result_free, kv_scan_close,
+ *  kv_strerror, ...) leave it alone. NULL gives "". */
 const char *kv_store_errmsg(kv_store *store);
 
 typedef struct kv_store_stats {
@@ -405,7 +408,7 @@ typedef struct kv_family_desc {
 #define KV_FAMILY_DESC_INIT                                                    \
     { .version = KV_FAMILY_DESC_VERSION, .name = "", .versions = 1, .min_versions = 0, \
       .ttl_seconds = KV_FOREVER, .keep_deleted = KV_KEEP_DELETED_FALSE,        \
-      .compression = KV_COMPRESSION_NONE, .bloom = KV_BLOOM_ROW, .blocksize = 65536, \
+      .compression = KV_COMPRESSION_NONE, .bloom = KV_BLOOM_ROW, .blocksize = 4096,  \
       .encoding = KV_ENCODING_NONE, .in_memory = false, .blockcache = true,    \
       .new_version_behavior = false }
 
@@ -435,7 +438,7 @@ kv_status kv_family_desc_parse(kv_family_desc *family, const char *text, char *e
  * {NAME => 'f', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1',
  *  KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE',
  *  COMPRESSION => 'NONE', TTL => 'FOREVER', MIN_VERSIONS => '0',
- *  BLOCKCACHE => 'true', BLOCKSIZE => '65536', REPLICATION_SCOPE => '0'}
+ *  BLOCKCACHE => 'true', BLOCKSIZE => '4096', REPLICATION_SCOPE => '0'}
  * (NEW_VERSION_BEHAVIOR is shown only when true). Returns the length it
  * needs, like snprintf; the output is always NUL-terminated when len > 0.
  * kv_family_desc_parse reads it back to an equal descriptor.
@@ -738,13 +741,29 @@ typedef struct kv_filter kv_filter;
 
 /**
  * Compiles an HBase filter string, e.g. "PrefixFilter('row') AND
- * ValueFilter(=, 'binary:abc')". Supported: PrefixFilter, ColumnPrefixFilter,
- * MultipleColumnPrefixFilter, QualifierFilter, ValueFilter, RowFilter,
- * FamilyFilter, SingleColumnValueFilter, SingleColumnValueExcludeFilter,
- * KeyOnlyFilter, FirstKeyOnlyFilter, TimestampsFilter, PageFilter,
- * ColumnCountGetFilter, InclusiveStopFilter, ColumnRangeFilter, with
- * comparators binary:, binaryprefix:, substring:, regexstring:, and the
- * operators AND, OR, SKIP, WHILE and parentheses. Needs no store. A
+ * ValueFilter(=, 'binary:abc')". Supported: every filter HBase 2's
+ * ParseFilter registers (kv_filter_name lists them): PrefixFilter,
+ * ColumnPrefixFilter, MultipleColumnPrefixFilter, QualifierFilter,
+ * ValueFilter, RowFilter, FamilyFilter, SingleColumnValueFilter,
+ * SingleColumnValueExcludeFilter, KeyOnlyFilter, FirstKeyOnlyFilter,
+ * TimestampsFilter, PageFilter, ColumnCountGetFilter, InclusiveStopFilter,
+ * ColumnRangeFilter, ColumnPaginationFilter, DependentColumnFilter,
+ * ColumnValueFilter, MultiRowRangeFilter, with HBase's argument checks;
+ * comparators binary:, binaryprefix:, substring: and regexstring: (Java's
+ * find() with DOTALL, on a backtracking-free matcher of Java's common
+ * syntax: constructs it cannot run exactly — lookaround, backreferences,
+ * possessive quantifiers, \p{...}, class intersections — and patterns over
+ * 4096 bytes or 20000 steps once repetitions are expanded are refused
+ * with the reason); a filter of more than 256 filters and operators is
+ * refused;
+ * the operators SKIP, WHILE (binding tightest), AND, then OR, and
+ * parentheses. Filters answer HBase's return codes (INCLUDE, SKIP,
+ * NEXT_COL, NEXT_ROW, SEEK_NEXT_USING_HINT, INCLUDE_AND_NEXT_COL, ...),
+ * applied as HBase's scan matcher and FilterList apply them. A read with a
+ * filter offers it up to the family's VERSIONS versions of each column,
+ * newest first, and the read's VERSIONS counts the cells it includes: the
+ * version that goes past the count is still offered (and dropped), older
+ * ones are not, as in HBase. Needs no store. A
  * compiled filter is immutable: any number of reads in any threads may use
  * it at once; it must outlive the scans that use it.
  * Errors: KV_INVALID, with the reason in @p errmsg when non-NULL;
@@ -753,6 +772,9 @@ typedef struct kv_filter kv_filter;
 kv_status kv_filter_parse(kv_filter **out, const char *text, char *errmsg, size_t errlen);
 /** Frees a compiled filter (NULL is a no-op). */
 void kv_filter_free(kv_filter *filter);
+/** The name of the @p i th filter kv_filter_parse knows (0, 1, ...), in
+ *  alphabetical order; NULL past the last. Static strings; thread-safe. */
+const char *kv_filter_name(size_t i);
 
 /** A column selection: @p qualifier NULL selects the whole family. */
 typedef struct kv_column {
@@ -854,6 +876,86 @@ kv_status kv_scan_open(kv_scan **out, kv_store *store, const char *table,
 kv_status kv_scan_next(const kv_result **row, kv_scan *scan);
 /** Closes a scan and releases its snapshot (NULL is a no-op). */
 void kv_scan_close(kv_scan *scan);
+
+/* ------------------------------------------------------------------------ */
+/* Verification and salvage (local stores; the cellck tool)                  */
+/* ------------------------------------------------------------------------ */
+
+/** The kind of a finding. */
+typedef enum kv_finding_kind {
+    KV_FINDING_DAMAGE = 0,  /* bytes that cannot be read, or are wrong */
+    KV_FINDING_WARNING = 1, /* not damage, worth knowing: a torn log tail or
+                               manifest edit that was dropped, a kept
+                               NNNNNN.log.damaged, a file no manifest names */
+    KV_FINDING_LOST = 2,    /* salvage: what could not be copied */
+    KV_FINDING_INFO = 3     /* what was checked or copied */
+} kv_finding_kind;
+
+/** One thing kv_store_check or kv_store_salvage found. The strings are valid
+ *  only during the callback. */
+typedef struct kv_finding {
+    kv_finding_kind kind;
+    const char *file;       /* its name in the store directory ("MANIFEST",
+                               "000012.sst", "000013.log"), or NULL */
+    int64_t offset;         /* byte offset in file, or -1 when none applies */
+    const char *message;    /* one line; names the file again */
+} kv_finding;
+
+/** Receives findings, in the order they are made, on the calling thread. */
+typedef void (*kv_finding_fn)(void *ctx, const kv_finding *finding);
+
+/** Counts of a check or salvage. */
+typedef struct kv_check_stats {
+    uint64_t sorted_files;  /* sorted files examined */
+    uint64_t logs;          /* write-ahead logs examined */
+    uint64_t cells;         /* entries read (check) or copied (salvage) */
+    uint64_t cells_lost;    /* salvage: entries not copied (from the
+                               manifest's count for a file that could not be
+                               read at all; a lower bound) */
+    uint64_t damage;        /* findings of kind KV_FINDING_DAMAGE */
+    uint64_t warnings;      /* findings of kind KV_FINDING_WARNING */
+    uint64_t lost;          /* findings of kind KV_FINDING_LOST */
+} kv_check_stats;
+
+/**
+ * Verifies the local store at @p path without changing it: opens it
+ * read-only (a shared lock: refused with KV_LOCKED while a writer has it),
+ * then checks the manifest (snapshot and edits), every sorted file (footer,
+ * index, bloom filter, meta, every data block's checksum and compression,
+ * every key decodable and in cell order, the bloom filter answering for
+ * every key, entry count and key range as the manifest records them), every
+ * write-ahead log (framing, checksums, record payloads; a torn tail is a
+ * warning), and the directory (files no manifest names, kept
+ * NNNNNN.log.damaged copies). When the store does not open (a damaged
+ * manifest or log) that is reported and every sorted file in the directory
+ * is still checked on its own. Each finding goes to @p fn (may be NULL);
+ * @p stats (may be NULL) receives the counts.
+ * Returns KV_OK when nothing is damaged (warnings allowed), KV_CORRUPT when
+ * something is, or the error that kept the check from running: KV_NOT_FOUND
+ * (no store), KV_LOCKED, KV_IO, KV_NO_MEMORY. Thread-safe (no shared state).
+ */
+kv_status kv_store_check(kv_check_stats *stats, const char *path, kv_finding_fn fn, void *ctx);
+
+/**
+ * Copies everything still readable of the local store at @p path into a
+ * new store at @p new_path (which must not exist or be an empty
+ * directory; KV_EXISTS otherwise), leaving the old store unchanged: the
+ * catalog (namespaces and their properties, tables, families and their
+ * attributes, enabled state), and every cell and delete marker of each
+ * family, from each readable sorted file (oldest first) and from the logs
+ * as recovery replays them, with their timestamps. A sorted file that
+ * cannot be opened, and the rest of a file after an unreadable block, are
+ * reported as KV_FINDING_LOST (naming file, offset and the key range lost
+ * as far as known), and so is the rest of a log after damage in its middle
+ * (its records before the damage are copied); everything else is copied.
+ * The new store is flushed and closed before returning. Needs a store whose
+ * manifest opens (with a damaged manifest nothing can be salvaged:
+ * KV_CORRUPT, and no KV_FINDING_LOST).
+ * Returns KV_OK when everything was copied, KV_CORRUPT when something was
+ * lost (the new store then holds the rest), or the error that stopped it.
+ */
+kv_status kv_store_salvage(kv_check_stats *stats, const char *path, const char *new_path,
+                           kv_finding_fn fn, void *ctx);
 
 /* ------------------------------------------------------------------------ */
 /* I/O layer                                                                 */

@@ -120,6 +120,8 @@ typedef struct m_read {
     int32_t versions;           /* per column */
     int64_t tmin, tmax;         /* [tmin, tmax) */
     bool raw;
+    bool filtered;              /* not raw: the family's VERSIONS are offered
+                                   to the filter, which caps at versions */
     size_t nquals;              /* 0: every column */
     const kv_column *quals;     /* the family's selected columns */
     int64_t now;

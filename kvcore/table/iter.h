@@ -27,7 +27,8 @@ struct kv_iter {
 };
 
 /* Merges @p n children (taking ownership) into one iterator in key order.
-   Equal keys: the child with the lower index comes first. */
+   Equal keys: the child with the lower index comes first. A single child
+   is returned as it is. NULL on out-of-memory (the children are freed). */
 kv_iter *kv_merge_iter_new(kv_iter **children, size_t n);
 
 #endif

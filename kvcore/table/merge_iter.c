@@ -22,6 +22,7 @@ typedef struct merge_iter {
     size_t back;         /* after seek_before: the chosen child, or NONE */
     bool backward;       /* positioned by seek_before */
     bool failed;         /* a child stopped with an error: the merge stops too */
+    /* kids and heap live in the same allocation, after the struct */
 } merge_iter;
 
 static merge_iter *mg(kv_iter *it) { return (merge_iter *)(void *)it; }
@@ -177,17 +178,17 @@ static void mg_destroy(kv_iter *it) {
     for (size_t i = 0; i < m->n; i++)
         if (m->kids[i])
             m->kids[i]->destroy(m->kids[i]);
-    free(m->kids);
-    free(m->heap);
     free(m);
 }
 
 kv_iter *kv_merge_iter_new(kv_iter **children, size_t n) {
-    merge_iter *m = calloc(1, sizeof *m);
-    size_t cnt = n ? n : 1;
-    kv_iter **kids = calloc(cnt, sizeof *kids);
-    size_t *heap = calloc(cnt, sizeof *heap);
-    bool bad = !m || !kids || !heap || (n && !children);
+    /* One child merges to itself: its contract is the merge's. */
+    if (n == 1 && children && children[0])
+        return children[0];
+    merge_iter *m = NULL;
+    if (n < (SIZE_MAX - sizeof *m) / (sizeof(kv_iter *) + sizeof(size_t)))
+        m = calloc(1, sizeof *m + n * (sizeof(kv_iter *) + sizeof(size_t)));
+    bool bad = !m || (n && !children);
     for (size_t i = 0; !bad && i < n; i++)
         if (!children[i])
             bad = true;
@@ -197,10 +198,11 @@ kv_iter *kv_merge_iter_new(kv_iter **children, size_t n) {
             if (children[i])
                 children[i]->destroy(children[i]);
         free(m);
-        free(kids);
-        free(heap);
         return NULL;
     }
+    /* kv_iter * and size_t share alignment on every supported target */
+    kv_iter **kids = (kv_iter **)(void *)(m + 1);
+    size_t *heap = (size_t *)(void *)(kids + n);
     if (n)
         memcpy(kids, children, n * sizeof *kids);
     m->it = (kv_iter){

@@ -53,6 +53,22 @@ mounts_under_test_dir() {
     [ -z "$(ls -A "$TEST_DIR")" ]
 }
 
+@test "deleterandom, readwrite90, the HBase-shaped workloads and --compression: every engine, with MB/s, percentiles and disk bytes" {
+    run "$CELLBENCH" --num 2000 --compression lz4 \
+        --benchmarks fillseq,deleterandom,readwrite90,widerow,versions,timerange,checkandmutate
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    for w in deleterandom readwrite90 widerow versions timerange checkandmutate; do
+        for e in kvcore leveldb rocksdb; do
+            [ "$(count_rate_lines "$w" "$e")" -eq 1 ] || { echo "no single line for $w $e:"; echo "$output"; false; }
+        done
+    done
+    printf '%s\n' "$output" | grep -q 'compression LZ4'
+    printf '%s\n' "$output" | grep -Eq '^versions +kvcore .* MB/s +p50 +[0-9.]+ p99 +[0-9.]+ p99.9 +[0-9.]+ us +disk +[0-9.]+ MiB'
+    # every engine found the newest version in range, and applied every check-and-put
+    [ "$(printf '%s\n' "$output" | grep -Ec '^(versions|timerange) .*\(2000 of 2000 found')" -eq 6 ]
+    [ "$(printf '%s\n' "$output" | grep -Ec '^checkandmutate .*\(2000 of 2000 applied')" -eq 3 ]
+}
+
 @test "--benchmarks and --engines choose and order; a read first loads the database" {
     run "$CELLBENCH" --num 500 --benchmarks readrandom,fillseq --engines rocksdb,kvcore
     [ "$status" -eq 0 ] || { echo "$output"; false; }

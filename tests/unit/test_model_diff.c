@@ -9,7 +9,9 @@
  * every status and every
  * read is compared: gets and scans with random VERSIONS, TIMESTAMP,
  * TIMERANGE, column selections, raw, start and stop rows, prefixes,
- * limits and reversed order.
+ * limits, reversed order and filters (one of every kind the filter
+ * language has, and combinations), which both sides run through
+ * kvcore/hbase after their own version counting.
  *
  * Determinism: both stores read one controlled clock (kv_store_options
  * clock_ms), which the test moves on, so implicit timestamps and TTL are
@@ -213,8 +215,33 @@ static kv_status get_text(kv_store *s, const char *table, const char *row, const
 typedef struct read_spec {
     kv_read_options o;
     kv_column cols[4];
-    char desc[256];
+    char desc[512];
 } read_spec;
+
+/* Filters for random reads: every kind, on the keyspace above. */
+static const char *const filters[] = {
+    "TimestampsFilter(1, 2, 3)",
+    "ValueFilter(=, 'regexstring:[0-4]$')",
+    "ValueFilter(<, 'binaryprefix:5')",
+    "QualifierFilter(>=, 'binary:q2')",
+    "FamilyFilter(!=, 'binary:b') OR ColumnPrefixFilter('q3')",
+    "ColumnPaginationFilter(2, 1)",
+    "ColumnCountGetFilter(2)",
+    "ColumnRangeFilter('q1', false, 'q3', true)",
+    "MultipleColumnPrefixFilter('q1', 'q3')",
+    "SingleColumnValueFilter('a', 'q1', =, 'regexstring:[5-9]', false, false)",
+    "SingleColumnValueExcludeFilter('x', 'q2', !=, 'substring:1', true, true)",
+    "DependentColumnFilter('a', 'q1')",
+    "DependentColumnFilter('x', 'q2', true, >, 'binary:3')",
+    "ColumnValueFilter('b', 'q1', >, 'binary:5')",
+    "MultiRowRangeFilter('r1', true, 'r2', false, 'r4', true, '', false)",
+    "FirstKeyOnlyFilter() AND KeyOnlyFilter()",
+    "KeyOnlyFilter(true) AND PageFilter(2)",
+    "PrefixFilter('r2') OR InclusiveStopFilter('r1')",
+    "SKIP ValueFilter(!=, 'binary:')",
+    "WHILE RowFilter(<, 'binary:r3')",
+};
+#define NFILTERS (sizeof filters / sizeof filters[0])
 
 static void random_read(world *w, const table_def *t, bool scan, read_spec *rs) {
     kv_read_options *o = &rs->o;
@@ -258,6 +285,14 @@ static void random_read(world *w, const table_def *t, bool scan, read_spec *rs) 
         o->raw = true;
         n += snprintf(rs->desc + n, sizeof rs->desc - n, " RAW");
     }
+    if (chance(w, 20)) {
+        const char *text = filters[pick(w, (int)NFILTERS)];
+        kv_filter *f = NULL;
+        char err[256];
+        REQUIRE(kv_filter_parse(&f, text, err, sizeof err) == KV_OK);
+        o->filter = f;
+        n += snprintf(rs->desc + n, sizeof rs->desc - n, " FILTER=\"%s\"", text);
+    }
     if (!scan) return;
     if (chance(w, 30)) {
         o->reversed = true;
@@ -290,7 +325,7 @@ static void compare_read(world *w, uint64_t seed, long ops, bool scan, const tab
     text a = {0}, b = {0};
     kv_status sa, sb;
     const char *row = pick_row(w);
-    char what[400];
+    char what[700];
     if (scan) {
         snprintf(what, sizeof what, "scan %s", rs->desc);
         sa = scan_text(w->mod, t->name, &rs->o, &a);
@@ -583,6 +618,7 @@ int main(int argc, char **argv) {
         bool scan = chance(&w, 40);
         random_read(&w, t, scan, &rs);
         compare_read(&w, seed, ops, scan, t, &rs);
+        kv_filter_free((kv_filter *)rs.o.filter);
         if (w.op % 100 == 0) compare_everything(&w, seed, ops);
         if (!w.quiet && w.op % 5000 == 0) printf("%ld operations\n", w.op);
     }

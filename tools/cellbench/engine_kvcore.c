@@ -3,7 +3,9 @@
  * "cf"; a key is a row, the qualifier is empty, the value is the cell.
  * Writes use kv_put with the default durability (the log is written with
  * one write(2) per put, not fsync'd); reads use kv_get, scans kv_scan with
- * start_row and limit. Calls only kvcore.h.
+ * start_row and limit; deletes a column delete. The HBase-shaped workloads
+ * use table "hbase" (VERSIONS 10) with real qualifiers, timestamps, time
+ * ranges and kv_check_and_mutate. Calls only kvcore.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,8 @@
 
 static const char kTable[] = "bench";
 static const char kFamily[] = "cf";
+/* The table of the HBase-shaped workloads: VERSIONS 10. */
+static const char kCellTable[] = "hbase";
 
 static void kvc_version(char *buf, size_t len) { snprintf(buf, len, "%s", KVCORE_VERSION); }
 
@@ -45,7 +49,14 @@ static int kvc_open(engine *e, const char *dir, const engine_config *cfg) {
     fam.bloom = cfg->bloom_bits > 0 ? KV_BLOOM_ROW : KV_BLOOM_NONE;
     if (cfg->block_size > 0)
         fam.blocksize = (int32_t)cfg->block_size;
+    fam.compression = cfg->compression == ENGINE_COMPRESSION_LZ4      ? KV_COMPRESSION_LZ4
+                      : cfg->compression == ENGINE_COMPRESSION_SNAPPY ? KV_COMPRESSION_SNAPPY
+                                                                      : KV_COMPRESSION_NONE;
     st = kv_table_create(s, kTable, &fam, 1);
+    if (st == KV_OK || st == KV_EXISTS) {
+        fam.versions = CELL_VERSIONS;
+        st = kv_table_create(s, kCellTable, &fam, 1);
+    }
     if (st != KV_OK && st != KV_EXISTS) {
         fail(e, "kv_table_create", st);
         kv_store_close(s);
@@ -108,6 +119,93 @@ static int kvc_scan(engine *e, const char *start, size_t start_len, uint64_t lim
     return 0;
 }
 
+static int kvc_del(engine *e, const char *key, size_t key_len) {
+    kv_mutation *m = NULL;
+    kv_status st = kv_mutation_new(&m, key, key_len);
+    if (st == KV_OK)
+        st = kv_mutation_delete_column(m, kFamily, "", 0, KV_LATEST_TIMESTAMP);
+    if (st == KV_OK)
+        st = kv_mutate(e->db, kTable, m, NULL);
+    kv_mutation_free(m);
+    return st == KV_OK ? 0 : fail(e, "kv_mutate (delete)", st);
+}
+
+static int kvc_put_cell(engine *e, const char *row, size_t row_len, const char *qual,
+                        size_t qual_len, int64_t ts, const char *value, size_t value_len) {
+    kv_status st = kv_put(e->db, kCellTable, row, row_len, kFamily, qual, qual_len, ts, value,
+                          value_len, NULL);
+    return st == KV_OK ? 0 : fail(e, "kv_put", st);
+}
+
+static int kvc_get_cell(engine *e, const char *row, size_t row_len, const char *qual,
+                        size_t qual_len, int64_t tmin, int64_t tmax, bool *found,
+                        uint64_t *bytes, char *value, size_t *value_len) {
+    kv_column col = {kFamily, qual, qual_len};
+    kv_read_options ro = KV_READ_OPTIONS_INIT;
+    ro.columns = &col;
+    ro.ncolumns = 1;
+    ro.time_min = tmin;
+    ro.time_max = tmax;
+    kv_result *r = NULL;
+    kv_status st = kv_get(&r, e->db, kCellTable, row, row_len, &ro);
+    if (st != KV_OK)
+        return fail(e, "kv_get", st);
+    *found = r->ncells > 0;
+    for (size_t i = 0; i < r->ncells; i++)
+        *bytes += row_len + r->cells[i].qualifier_len + r->cells[i].value_len;
+    if (value != NULL) {
+        size_t n = *found ? r->cells[0].value_len : 0;
+        if (n > *value_len)
+            n = *value_len;
+        if (n)
+            memcpy(value, r->cells[0].value, n);
+        *value_len = n;
+    }
+    kv_result_free(r);
+    return 0;
+}
+
+static int kvc_scan_row(engine *e, const char *row, size_t row_len, uint64_t *cells,
+                        uint64_t *bytes) {
+    kv_read_options ro = KV_READ_OPTIONS_INIT;
+    ro.start_row = row;
+    ro.start_row_len = row_len;
+    ro.limit = 1;
+    kv_scan *sc = NULL;
+    kv_status st = kv_scan_open(&sc, e->db, kCellTable, &ro);
+    if (st != KV_OK)
+        return fail(e, "kv_scan_open", st);
+    const kv_result *r;
+    uint64_t n = 0, b = 0;
+    st = kv_scan_next(&r, sc);
+    if (st == KV_OK && r->row_len == row_len && memcmp(r->row, row, row_len) == 0) {
+        n = r->ncells;
+        for (size_t i = 0; i < r->ncells; i++)
+            b += row_len + r->cells[i].qualifier_len + r->cells[i].value_len;
+    }
+    kv_scan_close(sc);
+    if (st != KV_OK && st != KV_END)
+        return fail(e, "kv_scan_next", st);
+    *cells = n;
+    *bytes = b;
+    return 0;
+}
+
+static int kvc_check_and_put(engine *e, const char *row, size_t row_len, const char *qual,
+                             size_t qual_len, const char *expected, size_t expected_len,
+                             int64_t ts, const char *value, size_t value_len, bool *applied) {
+    kv_mutation *m = NULL;
+    kv_status st = kv_mutation_new(&m, row, row_len);
+    if (st == KV_OK)
+        st = kv_mutation_put(m, kFamily, qual, qual_len, ts, value, value_len);
+    if (st == KV_OK)
+        st = kv_check_and_mutate(applied, e->db, kCellTable, row, row_len, kFamily, qual, qual_len,
+                                 KV_CMP_EQUAL, expected, expected ? expected_len : 0, m, NULL);
+    kv_mutation_free(m);
+    return st == KV_OK ? 0 : fail(e, "kv_check_and_mutate", st);
+}
+
 const engine_ops engine_kvcore_ops = {
     "kvcore", kvc_version, kvc_open, kvc_close, kvc_put, kvc_get, kvc_scan,
+    kvc_del, NULL, kvc_put_cell, kvc_get_cell, kvc_scan_row, kvc_check_and_put,
 };

@@ -1,7 +1,7 @@
 /*
  * The LevelDB engine of cellbench, over Debian's libleveldb C API
  * (<leveldb/c.h>). Default write options (the log is written, not synced),
- * compression off, and the shared write buffer, block cache, bloom filter
+ * compression as --compression says (Snappy for LZ4: LevelDB has no LZ4), and the shared write buffer, block cache, bloom filter
  * and block size. Called through engine.h by workload.c.
  */
 #include <leveldb/c.h>
@@ -57,7 +57,10 @@ static int ldb_open(engine *e, const char *dir, const engine_config *cfg) {
     leveldb_options_set_write_buffer_size(l->options, cfg->write_buffer_size);
     l->cache = leveldb_cache_create_lru(cfg->cache_size);
     leveldb_options_set_cache(l->options, l->cache);
-    leveldb_options_set_compression(l->options, leveldb_no_compression);
+    /* LevelDB has no LZ4: it compresses with Snappy when asked for LZ4. */
+    leveldb_options_set_compression(l->options, cfg->compression == ENGINE_COMPRESSION_NONE
+                                                  ? leveldb_no_compression
+                                                  : leveldb_snappy_compression);
     if (cfg->bloom_bits > 0) {
         l->filter = leveldb_filterpolicy_create_bloom((int)cfg->bloom_bits);
         leveldb_options_set_filter_policy(l->options, l->filter);
@@ -129,6 +132,33 @@ static int ldb_scan(engine *e, const char *start, size_t start_len, uint64_t lim
     return 0;
 }
 
+static int ldb_del(engine *e, const char *key, size_t key_len) {
+    ldb *l = e->db;
+    char *msg = NULL;
+    leveldb_delete(l->db, l->wopts, key, key_len, &msg);
+    return msg == NULL ? 0 : fail(e, "leveldb_delete", msg);
+}
+
+static int ldb_seek_read(engine *e, const char *start, size_t start_len, size_t prefix_len,
+                         uint64_t limit, engine_entry_fn fn, void *ctx) {
+    ldb *l = e->db;
+    leveldb_iterator_t *it = leveldb_create_iterator(l->db, l->ropts);
+    uint64_t n = 0;
+    for (leveldb_iter_seek(it, start, start_len); (limit == 0 || n < limit) && leveldb_iter_valid(it);
+         leveldb_iter_next(it), n++) {
+        size_t klen, vlen;
+        const char *k = leveldb_iter_key(it, &klen);
+        const char *v = leveldb_iter_value(it, &vlen);
+        if (klen < prefix_len || memcmp(k, start, prefix_len) != 0 || !fn(ctx, k, klen, v, vlen))
+            break;
+    }
+    char *msg = NULL;
+    leveldb_iter_get_error(it, &msg);
+    leveldb_iter_destroy(it);
+    return msg == NULL ? 0 : fail(e, "leveldb iterator", msg);
+}
+
 const engine_ops engine_leveldb_ops = {
     "leveldb", ldb_version, ldb_open, ldb_close, ldb_put, ldb_get, ldb_scan,
+    ldb_del, ldb_seek_read, NULL, NULL, NULL, NULL,
 };

@@ -1,7 +1,7 @@
 /*
  * The RocksDB engine of cellbench, over Debian's librocksdb C API
  * (<rocksdb/c.h>). Default options and write options (WAL written, not
- * synced), compression off, and the shared write buffer, block cache, bloom
+ * synced), compression as --compression says, and the shared write buffer, block cache, bloom
  * filter and block size through the block-based table options. Called
  * through engine.h by workload.c.
  */
@@ -61,7 +61,12 @@ static int rdb_open(engine *e, const char *dir, const engine_config *cfg) {
     r->options = rocksdb_options_create();
     rocksdb_options_set_create_if_missing(r->options, 1);
     rocksdb_options_set_write_buffer_size(r->options, cfg->write_buffer_size);
-    rocksdb_options_set_compression(r->options, rocksdb_no_compression);
+    int comp = rocksdb_no_compression;
+    if (cfg->compression == ENGINE_COMPRESSION_LZ4)
+        comp = rocksdb_lz4_compression;
+    else if (cfg->compression == ENGINE_COMPRESSION_SNAPPY)
+        comp = rocksdb_snappy_compression;
+    rocksdb_options_set_compression(r->options, comp);
     r->table = rocksdb_block_based_options_create();
     r->cache = rocksdb_cache_create_lru(cfg->cache_size);
     rocksdb_block_based_options_set_block_cache(r->table, r->cache);
@@ -136,8 +141,35 @@ static int rdb_scan(engine *e, const char *start, size_t start_len, uint64_t lim
     return 0;
 }
 
+static int rdb_del(engine *e, const char *key, size_t key_len) {
+    rdb *r = e->db;
+    char *msg = NULL;
+    rocksdb_delete(r->db, r->wopts, key, key_len, &msg);
+    return msg == NULL ? 0 : fail(e, "rocksdb_delete", msg);
+}
+
+static int rdb_seek_read(engine *e, const char *start, size_t start_len, size_t prefix_len,
+                         uint64_t limit, engine_entry_fn fn, void *ctx) {
+    rdb *r = e->db;
+    rocksdb_iterator_t *it = rocksdb_create_iterator(r->db, r->ropts);
+    uint64_t n = 0;
+    for (rocksdb_iter_seek(it, start, start_len); (limit == 0 || n < limit) && rocksdb_iter_valid(it);
+         rocksdb_iter_next(it), n++) {
+        size_t klen, vlen;
+        const char *k = rocksdb_iter_key(it, &klen);
+        const char *v = rocksdb_iter_value(it, &vlen);
+        if (klen < prefix_len || memcmp(k, start, prefix_len) != 0 || !fn(ctx, k, klen, v, vlen))
+            break;
+    }
+    char *msg = NULL;
+    rocksdb_iter_get_error(it, &msg);
+    rocksdb_iter_destroy(it);
+    return msg == NULL ? 0 : fail(e, "rocksdb iterator", msg);
+}
+
 const engine_ops engine_rocksdb_ops = {
     "rocksdb", rdb_version, rdb_open, rdb_close, rdb_put, rdb_get, rdb_scan,
+    rdb_del, rdb_seek_read, NULL, NULL, NULL, NULL,
 };
 
 const engine_ops *engine_find(const char *name) {

@@ -66,8 +66,11 @@ static void run_engine(const engine_job *job, engine_report *rep, value_pool *po
         if (job->progress)
             fprintf(stderr, "cellbench: %-8s %-11s ...\r", job->ops->name, workload_name(w));
         int rc = 0;
-        if (workload_is_fresh_fill(w) && reopen_empty(&e, job, &open) != 0)
+        bool empty_first = !workload_needs_data(w);
+        if (empty_first && reopen_empty(&e, job, &open) != 0)
             rc = -1;
+        if (empty_first)
+            loaded = false;
         if (rc == 0 && workload_needs_data(w) && !loaded) {
             /* db_bench would read an empty database here; load one with
                fillseq, untimed, so that the figure means something. */
@@ -82,9 +85,13 @@ static void run_engine(const engine_job *job, engine_report *rep, value_pool *po
             r->failed = 1;
             bench_fmt(r->err, sizeof r->err, "%s", e.err);
         }
+        r->disk_bytes = bench_dir_bytes(job->dir);
         if (rc != 0)
             break;
-        if (w != WL_READRANDOM && w != WL_READSEQ && w != WL_SEEKRANDOM)
+        /* the HBase-shaped workloads leave only their cells */
+        if (workload_writes(w) && !empty_first)
+            loaded = true;
+        else if (workload_is_fresh_fill(w))
             loaded = true;
     }
     if (open && e.ops->close(&e) != 0 && rep->nresults > 0) {
@@ -104,7 +111,8 @@ static int engine_child(void *ctx, int fd) {
     if (rep == NULL)
         return 1;
     value_pool pool;
-    if (value_pool_init(&pool, job->o->wl.value_size, job->o->wl.seed) != 0) {
+    if (value_pool_init(&pool, job->o->wl.value_size, job->o->wl.seed, job->o->wl.compressible) !=
+        0) {
         rep->setup_failed = 1;
         bench_fmt(rep->err, sizeof rep->err, "out of memory");
     } else {
@@ -122,7 +130,7 @@ static void print_header(const bench_options *o, const char *base, bool temp) {
     bench_format_size(wb, sizeof wb, o->engine.write_buffer_size);
     bench_format_size(cache, sizeof cache, o->engine.cache_size);
     if (o->engine.block_size == 0)
-        bench_fmt(block, sizeof block, "each engine's default (kvcore 64 KiB, others 4 KiB)");
+        bench_fmt(block, sizeof block, "each engine's default (4 KiB for each)");
     else
         bench_format_size(block, sizeof block, o->engine.block_size);
     printf("cellbench %s:", KVCORE_VERSION);
@@ -133,8 +141,11 @@ static void print_header(const bench_options *o, const char *base, bool temp) {
     }
     printf("\n");
     printf("Keys:         %zu bytes each\n", o->wl.key_size);
-    printf("Values:       %zu bytes each (random bytes; compression off in every engine)\n",
-           o->wl.value_size);
+    static const char *const comp[] = {"off in every engine",
+                                       "LZ4 (LevelDB: Snappy, it has no LZ4)", "Snappy"};
+    printf("Values:       %zu bytes each (%s; compression %s)\n", o->wl.value_size,
+           o->wl.compressible ? "half compressible, as db_bench's" : "random printable bytes",
+           comp[o->engine.compression]);
     printf("Entries:      %" PRIu64 "; reads: %" PRIu64 "; seekrandom reads %" PRIu64
            " entries per seek\n",
            o->wl.num, o->wl.reads, o->wl.seek_nexts);
@@ -148,6 +159,8 @@ static void print_header(const bench_options *o, const char *base, bool temp) {
            "write options, sync=false)\n");
     printf("Database:     %s%s\n", base, temp ? " (temporary, removed at exit)" : "");
     printf("Each engine runs in a process of its own; peak-rss is that process's VmHWM.\n");
+    printf("Columns: rate, mean, MB/s of key+value bytes, latency percentiles (us) of one\n"
+           "operation, bytes of the database's files after the workload, ratios of rates.\n");
     printf("------------------------------------------------------------------------------\n");
     fflush(stdout);
 }
@@ -159,6 +172,15 @@ static void note_for(char *buf, size_t len, workload_id w, const workload_result
         bench_fmt(buf, len, "(%" PRIu64 " of %" PRIu64 " found)", r->found, r->ops);
     else if (w == WL_READSEQ || w == WL_SEEKRANDOM)
         bench_fmt(buf, len, "(%" PRIu64 " entries)", r->found);
+    else if (w == WL_VERSIONS || w == WL_TIMERANGE)
+        bench_fmt(buf, len, "(%" PRIu64 " of %" PRIu64 " found; 10 versions a column)", r->found,
+                  r->ops);
+    else if (w == WL_WIDEROW)
+        bench_fmt(buf, len, "(ops are cells of one row)");
+    else if (w == WL_CHECKANDMUTATE)
+        bench_fmt(buf, len, "(%" PRIu64 " of %" PRIu64 " applied)", r->found, r->ops);
+    else if (w == WL_READWRITE90)
+        bench_fmt(buf, len, "(2 threads; %" PRIu64 " gets found)", r->found);
     if (preloaded) {
         size_t n = strlen(buf);
         bench_fmt(buf + n, len - n, "%s(after an untimed fillseq of %" PRIu64 ")", n ? " " : "",
@@ -211,9 +233,19 @@ static void print_results(const bench_options *o, engine_report *const *reps,
                 }
                 peers[np++] = (report_peer){o->engines[j]->name, rate};
             }
-            char note[160];
+            char note[160], detail[160];
             note_for(note, sizeof note, w, r, o, rep->preloaded[i] != 0);
-            report_rate(stdout, workload_name(w), name, (double)r->ops, r->seconds, peers, np, note);
+            double secs = r->seconds > 1e-9 ? r->seconds : 1e-9;
+            double disk = (double)r->disk_bytes / 1048576.0;
+            if (r->timed_ops)
+                bench_fmt(detail, sizeof detail,
+                          "%8.1f MB/s  p50 %7.1f p99 %7.1f p99.9 %8.1f us  disk %7.1f MiB",
+                          (double)r->bytes / secs / 1e6, r->p50_us, r->p99_us, r->p999_us, disk);
+            else
+                bench_fmt(detail, sizeof detail, "%8.1f MB/s  (one scan: no percentiles)  disk %7.1f MiB",
+                          (double)r->bytes / secs / 1e6, disk);
+            report_rate_detail(stdout, workload_name(w), name, (double)r->ops, r->seconds, detail,
+                               peers, np, note);
             if (w == WL_READRANDOM || w == WL_READSEQ || w == WL_SEEKRANDOM) {
                 if (have_found && r->found != found0)
                     disagree = true;

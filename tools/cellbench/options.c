@@ -20,7 +20,9 @@ static void usage(FILE *out) {
             "       cellbench --fs [OPTIONS]     files: native dir, cellfs, passthrough_ll\n\n"
             "Key-value mode:\n"
             "  --benchmarks=LIST     comma-separated workloads, in order (default\n"
-            "                        fillseq,fillrandom,overwrite,readrandom,readseq,seekrandom)\n"
+            "                        fillseq,fillrandom,overwrite,readrandom,readseq,seekrandom);\n"
+            "                        also deleterandom, readwrite90 and the HBase-shaped\n"
+            "                        widerow,versions,timerange,checkandmutate\n"
             "  --engines=LIST        kvcore,leveldb,rocksdb (default all three); bigtable:\n"
             "                        Google's emulator at $BIGTABLE_EMULATOR_HOST\n"
             "  --num=N               keys, and puts per fill workload (default 1000000)\n"
@@ -32,6 +34,8 @@ static void usage(FILE *out) {
             "  --cache-size=SIZE     block cache of every engine (default 8M)\n"
             "  --bloom-bits=N        bloom filter bits per key, 0 = none (default 10)\n"
             "  --block-size=SIZE     data block size, 0 = each engine's default (default 0)\n"
+            "  --compression=NAME    none, lz4 or snappy in every engine, values half\n"
+            "                        compressible (default none)\n"
             "  --seed=N              random seed (default 301)\n"
             "File mode (--fs):\n"
             "  --benchmarks=LIST     of create,stat,read,overwrite,unlink,ls-l,find,\n"
@@ -53,7 +57,7 @@ static void usage(FILE *out) {
 enum {
     OPT_BENCH = 256, OPT_ENGINES, OPT_NUM, OPT_READS, OPT_KEY, OPT_VALUE, OPT_SEEK, OPT_WB,
     OPT_CACHE, OPT_BLOOM, OPT_BLOCK, OPT_SEED, OPT_FS, OPT_FILES, OPT_FILE_SIZE, OPT_CELLFS,
-    OPT_PASSTHROUGH, OPT_DB, OPT_ROWS, OPT_PM_FILES, OPT_PM_TX, OPT_PM_DIRS,
+    OPT_PASSTHROUGH, OPT_DB, OPT_ROWS, OPT_PM_FILES, OPT_PM_TX, OPT_PM_DIRS, OPT_COMPRESSION,
 };
 
 static int bad(const char *fmt, const char *arg) {
@@ -160,6 +164,7 @@ int options_parse(bench_options *o, int argc, char **argv) {
         {"bloom-bits", required_argument, NULL, OPT_BLOOM},
         {"block-size", required_argument, NULL, OPT_BLOCK},
         {"seed", required_argument, NULL, OPT_SEED},
+        {"compression", required_argument, NULL, OPT_COMPRESSION},
         {"fs", no_argument, NULL, OPT_FS},
         {"files", required_argument, NULL, OPT_FILES},
         {"file-size", required_argument, NULL, OPT_FILE_SIZE},
@@ -244,6 +249,17 @@ int options_parse(bench_options *o, int argc, char **argv) {
         case OPT_CELLFS: o->cellfs_path = optarg; break;
         case OPT_PASSTHROUGH: o->passthrough_path = optarg; break;
         case OPT_DB: o->db_dir = optarg; break;
+        case OPT_COMPRESSION:
+            if (strcmp(optarg, "none") == 0)
+                o->engine.compression = ENGINE_COMPRESSION_NONE;
+            else if (strcmp(optarg, "lz4") == 0)
+                o->engine.compression = ENGINE_COMPRESSION_LZ4;
+            else if (strcmp(optarg, "snappy") == 0)
+                o->engine.compression = ENGINE_COMPRESSION_SNAPPY;
+            else
+                return bad("--compression must be none, lz4 or snappy, not '%s'", optarg);
+            o->wl.compressible = o->engine.compression != ENGINE_COMPRESSION_NONE;
+            break;
         default:
             return bad("unknown option or missing value: '%s'", argv[optind - 1]);
         }

@@ -12,12 +12,20 @@ static void ratios(FILE *out, double mine, const report_peer *peers, size_t npee
 
 void report_rate(FILE *out, const char *what, const char *who, double ops, double seconds,
                  const report_peer *peers, size_t npeers, const char *note) {
+    report_rate_detail(out, what, who, ops, seconds, NULL, peers, npeers, note);
+}
+
+void report_rate_detail(FILE *out, const char *what, const char *who, double ops, double seconds,
+                        const char *detail, const report_peer *peers, size_t npeers,
+                        const char *note) {
     /* A run too short for the clock still gets a positive rate. */
     if (seconds < 1e-9)
         seconds = 1e-9;
     double rate = ops / seconds;
     double us = ops > 0 ? seconds * 1e6 / ops : 0;
     fprintf(out, "%-12s %-14s %10.0f ops/s %9.2f us/op", what, who, rate, us);
+    if (detail != NULL && *detail)
+        fprintf(out, " %s", detail);
     ratios(out, rate, peers, npeers);
     if (note != NULL && *note)
         fprintf(out, "   %s", note);

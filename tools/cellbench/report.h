@@ -22,6 +22,10 @@ typedef struct report_peer {
 /* "WHAT WHO RATE ops/s US us/op [xR vs PEER]... [NOTE]". */
 void report_rate(FILE *out, const char *what, const char *who, double ops, double seconds,
                  const report_peer *peers, size_t npeers, const char *note);
+/* The same with @p detail (NULL: none) between "us/op" and the ratios. */
+void report_rate_detail(FILE *out, const char *what, const char *who, double ops, double seconds,
+                        const char *detail, const report_peer *peers, size_t npeers,
+                        const char *note);
 /* "WHAT WHO FAILED: MESSAGE". */
 void report_failed(FILE *out, const char *what, const char *who, const char *message);
 /* "peak-rss     WHO   123.4 MiB [xR vs PEER]...". */

@@ -4,6 +4,7 @@
  */
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -126,6 +127,30 @@ int bench_mkdirs(const char *path) {
         buf[i] = c;
     }
     return 0;
+}
+
+uint64_t bench_dir_bytes(const char *path) {
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return 0;
+    uint64_t total = 0;
+    struct dirent *de;
+    char sub[4096];
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        if (bench_fmt(sub, sizeof sub, "%s/%s", path, de->d_name) != 0)
+            continue;
+        struct stat st;
+        if (lstat(sub, &st) != 0)
+            continue;
+        if (S_ISREG(st.st_mode))
+            total += (uint64_t)st.st_size;
+        else if (S_ISDIR(st.st_mode))
+            total += bench_dir_bytes(sub);
+    }
+    closedir(d);
+    return total;
 }
 
 uint64_t bench_peak_rss_kib(void) {

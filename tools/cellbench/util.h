@@ -57,6 +57,8 @@ int bench_mkdirs(const char *path);
 /* Peak resident set size of this process in KiB (VmHWM of
  * /proc/self/status), or 0 when it cannot be read. */
 uint64_t bench_peak_rss_kib(void);
+/* Bytes of the regular files under @p path (apparent sizes); 0 if none. */
+uint64_t bench_dir_bytes(const char *path);
 
 /* Sleeps @p seconds; returns false when a signal arrived meanwhile (the
  * caller's blocked termination signals are let through while sleeping). */

@@ -19,6 +19,14 @@ typedef enum workload_id {
     WL_READRANDOM,   /* reads random gets of uniformly random keys */
     WL_READSEQ,      /* one scan from the first key over at most reads entries */
     WL_SEEKRANDOM,   /* reads seeks to a random key, each reading seek_nexts entries */
+    WL_DELETERANDOM, /* num deletes of uniformly random keys of the existing database */
+    /* HBase-shaped: each starts empty and loads its cells untimed */
+    WL_WIDEROW,      /* scans of one row of min(100000, num) qualifiers; ops = cells */
+    WL_VERSIONS,     /* reads gets of a column's newest of 10 versions (num/10 columns) */
+    WL_TIMERANGE,    /* the same data, gets of the newest version in [4, 7): ts 6 */
+    WL_CHECKANDMUTATE, /* reads read-then-check-and-put increments of num/100 counters */
+    /* on the loaded database */
+    WL_READWRITE90,  /* reads operations on 2 threads: 90 % gets, 10 % puts, random keys */
     WL_COUNT
 } workload_id;
 
@@ -29,6 +37,8 @@ int workload_parse(const char *name);
 bool workload_is_fresh_fill(workload_id w);
 /* Workloads that need a loaded database. */
 bool workload_needs_data(workload_id w);
+/* Workloads that write (the loaded data is then not fillseq's any more). */
+bool workload_writes(workload_id w);
 
 typedef struct workload_config {
     uint64_t num;          /* keys in the key space, and puts per fill */
@@ -37,6 +47,7 @@ typedef struct workload_config {
     size_t value_size;
     uint64_t seek_nexts;   /* entries read per seek */
     uint64_t seed;
+    bool compressible;     /* values half compressible (compression on) */
 } workload_config;
 
 typedef struct workload_result {
@@ -44,6 +55,10 @@ typedef struct workload_result {
     uint64_t ops;          /* operations done (entries, for readseq) */
     double seconds;
     uint64_t found;        /* readrandom: keys found; scans: entries read */
+    uint64_t bytes;        /* key and value bytes written or read */
+    bool timed_ops;        /* each operation was timed: the latencies hold */
+    double p50_us, p99_us, p999_us;
+    uint64_t disk_bytes;   /* the database's files after the workload */
     char err[512];
 } workload_result;
 
@@ -54,7 +69,9 @@ typedef struct value_pool {
     size_t pos;
 } value_pool;
 
-int value_pool_init(value_pool *pool, size_t value_size, uint64_t seed);
+/* compressible: each value's second half repeats its first, as db_bench's
+   values at its default compression ratio of 0.5. */
+int value_pool_init(value_pool *pool, size_t value_size, uint64_t seed, bool compressible);
 void value_pool_free(value_pool *pool);
 
 /* Runs workload @p w on the open engine @p e and fills *r (also on

@@ -46,7 +46,7 @@ static const sh_command_def commands[] = {
       "Creates a table with one or more column families. A family is a name or a hash of\n"
       "attributes: NAME, VERSIONS (1), MIN_VERSIONS (0), TTL (FOREVER, seconds),\n"
       "KEEP_DELETED_CELLS (FALSE/TRUE/TTL), COMPRESSION (NONE/LZ4/SNAPPY), BLOOMFILTER\n"
-      "(NONE/ROW/ROWCOL), BLOCKSIZE (65536), DATA_BLOCK_ENCODING (NONE/PREFIX/DIFF),\n"
+      "(NONE/ROW/ROWCOL), BLOCKSIZE (4096), DATA_BLOCK_ENCODING (NONE/PREFIX/DIFF),\n"
       "IN_MEMORY, BLOCKCACHE, NEW_VERSION_BEHAVIOR. Region options (SPLITS, NUMREGIONS, ...)\n"
       "are accepted and ignored. Prints 'Created table NAME'. Examples:\n"
       "  cellsh> create 't1', 'f1', 'f2'\n"
@@ -72,6 +72,10 @@ static const sh_command_def commands[] = {
       "syntax as HBase takes it: POSIX extended syntax with \\d, \\w, \\s and a leading (?i)).\n"
       "Tables of namespace default are shown without the prefix:\n"
       "  cellsh> list\n  cellsh> list 'abc.*'\n  cellsh> list 'ns:.*'\n  cellsh> list 't\\d+'" },
+    { "show_filters", "ddl", cmd_show_filters, 0, 0, "show_filters",
+      "Lists the filters the FILTER option of get, scan and count takes (HBase's filter\n"
+      "language; see FILTERS in cellsh(1)), one a line:\n"
+      "  cellsh> show_filters" },
     { "exists", "ddl", cmd_exists, 1, 1, "exists 'table'",
       "Prints 'Table t does exist' or 'Table t does not exist'." },
     { "enable", "ddl", cmd_enable, 1, 1, "enable 'table'",
