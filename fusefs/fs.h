@@ -33,6 +33,7 @@
 struct fs_handle;
 struct fs_scratch;
 struct fs_pending;
+struct fs_dirh;
 
 /* Bounds on what the daemon keeps in memory besides the store. */
 #define FS_PENDING_MAX 65536         /* mkdir'ed rows without cells */
@@ -78,6 +79,7 @@ typedef struct cellfs {
     struct fs_scratch *scratch;
     size_t nscratch;
     struct fs_gone *schema_gone;     /* tables whose .schema was unlinked */
+    struct fs_dirh *dirs;            /* open directory handles (ops_dir.c) */
 } cellfs;
 
 /** The mount context of the calling FUSE request. */
@@ -233,6 +235,9 @@ int fs_schema_apply(cellfs *fs, const char *table, const char *text, size_t len)
 /* ---- the operation tables ---- */
 void fs_ops_attr(struct fuse_operations *ops);
 void fs_ops_dir(struct fuse_operations *ops);
+/** Frees the directory handles still open at unmount (the kernel sends no
+ *  RELEASEDIR for them). */
+void fs_dirs_free(cellfs *fs);
 void fs_ops_file(struct fuse_operations *ops);
 
 /** Fills @p st for a directory / a regular file. */

@@ -120,6 +120,7 @@ static void op_destroy(void *data)
         if (rc) fs_log(fs, "unmount: a file's last write failed: %s", strerror(-rc));
     }
     fs_pending_clear(fs);
+    fs_dirs_free(fs);
     if (fs->store) {
         kv_status st = kv_store_close(fs->store);
         if (st != KV_OK) fs_log(fs, "unmount: closing the store: %s", kv_strerror(st));

@@ -15,6 +15,7 @@
 #include <string.h>
 
 typedef struct fs_dirh {
+    struct fs_dirh *next, *prev; /* fs->dirs, under fs->mu */
     pthread_mutex_t mu;
     char *path;                  /* p points into it */
     fs_path p;
@@ -273,22 +274,51 @@ static int op_opendir(const char *path, struct fuse_file_info *fi)
         return rc;
     }
     pthread_mutex_init(&d->mu, NULL);
+    pthread_mutex_lock(&fs->mu);
+    d->next = fs->dirs;
+    if (d->next) d->next->prev = d;
+    fs->dirs = d;
+    pthread_mutex_unlock(&fs->mu);
     fi->fh = (uintptr_t)d;
     return 0;
 }
 
-static int op_releasedir(const char *path, struct fuse_file_info *fi)
+static void dir_free(fs_dirh *d)
 {
-    (void)path;
-    fs_dirh *d = (fs_dirh *)(uintptr_t)fi->fh;
-    if (!d) return 0;
     dir_reset(d);
     free(d->pend);
     fs_path_free(&d->p);
     free(d->path);
     pthread_mutex_destroy(&d->mu);
     free(d);
+}
+
+static int op_releasedir(const char *path, struct fuse_file_info *fi)
+{
+    (void)path;
+    cellfs *fs = fs_ctx();
+    fs_dirh *d = (fs_dirh *)(uintptr_t)fi->fh;
+    if (!d) return 0;
+    pthread_mutex_lock(&fs->mu);
+    if (d->prev) d->prev->next = d->next;
+    else fs->dirs = d->next;
+    if (d->next) d->next->prev = d->prev;
+    pthread_mutex_unlock(&fs->mu);
+    dir_free(d);
     return 0;
+}
+
+void fs_dirs_free(cellfs *fs)
+{
+    pthread_mutex_lock(&fs->mu);
+    fs_dirh *d = fs->dirs;
+    fs->dirs = NULL;
+    pthread_mutex_unlock(&fs->mu);
+    while (d) {
+        fs_dirh *next = d->next;
+        dir_free(d);
+        d = next;
+    }
 }
 
 static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
