@@ -87,6 +87,18 @@ static int open_common(const char *path, struct fuse_file_info *fi, bool create)
             break;
         }
         rc = fs_resolve(fs, &p);
+        if (rc == 0 && !create && !p.has_version && (fi->flags & O_ACCMODE) != O_RDONLY) {
+            /* The kernel still shows a name whose last version went
+               (rm q@ts; the high-level API cannot drop the name), so an
+               open(O_CREAT) comes here without O_CREAT: create. (An open
+               for writing without O_CREAT in that second creates too.) */
+            size_t l, hl;
+            int64_t t, ht;
+            bool mine;
+            if (fs_cell_get(fs, &p, NULL, &l, &t) == -ENOENT &&
+                !fs_handles_stat(fs, path, 0, &hl, &ht, &mine))
+                create = true;
+        }
         if (rc == 0 && create) {
             rc = fs_family_check(fs, &p);
             if (rc == -ENOENT)

@@ -477,3 +477,13 @@ sys.exit(1 if bad else 0)' "$C/q"
     mkdir "$MNT/default/t2"
     [ "$(ls -A "$MNT/default/t2")" = .schema ]
 }
+
+@test "after rm q@ts of the last version, creating q again works at once (T6)" {
+    for i in 1 2 3 4 5; do
+        echo a > "$C/q"
+        ls "$C/q" >/dev/null
+        rm "$C/q@$(ms "$C/q")"
+        echo "b$i" > "$C/q"
+        [ "$(cat "$C/q")" = "b$i" ]
+    done
+}
