@@ -603,7 +603,8 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
         }
         it->next(it);
     }
-    return iter_failed(sc, fi, it->status(it));
+    /* a valid iterator has met no error */
+    return it->valid(it) ? KV_OK : iter_failed(sc, fi, it->status(it));
 }
 
 /* Reads family fi's part of the row sc->row_key (the iterator is at the
@@ -752,11 +753,18 @@ kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
         sc->bytes.len = 0;
         sc->ncells = 0;
         if (kv_buf_reserve(&sc->bytes, sc->row_key.len)) return scan_failed(sc, KV_NO_MEMORY);
-        for (size_t i = 0; i + 2 < sc->row_key.len; i++) {
-            uint8_t b = sc->row_key.data[i];
-            sc->bytes.data[sc->bytes.len++] = b;
-            if (b == 0) i++;
+        /* esc(row) without its terminator: runs without 0x00 are copied
+           whole, 0x00 0xFF becomes 0x00 (locals: no reloads through sc) */
+        const uint8_t *src = sc->row_key.data, *end = src + sc->row_key.len - 2;
+        uint8_t *dst = sc->bytes.data;
+        while (src < end) {
+            const uint8_t *z = memchr(src, 0, (size_t)(end - src));
+            size_t run = z ? (size_t)(z - src) + 1 : (size_t)(end - src);
+            memcpy(dst, src, run);
+            dst += run;
+            src += run + (z != NULL);
         }
+        sc->bytes.len = (size_t)(dst - sc->bytes.data);
         size_t row_len = sc->bytes.len;
         if (past_bounds(sc, sc->bytes.data, row_len)) break;
         bool stop = false;
@@ -764,7 +772,9 @@ kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
                     kv_filter_run_row_key(sc->filter, sc->bytes.data, row_len, sc->opts.reversed, &stop);
         if (stop && !want) break;
         for (size_t i = 0; i < sc->nfams; i++) {
-            if (!row_at(sc->fams[i].it, sc->row_key.data, sc->row_key.len)) continue;
+            /* one family: next_row_key took the row from its iterator */
+            if (sc->nfams > 1 && !row_at(sc->fams[i].it, sc->row_key.data, sc->row_key.len))
+                continue;
             if (!want) {
                 skip_family_row(sc, i);
                 continue;
