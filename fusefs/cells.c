@@ -146,17 +146,28 @@ int fs_cell_versions(cellfs *fs, const fs_path *p, int64_t **ts, size_t *n)
     return rc;
 }
 
-bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts)
+/* Raw read of the column @p p names (keys only, delete markers of the
+   column and of its family included) at times at or after @p from: a
+   cell's older history is not read. A backend without raw scans keeps no
+   delete markers either (its deletes are immediate), so every version it
+   shows is all there is. */
+static kv_status raw_column_get(cellfs *fs, const fs_path *p, int64_t from, kv_result **r)
 {
     kv_read_options o = KV_READ_OPTIONS_INIT;
     kv_column col = { p->family, p->qual, p->qual_len };   /* family markers come too */
     o.columns = &col;
     o.ncolumns = 1;
     o.max_versions = INT32_MAX;
-    o.raw = true;
+    o.raw = (kv_store_capabilities(fs->store) & KV_CAP_RAW_SCANS) != 0;
+    o.time_min = from;
     o.filter = fs->f_keyonly;
-    kv_result *r = NULL;
-    if (kv_get(&r, fs->store, p->table, p->row, p->row_len, &o) != KV_OK) return false;
+    return kv_get(r, fs->store, p->table, p->row, p->row_len, &o);
+}
+
+bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts)
+{
+    kv_result *r = NULL;   /* only markers at or after ts can mask it */
+    if (raw_column_get(fs, p, ts, &r) != KV_OK) return false;
     bool masked = false;
     for (size_t i = 0; i < r->ncells && !masked; i++) {
         const kv_cell *c = &r->cells[i];
@@ -175,6 +186,71 @@ bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts)
     }
     kv_result_free(r);
     return masked;
+}
+
+int fs_column_raw(cellfs *fs, const fs_path *p, int64_t from, int64_t *newest, int64_t **puts,
+                  size_t *nputs)
+{
+    *newest = INT64_MIN;
+    if (puts) {
+        *puts = NULL;
+        *nputs = 0;
+    }
+    kv_result *r = NULL;
+    kv_status st = raw_column_get(fs, p, from, &r);
+    if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
+    if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
+    int rc = 0;
+    for (size_t i = 0; i < r->ncells && rc == 0; i++) {
+        const kv_cell *c = &r->cells[i];
+        if (strcmp(c->family, p->family) != 0) continue;
+        bool family_marker = c->type == KV_TYPE_DELETE_FAMILY ||
+                             c->type == KV_TYPE_DELETE_FAMILY_VERSION;
+        if (!family_marker && !same_qual(c, p->qual, p->qual_len)) continue;
+        if (c->timestamp < from) continue;
+        if (c->timestamp > *newest) *newest = c->timestamp;
+        if (!puts || c->type != KV_TYPE_PUT) continue;
+        if (*nputs > 0 && (*puts)[*nputs - 1] == c->timestamp) continue;
+        int64_t *nv = realloc(*puts, (*nputs + 1) * sizeof *nv);
+        if (!nv) {
+            rc = -ENOMEM;
+            break;
+        }
+        *puts = nv;
+        (*puts)[(*nputs)++] = c->timestamp;
+    }
+    kv_result_free(r);
+    if (rc && puts) {
+        free(*puts);
+        *puts = NULL;
+        *nputs = 0;
+    }
+    return rc;
+}
+
+int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts)
+{
+    int64_t now = kv_store_now(fs->store);
+    int64_t newest;
+    int rc = fs_column_raw(fs, p, now, &newest, NULL, NULL);
+    if (rc) return rc;
+    *ts = now > newest ? now : newest < INT64_MAX - 1 ? newest + 1 : newest;
+    return 0;
+}
+
+int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m)
+{
+    int64_t now = kv_store_now(fs->store);
+    int64_t newest, *future = NULL;
+    size_t n = 0;
+    int rc = fs_column_raw(fs, p, now, &newest, &future, &n);
+    if (rc) return rc;
+    kv_status st = kv_mutation_delete_column(m, p->family, p->qual, p->qual_len,
+                                             KV_LATEST_TIMESTAMP);
+    for (size_t i = 0; i < n && st == KV_OK; i++)
+        st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, future[i]);
+    free(future);
+    return fs_fail(fs, st, "delete", p->table);
 }
 
 static int resolve_row(cellfs *fs, fs_path *p)

@@ -61,6 +61,11 @@ typedef struct cellfs {
        invalidates the kernel's view of the file at release (see
        fs_handle_release). */
     atomic_uint_fast64_t commits;
+    /* Held from choosing a cell mutation's timestamp (fs_next_ts,
+       fs_delete_column_all) until the store has the mutation, so that two
+       commits never pick the same one. Taken after a handle's mu, never
+       with fs->mu held, and held across no FUSE reply. */
+    pthread_mutex_t stamp_mu;
     /* Guarded by mu. */
     pthread_mutex_t mu;
     pthread_cond_t readers_gone;     /* a cached reader closed (open_file.h) */
@@ -110,6 +115,32 @@ int fs_cell_versions(cellfs *fs, const fs_path *p, int64_t **ts, size_t *n);
 /** True when a put at exactly @p ts to the column would be hidden by a
  *  delete marker already in the store (HBase: deletes mask puts). */
 bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts);
+/**
+ * One raw read of the column @p p names at times at or after @p from
+ * (every version the store holds there, delete markers of the column and
+ * its family included; the older history is not read): *newest, the
+ * newest timestamp among them (INT64_MIN when none); with @p puts
+ * non-NULL, the malloc'd list of their put timestamps (*nputs of them).
+ * 0 or -errno.
+ */
+int fs_column_raw(cellfs *fs, const fs_path *p, int64_t from, int64_t *newest, int64_t **puts,
+                  size_t *nputs);
+/**
+ * The timestamp for a new newest value of the column: the store clock, or
+ * one past the newest timestamp the column holds (a version or a delete
+ * marker) when that is not older than the clock. So successive writes give
+ * distinct, increasing versions, and a value is never hidden by a version
+ * or a removal whose time lies in the future. Call with fs->stamp_mu held
+ * until the mutation is applied. 0 or -errno.
+ */
+int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts);
+/**
+ * Adds to @p m the deletes that remove every version of the column @p p
+ * names: the whole column at the store clock, and each version whose time
+ * lies in the future exactly (so no marker is left in the future to hide a
+ * later write). fs->stamp_mu held. 0 or -errno.
+ */
+int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m);
 /** Write options with the mount's durability (or @p fsync). */
 void fs_wopts(const cellfs *fs, bool fsync, kv_write_options *w);
 /** Milliseconds -> timespec and back. */

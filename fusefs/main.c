@@ -197,6 +197,7 @@ int main(int argc, char *argv[])
     cellfs *fs = calloc(1, sizeof *fs);
     if (!fs) return 1;
     pthread_mutex_init(&fs->mu, NULL);
+    pthread_mutex_init(&fs->stamp_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);   /* lease deadlines */
@@ -292,6 +293,7 @@ out_destroy:
     free(a.timeout);
     pthread_cond_destroy(&fs->readers_gone);
     pthread_mutex_destroy(&fs->mu);
+    pthread_mutex_destroy(&fs->stamp_mu);
     free(fs);
     return rc;
 }

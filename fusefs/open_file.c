@@ -146,51 +146,32 @@ static void drop(cellfs *fs, fs_handle **v, size_t n)
     free(v);
 }
 
-/* Loads the value a new open file starts from: empty when another open
-   file of the path has truncated or created it and written nothing yet
-   (so `: > f; cat f` is consistent before the release), else the committed
-   value (readers never see another writer's half-written buffer), else
-   the buffer of an open file that created the cell and has not committed. */
+/* Loads the value a new open file starts from: the committed value
+   (readers never see another open file's uncommitted buffer, truncated or
+   half-written), or empty when the cell is not in the store but another
+   open file has created it and not committed yet. */
 static int load_cell(cellfs *fs, fs_handle *h, const char *path)
 {
+    uint8_t *v = NULL;
+    size_t len = 0;
+    int64_t ts = 0;
+    int rc = fs_cell_get(fs, &h->ref, &v, &len, &ts);
+    if (rc == 0) {
+        h->buf = v;
+        h->len = h->cap = len;
+        h->ts = ts;
+        h->in_store = true;
+        return 0;
+    }
+    if (rc != -ENOENT) return rc;
     fs_handle **others;
     size_t n = collect(fs, path, &others);
-    bool empty = false;
-    for (size_t i = 0; i < n; i++) {
-        fs_handle *o = others[i];
-        pthread_mutex_lock(&o->mu);
-        if (o->kind == FS_H_CELL && o->dirty && !o->written && o->len == 0) {
-            empty = true;
-            h->ts = o->has_set_ts ? o->set_ts : o->ts;
-            h->in_store = o->in_store;
-        }
-        pthread_mutex_unlock(&o->mu);
-    }
-    int rc = -ENOENT;
-    if (!empty) {
-        uint8_t *v = NULL;
-        size_t len = 0;
-        int64_t ts = 0;
-        rc = fs_cell_get(fs, &h->ref, &v, &len, &ts);
-        if (rc == 0) {
-            h->buf = v;
-            h->len = h->cap = len;
-            h->ts = ts;
-            h->in_store = true;
-        }
-    } else {
-        rc = 0;
-    }
     for (size_t i = 0; i < n && rc == -ENOENT; i++) {
         fs_handle *o = others[i];
         pthread_mutex_lock(&o->mu);
         if (o->kind == FS_H_CELL && !o->in_store) {
-            rc = buf_reserve(h, o->len);
-            if (rc == 0) {
-                if (o->len) memcpy(h->buf, o->buf, o->len);
-                h->len = o->len;
-                h->ts = o->has_set_ts ? o->set_ts : o->ts;
-            }
+            h->ts = o->has_set_ts ? o->set_ts : o->ts;
+            rc = 0;
         }
         pthread_mutex_unlock(&o->mu);
     }
@@ -326,6 +307,8 @@ int fs_handle_open(cellfs *fs, const char *path, const fs_path *p, int flags, bo
     int rc = h->path ? set_ref(h, p) : -ENOMEM;
     h->writable = (flags & O_ACCMODE) != O_RDONLY;
     h->open_commits = atomic_load(&fs->commits);
+    struct fuse_context *ctx = fuse_get_context();
+    h->pid = ctx ? ctx->pid : 0;
     h->append = (flags & O_APPEND) != 0;
     h->append_pure = h->append;
     bool trunc = h->writable && (flags & O_TRUNC);
@@ -364,7 +347,10 @@ int fs_handle_open(cellfs *fs, const char *path, const fs_path *p, int flags, bo
     } else if (rc == 0) {
         h->kind = FS_H_CELL;
         if (create) {
-            h->whole = h->dirty = true;
+            /* O_APPEND: appended to whatever a concurrent creator committed
+               first (`echo x >> log` from many shells loses nothing). */
+            h->whole = !h->append;
+            h->dirty = true;
             h->ts = kv_store_now(fs->store);
         } else if (trunc) {
             size_t len;
@@ -488,6 +474,7 @@ int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_
     if (h->append) off = (off_t)h->len;
     size_t end = (size_t)off + size;
     if (h->kind == FS_H_CELL && end > fs->max_value) {
+        h->failed = true;
         pthread_mutex_unlock(&h->mu);
         fs_log(fs, "write %s: value of %zu bytes is above the limit of %zu bytes (EFBIG)",
                h->path, end, fs->max_value);
@@ -544,12 +531,14 @@ int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size)
         pthread_mutex_unlock(&fs->mu);
         return rc;
     }
+    pthread_mutex_lock(&h->mu);
     if (h->kind == FS_H_CELL && (size_t)size > fs->max_value) {
+        h->failed = true;
+        pthread_mutex_unlock(&h->mu);
         fs_log(fs, "truncate %s: %lld bytes is above the value limit of %zu bytes (EFBIG)",
                h->path, (long long)size, fs->max_value);
         return -EFBIG;
     }
-    pthread_mutex_lock(&h->mu);
     size_t n = (size_t)size;
     if (h->append_pure) {
         h->append_pure = false;
@@ -569,6 +558,7 @@ int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size)
                 h->ext[k++] = e;
             }
             h->next_ext = k;
+            if (!h->trunc_set || n < h->trunc_min) h->trunc_min = n;
             h->trunc_set = true;
             h->trunc_len = n;
         }
@@ -580,7 +570,10 @@ int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size)
 }
 
 /* Builds the merged value: current store value @p v, truncated as the
-   handle did, with the handle's written ranges on top. */
+   handle did, with the handle's written ranges on top. After truncates the
+   size is the one the last truncate set (or a later write's end), and
+   nothing of @p v at or past the smallest truncated size comes back: a
+   file shrunk and grown again reads zeros there (fsx F1). */
 static uint8_t *merge_value(const fs_handle *h, const uint8_t *v, size_t vlen, size_t *out_len)
 {
     size_t len = h->trunc_set ? h->trunc_len : vlen;
@@ -589,7 +582,7 @@ static uint8_t *merge_value(const fs_handle *h, const uint8_t *v, size_t vlen, s
     uint8_t *r = calloc(1, len ? len : 1);
     if (!r) return NULL;
     size_t keep = vlen < len ? vlen : len;
-    if (h->trunc_set && keep > h->trunc_len) keep = h->trunc_len;
+    if (h->trunc_set && keep > h->trunc_min) keep = h->trunc_min;
     if (keep) memcpy(r, v, keep);
     for (size_t i = 0; i < h->next_ext; i++) {
         size_t s = h->ext[i].start, e = h->ext[i].end;
@@ -629,31 +622,69 @@ static int make_durable(cellfs *fs, fs_handle *h)
     return fs_fail(fs, st, "fsync", h->path);
 }
 
-static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
+/* The value an append-only handle commits: the current value @p v with
+   the bytes appended since the last commit after it. */
+static uint8_t *append_value(const fs_handle *h, const uint8_t *v, size_t vlen, size_t *out_len)
+{
+    size_t add = h->len - h->append_base;
+    uint8_t *r = malloc(vlen + add ? vlen + add : 1);
+    if (!r) return NULL;
+    if (vlen) memcpy(r, v, vlen);
+    if (add) memcpy(r + vlen, h->buf + h->append_base, add);
+    *out_len = vlen + add;
+    return r;
+}
+
+/* The timestamp of a commit: q@<ts>'s own, a time set with utimens on the
+   open file, else a new newest version (fs_next_ts). fs->stamp_mu held. */
+static int commit_ts(cellfs *fs, fs_handle *h, int64_t *ts)
 {
     const fs_path *p = &h->ref;
-    kv_write_options w;
-    fs_wopts(fs, fsync, &w);
-    int64_t ts = p->has_version ? p->version : h->has_set_ts ? h->set_ts : KV_LATEST_TIMESTAMP;
-    if (ts != KV_LATEST_TIMESTAMP && fs_put_masked(fs, p, ts)) {
-        if (p->has_version) {
+    if (p->has_version) {
+        if (fs_put_masked(fs, p, p->version)) {
             fs_log(fs, "write %s: a delete marker at or after %lld hides a put at that time",
-                   h->path, (long long)ts);
+                   h->path, (long long)p->version);
             return -EPERM;
         }
-        fs_log(fs, "write %s: timestamp %lld is hidden by a delete marker; writing at now",
-               h->path, (long long)ts);
-        ts = KV_LATEST_TIMESTAMP;
+        *ts = p->version;
+        return 0;
     }
+    if (h->has_set_ts) {
+        if (!fs_put_masked(fs, p, h->set_ts)) {
+            *ts = h->set_ts;
+            return 0;
+        }
+        fs_log(fs, "write %s: timestamp %lld is hidden by a delete marker; writing as the "
+               "newest version", h->path, (long long)h->set_ts);
+    }
+    return fs_next_ts(fs, p, ts);
+}
+
+/* fs->stamp_mu held. */
+static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *w)
+{
+    const fs_path *p = &h->ref;
+    int64_t ts;
+    int rc = commit_ts(fs, h, &ts);
+    if (rc) return rc;
     kv_status st = KV_OK;
-    if (h->append_pure && !h->whole && ts == KV_LATEST_TIMESTAMP) {
-        if (h->len > h->append_base)
-            st = kv_append(NULL, NULL, fs->store, p->table, p->row, p->row_len, p->family, p->qual,
-                           p->qual_len, h->buf + h->append_base, h->len - h->append_base, &w);
+    if (h->whole && h->placeholder && !p->has_version && h->placeholder_ts != ts) {
+        /* The empty version committed at a close before the first write
+           (fs_handle_commit) gives way to the value. */
+        kv_mutation *m = NULL;
+        st = kv_mutation_new(&m, p->row, p->row_len);
+        if (st == KV_OK) st = kv_mutation_put(m, p->family, p->qual, p->qual_len, ts, h->buf, h->len);
+        if (st == KV_OK)
+            st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, h->placeholder_ts);
+        if (st == KV_OK) st = kv_mutate(fs->store, p->table, m, w);
+        kv_mutation_free(m);
     } else if (h->whole) {
-        st = put_one(fs, p, ts, h->buf, h->len, &w);
+        st = put_one(fs, p, ts, h->buf, h->len, w);
     } else {
-        if (h->append_pure) ext_add(h, h->append_base, h->len);
+        /* Merge into the current value with check-and-mutate: a writer
+           outside the mount (a shared backend) between the read and the
+           put makes it try again. */
+        bool append = h->append_pure;
         bool applied = false;
         uint8_t *r = NULL;
         size_t rlen = 0;
@@ -661,10 +692,13 @@ static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
             uint8_t *v = NULL;
             size_t vlen = 0;
             int64_t vts;
-            int rc = fs_cell_get(fs, p, &v, &vlen, &vts);
-            if (rc && rc != -ENOENT) return rc;
+            rc = fs_cell_get(fs, p, &v, &vlen, &vts);
+            if (rc && rc != -ENOENT) {
+                free(r);
+                return rc;
+            }
             free(r);
-            r = merge_value(h, v, vlen, &rlen);
+            r = append ? append_value(h, v, vlen, &rlen) : merge_value(h, v, vlen, &rlen);
             if (!r) {
                 free(v);
                 return -ENOMEM;
@@ -676,11 +710,11 @@ static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
                 st = kv_check_and_mutate(&applied, fs->store, p->table, p->row, p->row_len,
                                          p->family, p->qual, p->qual_len, KV_CMP_EQUAL,
                                          rc == 0 ? (v ? v : (const uint8_t *)"") : NULL, vlen, m,
-                                         &w);
+                                         w);
             kv_mutation_free(m);
             free(v);
         }
-        if (st == KV_OK && !applied) st = put_one(fs, p, ts, r, rlen, &w);
+        if (st == KV_OK && !applied) st = put_one(fs, p, ts, r, rlen, w);
         if (st == KV_OK) { /* the handle now sees what it wrote */
             free(h->buf);
             h->buf = r;
@@ -690,15 +724,31 @@ static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
         free(r);
     }
     if (st != KV_OK) return fs_fail(fs, st, "write", h->path);
-    h->whole = false;
+    h->ts = ts;
+    return 0;
+}
+
+static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
+{
+    const fs_path *p = &h->ref;
+    kv_write_options w;
+    fs_wopts(fs, fsync, &w);
+    /* An empty value committed before the first write: the open file's
+       buffer stays its whole value, and it replaces this version later. */
+    bool placeholder = h->whole && !h->written && h->len == 0 && !p->has_version;
+    pthread_mutex_lock(&fs->stamp_mu);
+    int rc = commit_cell_locked(fs, h, &w);
+    pthread_mutex_unlock(&fs->stamp_mu);
+    if (rc) return rc;
+    h->placeholder = placeholder;
+    h->placeholder_ts = h->ts;
+    if (!placeholder) h->whole = false;
     h->append_pure = h->append;
     h->append_base = h->len;
     h->next_ext = 0;
     h->trunc_set = false;
     h->has_set_ts = false;
     h->in_store = true;
-    if (ts != KV_LATEST_TIMESTAMP) h->ts = ts;
-    else h->ts = kv_store_now(fs->store);
     fs_pending_remove(fs, p->table, p->row, p->row_len);
     return 0;
 }
@@ -707,8 +757,26 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
 {
     if (h->kind == FS_H_SCRATCH) return 0;
     pthread_mutex_lock(&h->mu);
-    if (flush && h->dirty && !h->written) {
+    if (flush && h->dirty && !h->written && h->in_store) {
         pthread_mutex_unlock(&h->mu);
+        return 0;
+    }
+    if (h->failed) {
+        /* A failed write changes nothing: the writes of this open file
+           since its last commit are dropped (once, with a log line). */
+        bool had = h->dirty;
+        h->dirty = h->written = false;
+        pthread_mutex_unlock(&h->mu);
+        if (!had) return 0;
+        pthread_mutex_lock(&fs->mu);
+        char *p = strdup(h->path);
+        pthread_mutex_unlock(&fs->mu);
+        if (p) {
+            fs_log(fs, "close %s: a write of this open file failed; nothing of it since its "
+                   "last commit is saved", p);
+            fs_kernel_forget(fs, p);     /* the kernel may hold its size */
+        }
+        free(p);
         return 0;
     }
     pthread_mutex_lock(&fs->mu);
@@ -804,20 +872,21 @@ void fs_handles_rename(cellfs *fs, const char *from, const char *to, const fs_pa
     drop(fs, v, n);
 }
 
-int fs_handles_stat(cellfs *fs, const char *path, size_t *size, int64_t *ts_ms, bool *dirty)
+int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64_t *ts_ms,
+                    bool *mine)
 {
     fs_handle **v;
     size_t n = collect(fs, path, &v);
     int found = 0;
-    *dirty = false;
-    for (size_t i = 0; i < n; i++) {
+    *mine = false;
+    for (size_t i = 0; i < n && !*mine; i++) {
         fs_handle *h = v[i];
         pthread_mutex_lock(&h->mu);
-        if (h->kind == FS_H_CELL && (h->dirty || !h->in_store) && !*dirty) {
+        if (h->kind == FS_H_CELL && (h->dirty || !h->in_store)) {
             found = 1;
             *size = h->len;
             *ts_ms = h->has_set_ts ? h->set_ts : h->ts;
-            *dirty = h->dirty;
+            *mine = pid != 0 && h->pid == pid;
         }
         pthread_mutex_unlock(&h->mu);
     }

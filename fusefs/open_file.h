@@ -58,10 +58,21 @@ typedef struct fs_handle {
     fs_extent *ext;              /* written ranges since the last commit */
     size_t next_ext, ext_cap;
     bool trunc_set;              /* truncated since the last commit */
-    size_t trunc_len;
+    size_t trunc_len;            /* the size the last truncate set */
+    size_t trunc_min;            /* the smallest size truncated to: bytes of the
+                                    committed value at or past it are gone */
+    bool placeholder;            /* the empty value of a create or O_TRUNC was
+                                    committed at a close (flush) before any
+                                    write: the next commit replaces that
+                                    version (placeholder_ts) rather than
+                                    adding one */
+    int64_t placeholder_ts;
+    bool failed;                 /* a write or truncate failed (EFBIG): nothing
+                                    more of this open file is committed */
     bool has_set_ts;             /* utimens on the open file: put at set_ts */
     int64_t set_ts;
     int64_t ts;                  /* timestamp of the loaded/committed value */
+    pid_t pid;                   /* the process that opened it (getattr) */
     uint64_t open_commits;       /* fs->commits when opened */
     fs_scratch *scratch;
 } fs_handle;
@@ -97,8 +108,12 @@ void fs_write_end(cellfs *fs, fs_handle *token);
 /** Commits pending writes (see above). @p fsync: durability FSYNC_WAL, and
  *  make an already-committed value durable too. @p flush: called for a
  *  close(2) that may not be the last (shells dup2 and close before they
- *  write): a file only opened with O_TRUNC or created, not yet written, is
- *  then left for release, so `echo x > f` is one put. 0 or -errno. */
+ *  write). A new file not yet written is committed empty then (so it
+ *  exists, and survives the daemon, once close(2) returns), and a later
+ *  commit of the same open file replaces that empty version, so
+ *  `echo x > f` adds one version; a cell that has a value and was only
+ *  opened with O_TRUNC is left for release (so a write that fails after
+ *  the shell's first close leaves the old value). 0 or -errno. */
 int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush);
 /** Unregisters and frees (after a last commit attempt). */
 int fs_handle_release(cellfs *fs, fs_handle *h);
@@ -117,11 +132,14 @@ void fs_handles_orphan(cellfs *fs, const char *path);
 /** Moves handles open on @p from to @p to (after rename). */
 void fs_handles_rename(cellfs *fs, const char *from, const char *to, const fs_path *pto);
 /**
- * Attributes from open handles of @p path: 1 when one is found (*size and
- * *ts_ms filled from the newest dirty or uncommitted one, *exists_in_store
- * whether the store has it), 0 when none.
+ * Attributes from open handles of @p path that are dirty or not yet in the
+ * store: 1 when one is found (*size and *ts_ms from it; one opened by
+ * process @p pid preferred, *mine then true), 0 when none. (The kernel's
+ * fstat is a getattr by path: the opener's process sees its own writes,
+ * others the committed value.)
  */
-int fs_handles_stat(cellfs *fs, const char *path, size_t *size, int64_t *ts_ms, bool *dirty);
+int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64_t *ts_ms,
+                    bool *mine);
 /** Sets the pending timestamp of dirty handles of @p path; 1 when one was
  *  dirty (then nothing else needs to be done), else 0. */
 int fs_handles_set_ts(cellfs *fs, const char *path, int64_t ts_ms);

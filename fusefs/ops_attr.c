@@ -126,11 +126,15 @@ static int stat_path(cellfs *fs, const char *path, fs_path *p, struct stat *st)
         rc = fs_resolve(fs, p);
         size_t len = 0, hlen;
         int64_t ts = 0, hts;
-        bool dirty;
+        bool mine;
         if (rc == 0) rc = fs_cell_get(fs, p, NULL, &len, &ts);
         if (rc != 0 && rc != -ENOENT) return rc;
-        if (fs_handles_stat(fs, path, &hlen, &hts, &dirty) && (dirty || rc == -ENOENT)) {
-            len = hlen;
+        /* The committed value's attributes, as a reader sees it; a writer's
+           process (fstat comes here too) sees its open file's buffer; a new
+           cell not yet committed shows empty to others, as it reads. */
+        if (fs_handles_stat(fs, path, fuse_get_context()->pid, &hlen, &hts, &mine) &&
+            (mine || rc == -ENOENT)) {
+            len = mine ? hlen : 0;
             ts = hts;
             rc = 0;
         }
@@ -269,10 +273,15 @@ static int truncate_cell(cellfs *fs, const char *path, fs_path *p, off_t size)
         kv_write_options w;
         fs_wopts(fs, false, &w);
         fs_handle *lease = fs_write_begin(fs, path);
-        kv_status st = kv_put(fs->store, p->table, p->row, p->row_len, p->family, p->qual,
-                              p->qual_len, p->has_version ? p->version : KV_LATEST_TIMESTAMP, v,
-                              (size_t)size, &w);
-        rc = fs_fail(fs, st, "truncate", path);
+        pthread_mutex_lock(&fs->stamp_mu);
+        int64_t put_ts = p->version;
+        if (!p->has_version) rc = fs_next_ts(fs, p, &put_ts);
+        if (rc == 0) {
+            kv_status st = kv_put(fs->store, p->table, p->row, p->row_len, p->family, p->qual,
+                                  p->qual_len, put_ts, v, (size_t)size, &w);
+            rc = fs_fail(fs, st, "truncate", path);
+        }
+        pthread_mutex_unlock(&fs->stamp_mu);
         if (rc == 0) fs_notify_changed(fs, path);
         fs_write_end(fs, lease);
     }
@@ -339,7 +348,13 @@ static int op_statfs(const char *path, struct statvfs *sv)
     if (statvfs(fs->store_path, &under) != 0) memset(&under, 0, sizeof under);
     kv_store_stats s;
     kv_status st = kv_store_stat(&s, fs->store);
-    if (st != KV_OK) return fs_fail(fs, st, "statfs", fs->store_path);
+    if (st == KV_NOT_SUPPORTED) {
+        /* a remote store (Cloud Bigtable) has no local files: df shows
+           the disk under the mount's directory with nothing used */
+        memset(&s, 0, sizeof s);
+    } else if (st != KV_OK) {
+        return fs_fail(fs, st, "statfs", fs->store_path);
+    }
     memset(sv, 0, sizeof *sv);
     sv->f_bsize = sv->f_frsize = 4096;
     uint64_t used = (s.disk_bytes + 4095) / 4096;

@@ -419,7 +419,11 @@ static int op_rmdir(const char *path)
             rc = fs_fail(fs, st, "rmdir", path);
             break;
         }
-        st = kv_table_disable(fs->store, p.table);
+        /* HBase drops only disabled tables; a backend without disabling
+           (Cloud Bigtable) drops at once */
+        st = kv_store_capabilities(fs->store) & KV_CAP_DISABLE_TABLES
+                 ? kv_table_disable(fs->store, p.table)
+                 : KV_OK;
         if (st == KV_DISABLED) st = KV_OK;
         if (st == KV_OK) st = kv_table_drop(fs->store, p.table);
         rc = fs_fail(fs, st, "rmdir", path);

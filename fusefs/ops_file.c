@@ -154,29 +154,30 @@ static int unlink_cell(cellfs *fs, const char *path, fs_path *p)
         /* created but not yet committed: forgetting the open file is all */
         size_t hl;
         int64_t hts;
-        bool dirty;
-        if (fs_handles_stat(fs, path, &hl, &hts, &dirty)) {
+        bool mine;
+        if (fs_handles_stat(fs, path, 0, &hl, &hts, &mine)) {
             fs_handles_orphan(fs, path);
             return 0;
         }
     }
     if (rc) return rc;
     kv_mutation *m = NULL;
+    kv_write_options w;
+    fs_wopts(fs, false, &w);
+    /* Removing a version may change q's value in place. */
+    fs_handle *lease = p->has_version ? fs_write_begin(fs, path) : NULL;
+    pthread_mutex_lock(&fs->stamp_mu);
     kv_status st = kv_mutation_new(&m, p->row, p->row_len);
     if (st == KV_OK) {
         if (p->has_version)
             st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, p->version);
         else
-            st = kv_mutation_delete_column(m, p->family, p->qual, p->qual_len,
-                                           KV_LATEST_TIMESTAMP);
+            rc = fs_delete_column_all(fs, p, m);
     }
-    kv_write_options w;
-    fs_wopts(fs, false, &w);
-    /* Removing a version may change q's value in place. */
-    fs_handle *lease = p->has_version ? fs_write_begin(fs, path) : NULL;
-    if (st == KV_OK) st = kv_mutate(fs->store, p->table, m, &w);
+    if (st == KV_OK && rc == 0) st = kv_mutate(fs->store, p->table, m, &w);
+    pthread_mutex_unlock(&fs->stamp_mu);
     kv_mutation_free(m);
-    rc = fs_fail(fs, st, "unlink", path);
+    if (rc == 0) rc = fs_fail(fs, st, "unlink", path);
     if (rc == 0) fs_notify_changed(fs, path);
     fs_write_end(fs, lease);
     /* The row directory stays (in memory) until rmdir, as on a disk. */
@@ -323,6 +324,12 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
         if (ndst > 0 || (pt->has_version && fs_cell_get(fs, pt, NULL, &l, &t) == 0))
             rc = -EEXIST;
     }
+    kv_write_options w;
+    fs_wopts(fs, false, &w);
+    /* A new version may change q's value in place; a replaced q is a new
+       file, but waiting for its readers costs nothing when there are none. */
+    fs_handle *lease = rc == 0 ? fs_write_begin(fs, to) : NULL;
+    pthread_mutex_lock(&fs->stamp_mu);
     int64_t put_ts = pt->has_version ? pt->version : src_ts;
     if (rc == 0 && restore) {
         put_ts = restore_ts(fs, ndst ? dst_ts[0] : src_ts);
@@ -335,8 +342,8 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
             rc = -EPERM;
         } else {
             fs_log(fs, "rename %s -> %s: timestamp %lld is hidden by a delete marker; the "
-                   "value gets the current time", from, to, (long long)put_ts);
-            put_ts = KV_LATEST_TIMESTAMP;
+                   "value becomes the newest version", from, to, (long long)put_ts);
+            rc = fs_next_ts(fs, pt, &put_ts);
         }
     }
     kv_status st = KV_OK;
@@ -351,15 +358,10 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
         if (pf->has_version)
             st = kv_mutation_delete_version(m, pf->family, pf->qual, pf->qual_len, pf->version);
         else
-            st = kv_mutation_delete_column(m, pf->family, pf->qual, pf->qual_len,
-                                           KV_LATEST_TIMESTAMP);
+            rc = fs_delete_column_all(fs, pf, m);
     }
-    kv_write_options w;
-    fs_wopts(fs, false, &w);
-    /* A new version may change q's value in place; a replaced q is a new
-       file, but waiting for its readers costs nothing when there are none. */
-    fs_handle *lease = rc == 0 && st == KV_OK ? fs_write_begin(fs, to) : NULL;
     if (rc == 0 && st == KV_OK) st = kv_mutate(fs->store, pt->table, m, &w);
+    pthread_mutex_unlock(&fs->stamp_mu);
     kv_mutation_free(m);
     free(v);
     free(dst_ts);

@@ -11,6 +11,7 @@ packages=(
   libleveldb-dev librocksdb-dev
   libgrpc-dev protobuf-c-compiler libprotobuf-c-dev
   bats rsync tar findutils procps python3
+  clang libclang-rt-14-dev
 )
 
 missing=()

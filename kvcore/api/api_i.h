@@ -19,6 +19,10 @@ struct kv_store {
     bool read_only;             /* kv_store_options.read_only */
 };
 
+/* Begins a public call on s (NULL: nothing): the calling thread's failure
+   text is forgotten, so that kv_store_errmsg after the call is about this
+   call. Every public call that takes a store or a scan calls it first. */
+void kv_api_begin(kv_store *s);
 /* Records a failure message on the store (when it is non-NULL) and
    returns status. */
 kv_status kv_api_fail(kv_store *s, kv_status status, const char *fmt, ...)

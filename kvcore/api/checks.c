@@ -9,6 +9,10 @@
 #include <ctype.h>
 #include <stdio.h>
 
+void kv_api_begin(kv_store *s) {
+    if (s) kv_report_begin(&s->report);
+}
+
 kv_status kv_api_fail(kv_store *s, kv_status status, const char *fmt, ...) {
     if (!s) return status;
     va_list ap;
@@ -39,6 +43,7 @@ static const char *capability_name(uint64_t cap) {
     case KV_CAP_DISABLE_TABLES: return "disabled tables";
     case KV_CAP_DURABLE: return "durable stores";
     case KV_CAP_EXCLUSIVE: return "stores that no one else writes";
+    case KV_CAP_TABLE_ATTRIBUTES: return "table attributes";
     }
     return "this operation";
 }

@@ -72,6 +72,7 @@ static kv_status check_read(kv_store *s, const kv_read_options *o) {
 
 kv_status kv_scan_open(kv_scan **out, kv_store *s, const char *table, const kv_read_options *ropts) {
     *out = NULL;
+    kv_api_begin(s);
     if (!s) return KV_INVALID;
     kv_read_options defaults = KV_READ_OPTIONS_INIT;
     const kv_read_options *o = ropts ? ropts : &defaults;
@@ -93,7 +94,12 @@ kv_status kv_scan_open(kv_scan **out, kv_store *s, const char *table, const kv_r
 kv_status kv_scan_next(const kv_result **row, kv_scan *sc) {
     *row = NULL;
     if (!sc) return KV_INVALID;
+    if (sc->ended != KV_OK && sc->ended != KV_END) {
+        kv_api_begin(sc->store);
+        return kv_api_fail(sc->store, sc->ended, "the scan failed earlier (%s)", kv_strerror(sc->ended));
+    }
     if (sc->ended != KV_OK) return sc->ended;
+    kv_api_begin(sc->store);
     kv_status st = sc->store->ops->xScanNext(sc->bs, row);
     if (st != KV_OK) {
         *row = NULL;
@@ -141,7 +147,9 @@ static kv_result *copy_result(const void *row, size_t row_len, const kv_result *
 kv_status kv_get(kv_result **out, kv_store *s, const char *table, const void *row, size_t row_len,
                  const kv_read_options *ropts) {
     *out = NULL;
-    if (!s || (!row && row_len)) return KV_INVALID;
+    kv_api_begin(s);
+    if (!s) return KV_INVALID;
+    if (!row && row_len) return kv_api_fail(s, KV_INVALID, "get: a %zu-byte row at NULL", row_len);
     kv_read_options o = KV_READ_OPTIONS_INIT;
     if (ropts) o = *ropts;
     kv_status st = check_read(s, &o);

@@ -64,6 +64,7 @@ const char *kv_store_errmsg(kv_store *s) { return s ? kv_report_last(&s->report)
 
 kv_status kv_store_stat(kv_store_stats *out, kv_store *s) {
     memset(out, 0, sizeof *out);
+    kv_api_begin(s);
     if (!s) return KV_INVALID;
     if (!s->ops->xStat)
         return kv_api_fail(s, KV_NOT_SUPPORTED, "the %s backend keeps no figures", s->ops->name);
@@ -77,6 +78,7 @@ uint64_t kv_store_capabilities(kv_store *s) { return s ? s->ops->capabilities : 
 const char *kv_store_backend(kv_store *s) { return s ? s->ops->name : ""; }
 
 kv_status kv_flush(kv_store *s, const char *table) {
+    kv_api_begin(s);
     if (!s) return KV_INVALID;
     kv_status st = kv_api_writable(s, "flush");
     if (st == KV_OK) st = kv_api_need(s, KV_CAP_FLUSH, "flush");
@@ -84,6 +86,7 @@ kv_status kv_flush(kv_store *s, const char *table) {
 }
 
 kv_status kv_compact(kv_store *s, const char *table, bool major) {
+    kv_api_begin(s);
     if (!s) return KV_INVALID;
     const char *what = major ? "major compaction" : "compaction";
     kv_status st = kv_api_writable(s, what);

@@ -22,9 +22,11 @@ static kv_status check_mutation(kv_store *s, const kv_mutation *m, const char *w
 
 kv_status kv_mutate_batch(kv_store *s, const char *table, kv_mutation *const *ms, size_t count,
                           kv_status *statuses, const kv_write_options *wopts) {
-    if (!s || (!ms && count)) return KV_INVALID;
+    kv_api_begin(s);
+    if (!s) return KV_INVALID;
+    if (!ms && count) return kv_api_fail(s, KV_INVALID, "put: no mutations given");
     for (size_t i = 0; i < count; i++)
-        if (!ms[i]) return KV_INVALID;
+        if (!ms[i]) return kv_api_fail(s, KV_INVALID, "put: mutation %zu of %zu is NULL", i + 1, count);
     kv_durability d;
     kv_status st = kv_api_durability(s, wopts, &d);
     if (st == KV_OK) st = kv_api_writable(s, "put");
@@ -44,10 +46,14 @@ kv_status kv_mutate(kv_store *s, const char *table, const kv_mutation *m,
 kv_status kv_put(kv_store *s, const char *table, const void *row, size_t row_len, const char *family,
                  const void *qualifier, size_t qualifier_len, int64_t ts, const void *value,
                  size_t value_len, const kv_write_options *wopts) {
+    kv_api_begin(s);
     kv_mutation *m;
     kv_status st = kv_mutation_new(&m, row, row_len);
     if (st != KV_OK) return kv_api_fail(s, st, "bad row key (%zu bytes)", row_len);
     st = kv_mutation_put(m, family, qualifier, qualifier_len, ts, value, value_len);
+    if (st != KV_OK)
+        kv_api_fail(s, st, "put: %s (family '%s', a %zu-byte qualifier, a %zu-byte value)",
+                    kv_strerror(st), family ? family : "(null)", qualifier_len, value_len);
     if (st == KV_OK) st = kv_mutate(s, table, m, wopts);
     kv_mutation_free(m);
     return st;
@@ -56,7 +62,11 @@ kv_status kv_put(kv_store *s, const char *table, const void *row, size_t row_len
 /* Runs one increment or append; the new value is left in *result. */
 static kv_status read_modify_write(kv_store *s, const char *table, kv_rmw *op,
                                    const kv_write_options *wopts, kv_buf *result) {
-    if (!s || !op->row || !op->family) return KV_INVALID;
+    kv_api_begin(s);
+    if (!s) return KV_INVALID;
+    if (!op->row || !op->family)
+        return kv_api_fail(s, KV_INVALID, "%s: no %s given", op->kind == KV_RMW_INCREMENT ? "incr" : "append",
+                           op->row ? "family" : "row");
     kv_status st = kv_api_durability(s, wopts, &op->durability);
     if (st == KV_OK) st = kv_api_writable(s, op->kind == KV_RMW_INCREMENT ? "incr" : "append");
     if (st == KV_OK) st = s->ops->xReadModifyWrite(s->b, table, op, result);
@@ -84,7 +94,10 @@ kv_status kv_append(void **result, size_t *result_len, kv_store *s, const char *
                     const kv_write_options *wopts) {
     if (result) *result = NULL;
     if (result_len) *result_len = 0;
-    if (data_len && !data) return KV_INVALID;
+    if (data_len && !data) {
+        kv_api_begin(s);
+        return kv_api_fail(s, KV_INVALID, "append: %zu bytes of data at NULL", data_len);
+    }
     kv_rmw op = {.kind = KV_RMW_APPEND, .row = row, .row_len = row_len, .family = family,
                  .qualifier = qualifier, .qualifier_len = qualifier_len, .data = data,
                  .data_len = data_len};
@@ -107,7 +120,11 @@ kv_status kv_check_and_mutate(bool *applied, kv_store *s, const char *table, con
                               size_t expected_len, const kv_mutation *m,
                               const kv_write_options *wopts) {
     *applied = false;
-    if (!s || !row || !family || !m) return KV_INVALID;
+    kv_api_begin(s);
+    if (!s) return KV_INVALID;
+    if (!row || !family || !m)
+        return kv_api_fail(s, KV_INVALID, "check-and-mutate: no %s given",
+                           !row ? "row" : !family ? "family" : "mutation");
     if (m->row_len != row_len || memcmp(m->bytes.data, row, row_len) != 0)
         return kv_api_fail(s, KV_INVALID, "check-and-mutate: the mutation is for another row");
     kv_durability d;

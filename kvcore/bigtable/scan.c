@@ -172,6 +172,12 @@ kv_status btb_scan_open(btb_store *s, const char *table, const kv_read_options *
         spec.columns = cols;
         spec.ncolumns = ncols;
         spec.max_versions = o->max_versions <= 0 ? 1 : o->max_versions;
+        /* A filter is offered the family's VERSIONS (the reader caps at
+           them) and the read's VERSIONS apply after it, as HBase does. */
+        if (sc->fr) {
+            kv_filter_run_set_versions(sc->fr, spec.max_versions);
+            spec.max_versions = INT32_MAX;
+        }
         /* With a filter, rows it drops must not count against the limit. */
         if (sc->fr) sc->limit = o->limit;
         else spec.limit = o->limit > INT64_MAX ? INT64_MAX : (int64_t)o->limit;

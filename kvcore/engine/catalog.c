@@ -5,7 +5,10 @@
  * rules (default and hbase always exist, a namespace is dropped only when
  * empty, a table is dropped only when disabled, disabled tables refuse
  * reads and writes). Every change is made under the exclusive catalog lock
- * and persisted in the manifest before the call returns. Truncating a table
+ * and persisted in the manifest before the call returns; a change that
+ * cannot be persisted is undone (transactional: the old state stays in
+ * force, and files are removed only after the manifest without them is
+ * durable). Truncating a table
  * or deleting a family gives the families new ids, so log records written
  * before are skipped by recovery.
  */
@@ -32,11 +35,15 @@ static void bury_family(kv_engine *s, kv_family *f) {
     pthread_mutex_unlock(&s->mu);
 }
 
-/* Persists the catalog (exclusive catalog lock held). */
+/* Persists the catalog as it is in memory (exclusive catalog lock held, so
+   no flush or compaction runs). Every change below is made in memory, then
+   persisted, and undone if that fails: the old state stays in force until
+   the new manifest is durable, and nothing is buried (no file marked for
+   removal) before. */
 static kv_status persist(kv_engine *s) {
-    pthread_mutex_lock(&s->mu);
-    kv_status st = kv_manifest_write(s);
-    pthread_mutex_unlock(&s->mu);
+    kv_manifest_lock(s);
+    kv_status st = kv_manifest_save(s, true, NULL, 0);
+    kv_manifest_unlock(s);
     return st;
 }
 
@@ -101,32 +108,45 @@ kv_status kv_engine_namespace_set_property(kv_engine *s, const char *name, const
     while (i < ns->nprops && strcmp(ns->props[i].key, key) != 0) i++;
     if (!value) {
         if (i == ns->nprops) return end_change(s, KV_OK);
-        free((char *)ns->props[i].key);
-        free((char *)ns->props[i].value);
+        kv_property removed = ns->props[i];
         memmove(&ns->props[i], &ns->props[i + 1], (ns->nprops - i - 1) * sizeof *ns->props);
         ns->nprops--;
-    } else {
-        char *v = strdup(value);
-        if (!v) return end_change(s, KV_NO_MEMORY);
-        if (i < ns->nprops) {
-            free((char *)ns->props[i].value);
-            ns->props[i].value = v;
-        } else {
-            kv_property *p = realloc(ns->props, (ns->nprops + 1) * sizeof *p);
-            char *k = strdup(key);
-            if (!p || !k) {
-                free(v);
-                free(k);
-                if (p) ns->props = p;
-                return end_change(s, KV_NO_MEMORY);
-            }
-            ns->props = p;
-            p[ns->nprops].key = k;
-            p[ns->nprops].value = v;
+        if ((st = persist(s)) != KV_OK) {
+            memmove(&ns->props[i + 1], &ns->props[i], (ns->nprops - i) * sizeof *ns->props);
+            ns->props[i] = removed;
             ns->nprops++;
+        } else {
+            free((char *)removed.key);
+            free((char *)removed.value);
         }
+        return end_change(s, st);
     }
-    return end_change(s, persist(s));
+    char *v = strdup(value);
+    if (!v) return end_change(s, KV_NO_MEMORY);
+    if (i < ns->nprops) {
+        const char *old = ns->props[i].value;
+        ns->props[i].value = v;
+        if ((st = persist(s)) != KV_OK) ns->props[i].value = old;
+        free(st == KV_OK ? (char *)old : v);
+        return end_change(s, st);
+    }
+    kv_property *p = realloc(ns->props, (ns->nprops + 1) * sizeof *p);
+    char *k = strdup(key);
+    if (p) ns->props = p;
+    if (!p || !k) {
+        free(v);
+        free(k);
+        return end_change(s, KV_NO_MEMORY);
+    }
+    p[ns->nprops].key = k;
+    p[ns->nprops].value = v;
+    ns->nprops++;
+    if ((st = persist(s)) != KV_OK) {
+        ns->nprops--;
+        free(k);
+        free(v);
+    }
+    return end_change(s, st);
 }
 
 static int cmp_str(const void *a, const void *b) {
@@ -267,14 +287,12 @@ kv_status kv_engine_table_describe(kv_engine *s, const char *table, kv_table_des
     if (!t) {
         st = kv_fail(s, KV_NOT_FOUND, "table '%s' does not exist", table ? table : "(null)");
     } else {
-        kv_table_desc *d = calloc(1, sizeof *d + t->nfamilies * sizeof(kv_family_desc));
+        kv_table_desc *d = kv_table_desc_alloc(t->nfamilies, &t->attrs);
         if (!d) {
             st = KV_NO_MEMORY;
         } else {
             snprintf(d->name, sizeof d->name, "%s:%s", t->ns, t->name);
             d->enabled = t->enabled;
-            d->nfamilies = t->nfamilies;
-            d->families = (kv_family_desc *)(d + 1);
             for (size_t i = 0; i < t->nfamilies; i++) d->families[i] = t->families[i]->desc;
             *out = d;
         }
@@ -288,6 +306,18 @@ static kv_status change_target(kv_engine *s, const char *table, kv_table **t) {
     *t = kv_catalog_find(s, table);
     if (!*t) return kv_fail(s, KV_NOT_FOUND, "table '%s' does not exist", table ? table : "(null)");
     return KV_OK;
+}
+
+static void remove_family_at(kv_table *t, size_t i) {
+    memmove(&t->families[i], &t->families[i + 1], (t->nfamilies - i - 1) * sizeof *t->families);
+    t->nfamilies--;
+}
+
+/* Puts family f back at index i of t (its array has room: f was there). */
+static void restore_family_at(kv_table *t, size_t i, kv_family *f) {
+    memmove(&t->families[i + 1], &t->families[i], (t->nfamilies - i) * sizeof *t->families);
+    t->families[i] = f;
+    t->nfamilies++;
 }
 
 kv_status kv_engine_table_alter_family(kv_engine *s, const char *table, const kv_family_desc *family) {
@@ -312,12 +342,29 @@ kv_status kv_engine_table_alter_family(kv_engine *s, const char *table, const kv
     if (!(f = kv_family_new(family, s->next_id++))) return end_change(s, KV_NO_MEMORY);
     fams[t->nfamilies++] = f;
     qsort(t->families, t->nfamilies, sizeof *fams, cmp_family);
-    return end_change(s, persist(s));
+    if ((st = persist(s)) != KV_OK) {
+        size_t i = 0;
+        while (t->families[i] != f) i++;
+        remove_family_at(t, i);
+        kv_family_free(f);
+    }
+    return end_change(s, st);
 }
 
-static void remove_family_at(kv_table *t, size_t i) {
-    memmove(&t->families[i], &t->families[i + 1], (t->nfamilies - i - 1) * sizeof *t->families);
-    t->nfamilies--;
+kv_status kv_engine_table_set_attributes(kv_engine *s, const char *table, const kv_property *attrs,
+                                         size_t count) {
+    char err[300];
+    kv_status st = begin_change(s);
+    if (st != KV_OK) return st;
+    kv_table *t;
+    if ((st = change_target(s, table, &t)) != KV_OK) return end_change(s, st);
+    kv_tattrs next, old = t->attrs;
+    if ((st = kv_tattrs_apply(&next, &old, attrs, count, err, sizeof err)) != KV_OK)
+        return end_change(s, st == KV_INVALID ? kv_fail(s, st, "%s", err) : st);
+    t->attrs = next;
+    if ((st = persist(s)) != KV_OK) t->attrs = old;
+    kv_tattrs_clear(st == KV_OK ? &old : &next);
+    return end_change(s, st);
 }
 
 kv_status kv_engine_table_delete_family(kv_engine *s, const char *table, const char *family) {
@@ -334,8 +381,9 @@ kv_status kv_engine_table_delete_family(kv_engine *s, const char *table, const c
         return end_change(s, kv_fail(s, KV_INVALID, "cannot delete the only family of '%s'", table));
     kv_family *f = t->families[i];
     remove_family_at(t, i);
-    bury_family(s, f);
-    return end_change(s, persist(s));
+    if ((st = persist(s)) != KV_OK) restore_family_at(t, i, f);
+    else bury_family(s, f);
+    return end_change(s, st);
 }
 
 kv_status kv_engine_table_set_enabled(kv_engine *s, const char *table, bool enabled) {
@@ -363,9 +411,14 @@ kv_status kv_engine_table_drop(kv_engine *s, const char *table) {
     while (s->tables[i] != t) i++;
     memmove(&s->tables[i], &s->tables[i + 1], (s->ntables - i - 1) * sizeof *s->tables);
     s->ntables--;
+    if ((st = persist(s)) != KV_OK) {
+        memmove(&s->tables[i + 1], &s->tables[i], (s->ntables - i) * sizeof *s->tables);
+        s->tables[i] = t;
+        s->ntables++;
+        return end_change(s, st);
+    }
     for (size_t f = 0; f < t->nfamilies; f++) bury_family(s, t->families[f]);
     t->nfamilies = 0;
-    st = persist(s);
     kv_table_free(t);
     return end_change(s, st);
 }
@@ -385,11 +438,25 @@ kv_status kv_engine_table_truncate(kv_engine *s, const char *table, bool preserv
             return end_change(s, KV_NO_MEMORY);
         }
     }
+    /* Swap the fresh families in; swap back if the manifest fails. */
+    bool was_enabled = t->enabled;
     for (size_t i = 0; i < t->nfamilies; i++) {
-        bury_family(s, t->families[i]);
+        kv_family *old = t->families[i];
         t->families[i] = fresh[i];
+        fresh[i] = old;
     }
-    free(fresh);
     t->enabled = true;
-    return end_change(s, persist(s));
+    st = persist(s);
+    for (size_t i = 0; i < t->nfamilies; i++) {
+        if (st == KV_OK) {
+            bury_family(s, fresh[i]);
+        } else {
+            kv_family *f = t->families[i];
+            t->families[i] = fresh[i];
+            kv_family_free(f);
+        }
+    }
+    if (st != KV_OK) t->enabled = was_enabled;
+    free(fresh);
+    return end_change(s, st);
 }

@@ -17,6 +17,7 @@
 #include "tables.h"
 #include "write.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,18 @@ static bool pick_minor(const kv_fileset *fs, size_t *lo, size_t *hi) {
     return found;
 }
 
+/* Records why compacting files [lo, hi) of fs failed: the input file's own
+   message when one failed to read (a damaged or missing file), else the
+   message the builder left, else the status. Returns st. */
+static kv_status compaction_failed(kv_engine *s, const kv_family_desc *desc, const kv_fileset *fs,
+                                   size_t lo, size_t hi, kv_status st) {
+    char detail[KV_REPORT_TEXT] = "";
+    for (size_t i = lo; i < hi && !detail[0]; i++) kv_sstfile_last_error(fs->files[i], detail, sizeof detail);
+    if (!detail[0] && st != KV_NO_MEMORY) snprintf(detail, sizeof detail, "%s", kv_report_last(s->report));
+    if (!detail[0]) snprintf(detail, sizeof detail, "%s", kv_strerror(st));
+    return kv_fail(s, st, "compacting family '%s' (%zu files): %s", desc->name, hi - lo, detail);
+}
+
 /* Compacts one family (catalog_lock held shared, mu not held). */
 static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *did) {
     *did = false;
@@ -88,13 +101,17 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *
     kv_iter **kids = calloc(hi - lo, sizeof *kids);
     kv_sstfile *out = NULL;
     if (!kids) st = KV_NO_MEMORY;
-    for (size_t i = lo; st == KV_OK && i < hi; i++) kids[i - lo] = kv_sst_iter(fs->files[i]->reader, false, false);
+    for (size_t i = lo; st == KV_OK && i < hi; i++) kids[i - lo] = kv_sstfile_iter(fs->files[i], false, false);
     kv_iter *it = st == KV_OK ? kv_merge_iter_new(kids, hi - lo) : NULL;
     free(kids);
     if (st == KV_OK && !it) st = KV_NO_MEMORY;
     if (st == KV_OK) st = kv_build_family_file(s, &desc, it, major ? KV_MATCH_MAJOR : KV_MATCH_MINOR, &out);
     if (it) it->destroy(it);
+    if (st != KV_OK) st = compaction_failed(s, &desc, fs, lo, hi, st);
 
+    /* The manifest lock keeps other file-set changes out until the new set
+       is durable; the manifest I/O runs outside mu. */
+    kv_manifest_lock(s);
     pthread_mutex_lock(&s->mu);
     if (st == KV_OK && !fam->dropped) {
         /* The current set may have gained newer files from flushes meanwhile;
@@ -118,12 +135,18 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *
                 next->files[next->n++] = f;
             }
             if (!placed && out) next->files[next->n++] = out;
+            /* Readers may see the new set at once (it holds the same cells);
+               the inputs are removed only once a manifest without them is
+               durable. */
             fam->files = next;
-            kv_status ms = kv_manifest_write(s);
+            pthread_mutex_unlock(&s->mu);
+            kv_status ms = kv_manifest_save(s, false, &fam, 1);
+            pthread_mutex_lock(&s->mu);
             if (ms != KV_OK) {
-                /* Keep the old set: the manifest on disk still names it. */
+                /* Keep the old set: the manifest on disk names it. The output
+                   stays on disk (if only the final sync failed, the manifest
+                   may name it); open removes files no manifest names. */
                 fam->files = cur;
-                if (out) out->obsolete = true;
                 kv_fileset_unref(next);
                 if (out && !placed) kv_sstfile_unref(out);
                 out = NULL;
@@ -137,6 +160,7 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *
             }
         }
     }
+    kv_manifest_unlock(s);
     fam->compacting = false;
     pthread_cond_broadcast(&s->bg_cv);
     pthread_mutex_unlock(&s->mu);

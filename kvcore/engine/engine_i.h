@@ -11,6 +11,9 @@
  *   catalog_lock (rwlock)  shared by every read and write call while it
  *                          resolves names and applies; exclusive for catalog
  *                          changes (create, alter, drop, truncate).
+ *   manifest_mu            held around a catalog or file-set change and the
+ *                          manifest write that makes it durable (manifest.h);
+ *                          the I/O runs under it, never under mu.
  *   rmw_mu                 serialises read-modify-write calls (increment,
  *                          append, check-and-mutate, delete of the newest
  *                          version) so that each sees the previous one.
@@ -98,7 +101,17 @@ struct kv_engine {
     bool compaction_wanted;     /* a flush added files since the last pass */
     uint64_t flushes, compactions;
 
+    /* manifest (manifest_mu; see manifest.h) */
+    pthread_mutex_t manifest_mu;
+    bool manifest_snapshot_needed; /* the next save rewrites the whole file */
+    uint64_t manifest_size;     /* bytes in MANIFEST */
+    uint64_t manifest_base;     /* bytes of its snapshot part */
+    uint64_t manifest_edits;    /* edits appended after the snapshot */
+
     bool read_only;
+    bool salvage;               /* read-only open for kv_store_salvage: log
+                                   damage ends that log's replay instead of
+                                   failing the open */
 
     /* closed scans kept with their buffers for the next get (read.c);
        a slot is taken and given back with atomic exchanges */

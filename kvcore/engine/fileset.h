@@ -22,6 +22,9 @@ typedef struct kv_sstfile {
     kv_sst_meta meta;
     kv_sst_reader *reader;
     bool obsolete;              /* remove from disk at the last unref (mu) */
+    char *broken;               /* NULL, or why the file could not be opened
+                                   (reader is then NULL): reads that need
+                                   it fail with this message */
     struct kv_engine *store;     /* for the directory, env, cache and log */
 } kv_sstfile;
 
@@ -36,6 +39,20 @@ typedef struct kv_fileset {
    reference; meta is moved into it. Errors: those of kv_sst_open, with a
    message naming the file. */
 kv_status kv_sstfile_open(kv_engine *s, uint64_t number, kv_sst_meta *meta, kv_sstfile **out);
+/* As kv_sstfile_open, but a file that is damaged or missing (KV_CORRUPT,
+   KV_IO, KV_NOT_FOUND) is still returned, marked broken, and a warning is
+   logged: it takes down only the reads that need it. Errors: KV_NO_MEMORY. */
+kv_status kv_sstfile_open_or_broken(kv_engine *s, uint64_t number, kv_sst_meta *meta, kv_sstfile **out);
+/* The file's iterator (kv_sst_iter), or for a broken file an iterator that
+   is invalid at once with status KV_CORRUPT. NULL: out of memory. */
+kv_iter *kv_sstfile_iter(kv_sstfile *f, bool fill_cache, bool high_priority);
+/* Whether a broken file may hold cells of the row whose esc(row) is given,
+   judged from the smallest and largest keys the manifest recorded (true
+   when unknown). */
+bool kv_sstfile_may_hold_row(const kv_sstfile *f, const uint8_t *row_key, size_t len);
+/* The message of the file's last read error, or why it is broken; "" if
+   none. */
+void kv_sstfile_last_error(const kv_sstfile *f, char *buf, size_t len);
 void kv_sstfile_ref(kv_sstfile *f);
 void kv_sstfile_unref(kv_sstfile *f);
 /* A file set with room for n files (n = 0 allowed), one reference. */

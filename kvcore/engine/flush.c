@@ -130,29 +130,48 @@ static kv_status flush_imm_locked(kv_engine *s) {
         st = kv_build_family_file(s, &items[i].desc, it, KV_MATCH_MINOR, &items[i].file);
         it->destroy(it);
     }
+    /* The manifest lock keeps other file-set changes out until the new sets
+       are durable; the manifest I/O runs outside mu. */
+    kv_manifest_lock(s);
     pthread_mutex_lock(&s->mu);
+    kv_family **changed = st == KV_OK ? calloc(n ? n : 1, sizeof *changed) : NULL;
+    size_t nchanged = 0;
+    if (st == KV_OK && !changed) st = KV_NO_MEMORY;
     if (st == KV_OK) {
         kv_fileset *old_sets[n ? n : 1];
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n; i++) old_sets[i] = NULL;
+        /* Build every new set first: an allocation failure leaves every
+           family as it was. */
+        kv_fileset *new_sets[n ? n : 1];
+        for (size_t i = 0; i < n && st == KV_OK; i++) {
             kv_family *fam = items[i].fam;
-            old_sets[i] = NULL;
+            new_sets[i] = NULL;
             if (fam->dropped || !items[i].file) continue;
-            kv_fileset *fs = kv_fileset_new(fam->files->n + 1);
-            if (!fs) { st = KV_NO_MEMORY; break; }
-            fs->files[0] = items[i].file;
-            for (size_t j = 0; j < fam->files->n; j++) {
-                kv_sstfile_ref(fam->files->files[j]);
-                fs->files[j + 1] = fam->files->files[j];
-            }
-            fs->n = fam->files->n + 1;
-            old_sets[i] = fam->files;
-            fam->files = fs;
-            items[i].file = NULL; /* owned by the set now */
+            if (!(new_sets[i] = kv_fileset_new(fam->files->n + 1))) st = KV_NO_MEMORY;
         }
-        if (st == KV_OK) {
+        if (st != KV_OK) {
+            for (size_t i = 0; i < n; i++) kv_fileset_unref(new_sets[i]);
+        } else {
+            for (size_t i = 0; i < n; i++) {
+                kv_family *fam = items[i].fam;
+                kv_fileset *fs = new_sets[i];
+                if (!fs) continue;
+                fs->files[0] = items[i].file;
+                for (size_t j = 0; j < fam->files->n; j++) {
+                    kv_sstfile_ref(fam->files->files[j]);
+                    fs->files[j + 1] = fam->files->files[j];
+                }
+                fs->n = fam->files->n + 1;
+                old_sets[i] = fam->files;
+                fam->files = fs;
+                changed[nchanged++] = fam;
+                items[i].file = NULL; /* owned by the set now */
+            }
             uint64_t saved = s->log_number;
             s->log_number = log_after;
-            kv_status ms = kv_manifest_write(s);
+            pthread_mutex_unlock(&s->mu);
+            kv_status ms = kv_manifest_save(s, false, changed, nchanged);
+            pthread_mutex_lock(&s->mu);
             if (ms != KV_OK) s->log_number = saved;
             /* Even if the manifest failed, the memory state is right; the old
                logs stay until a manifest names the new files. */
@@ -169,6 +188,8 @@ static kv_status flush_imm_locked(kv_engine *s) {
             s->flushes++;
         }
     }
+    free(changed);
+    kv_manifest_unlock(s);
     /* Set here, before waiters wake, so kv_flush reports this flush. */
     s->bg_error = st;
     pthread_cond_broadcast(&s->bg_cv);

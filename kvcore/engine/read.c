@@ -98,6 +98,7 @@ static void grab_sources(kv_family *f, fam_sources *src) {
 static bool file_may_hold(const kv_sstfile *file, const kv_family_desc *desc, const kv_buf *point_row,
                           const kv_column *cols, size_t ncols, kv_buf *colkey) {
     const uint8_t *row = point_row->data;
+    if (file->broken) return kv_sstfile_may_hold_row(file, row, point_row->len);
     if (desc->bloom == KV_BLOOM_ROW) return kv_sst_may_contain_row(file->reader, row, point_row->len);
     if (desc->bloom != KV_BLOOM_ROWCOL || ncols == 0) return true;
     for (size_t c = 0; c <= ncols; c++) {
@@ -127,7 +128,7 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
         for (size_t i = 0; i < nfiles; i++) {
             kv_sstfile *file = src->files->files[i];
             if (point_row && !file_may_hold(file, desc, point_row, cols, ncols, colkey)) continue;
-            kids[n++] = kv_sst_iter(file->reader, fill_cache && desc->blockcache, desc->in_memory);
+            kids[n++] = kv_sstfile_iter(file, fill_cache && desc->blockcache, desc->in_memory);
         }
         it = kv_merge_iter_new(kids, n);
         if (kids != stack_kids) free(kids);
@@ -295,6 +296,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
     if (o->row_prefix && o->row_prefix_len == 0) sc->opts.row_prefix = NULL;
     sc->opts.columns = NULL; /* the per-family lists below replace it */
     if (o->filter && !(sc->filter = kv_filter_run_new(o->filter))) goto nomem;
+    if (sc->filter) kv_filter_run_set_versions(sc->filter, o->max_versions <= 0 ? 1 : o->max_versions);
     /* Raw reads put family markers back in cell order after reading, so
        the first cell read need not be the first returned. */
     if (o->filter && !o->raw) sc->hints = kv_filter_hints_of(o->filter);
@@ -353,6 +355,9 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
            surplus versions not yet dropped by a flush included. */
         int32_t mv = o->max_versions <= 0 ? 1 : o->max_versions;
         fr->matcher.max_versions = o->raw || mv < fr->desc.versions ? mv : fr->desc.versions;
+        /* With a filter the family's VERSIONS are offered to it and the
+           read's cap is applied after it (kv_filter_run_set_versions). */
+        if (o->filter && !o->raw) fr->matcher.max_versions = fr->desc.versions;
         fr->matcher.time_min = tmin;
         fr->matcher.time_max = tmax;
         fr->matcher.raw = o->raw;
@@ -508,7 +513,7 @@ static kv_status iter_failed(kv_engine_scan *sc, size_t fi, kv_status st) {
     const kv_fileset *fs = sc->fams[fi].files;
     char msg[400] = "";
     for (size_t i = 0; fs && i < fs->n && !msg[0]; i++)
-        kv_sst_last_error(fs->files[i]->reader, msg, sizeof msg);
+        kv_sstfile_last_error(fs->files[i], msg, sizeof msg);
     if (msg[0]) return kv_fail(sc->store, st, "%s", msg);
     return kv_fail(sc->store, st, "reading family %s: %s", sc->fams[fi].desc.name, kv_strerror(st));
 }

@@ -9,6 +9,7 @@
  * KV_CORRUPT.
  */
 #include "recovery.h"
+#include "batch.h"
 #include "errors.h"
 #include "fileset.h"
 #include "flush.h"
@@ -19,23 +20,68 @@
 #include "util/filename.h"
 
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 
+/* The clock floor a replayed op requires: past its timestamp, and one past
+   a delete's, so that an implicit-timestamp put after reopening is newer
+   than a delete that was only in the log (the live path moves the clock
+   past implicit deletes; the log no longer tells which were implicit, so
+   every replayed delete counts). */
+static kv_status floor_op(void *arg, const kv_batch_op *op) {
+    int64_t *floor = arg;
+    int64_t need = op->ts;
+    if (need == INT64_MAX) return KV_OK;
+    if (op->type != KV_TYPE_PUT) need++;
+    if (need > *floor) *floor = need;
+    return KV_OK;
+}
+
 /* Inserts one replayed record, counted like a live write so that the
-   flush at open (and kv_flush) sees the replayed cells. Explicit
-   timestamps of replayed cells move the clock floor as implicit ones do:
-   the log no longer tells which were which. */
+   flush at open (and kv_flush) sees the replayed cells, and moves the clock
+   floor as floor_op says. */
 static kv_status replay_record(kv_engine *s, const uint8_t *rec, size_t len) {
-    uint64_t last = 0;
-    int64_t max_ts = INT64_MIN;
+    uint64_t last = 0, ignored = 0;
+    int64_t max_ts = INT64_MIN, floor = INT64_MIN;
     size_t bytes = 0;
     kv_status st = kv_write_insert(s, rec, len, &last, &max_ts, &bytes);
+    if (st == KV_OK) st = kv_batch_decode(rec, len, floor_op, &floor, &ignored);
     if (st != KV_OK) return st;
     s->mem_bytes += bytes;
     if (last > s->last_seq) s->last_seq = last;
-    if (max_ts != INT64_MAX && max_ts >= s->clock_floor) s->clock_floor = max_ts;
+    if (floor > s->clock_floor) s->clock_floor = floor;
     atomic_store(&s->visible_seq, s->last_seq);
     return KV_OK;
+}
+
+/* A log whose end was dropped as a torn record (LevelDB's rule: the
+   process died while appending it, so it was never acknowledged; but the
+   same bytes may be damage to an acknowledged record): say so, and for a
+   writer keep a copy as NNNNNN.log.damaged, since the log itself is
+   removed once its records are flushed. */
+static void keep_damaged_log(kv_engine *s, const char *path, uint64_t offset, uint64_t dropped) {
+    char aside[4096];
+    snprintf(aside, sizeof aside, "%s.damaged", path);
+    if (s->read_only) {
+        kv_log(s, KV_LOG_WARN, "%s: %llu bytes at offset %llu at the end of the log are not a whole "
+               "record (torn by a crash while appending, or damaged) and were dropped",
+               path, (unsigned long long)dropped, (unsigned long long)offset);
+        return;
+    }
+    char err[512] = "";
+    uint8_t *data = NULL;
+    size_t len = 0;
+    kv_status st = kv_env_read_file(s->env, path, &data, &len, err, sizeof err);
+    if (st == KV_OK) st = kv_env_write_file_atomic(s->env, s->dir, aside, data, len, err, sizeof err);
+    free(data);
+    if (st == KV_OK)
+        kv_log(s, KV_LOG_WARN, "%s: %llu bytes at offset %llu at the end of the log are not a whole "
+               "record (torn by a crash while appending, or damaged) and were dropped; the log is "
+               "kept as %s", path, (unsigned long long)dropped, (unsigned long long)offset, aside);
+    else
+        kv_log(s, KV_LOG_WARN, "%s: %llu bytes at offset %llu at the end of the log are not a whole "
+               "record and were dropped; keeping a copy failed: %s", path,
+               (unsigned long long)dropped, (unsigned long long)offset, err);
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -83,8 +129,18 @@ static kv_status replay_logs(kv_engine *s, uint64_t **old_logs, size_t *nold) {
             st = replay_record(s, rec, len);
             if (st == KV_CORRUPT) snprintf(err, sizeof err, "%s: undecodable record", path);
         }
+        uint64_t dropped = st == KV_OK ? kv_wal_reader_dropped(r) : 0;
+        uint64_t good_end = kv_wal_reader_offset(r);
         kv_wal_reader_close(r);
+        if (st == KV_CORRUPT && s->salvage) {
+            /* Salvage: keep what came before the damage, say what is lost. */
+            kv_log(s, KV_LOG_WARN, "lost: the rest of %s from offset %llu (%s)", path,
+                   (unsigned long long)good_end, err);
+            st = KV_OK;
+            dropped = 0;
+        }
         if (st != KV_OK) kv_fail(s, st, "replaying the write-ahead log: %s", err);
+        if (dropped) keep_damaged_log(s, path, good_end, dropped);
         free(path);
     }
     *old_logs = logs;
@@ -92,7 +148,70 @@ static kv_status replay_logs(kv_engine *s, uint64_t **old_logs, size_t *nold) {
     return st;
 }
 
+bool kv_recovery_names_file(const kv_engine *s, uint64_t number) {
+    for (size_t i = 0; s && i < s->ntables; i++)
+        for (size_t f = 0; f < s->tables[i]->nfamilies; f++) {
+            const kv_fileset *fs = s->tables[i]->families[f]->files;
+            for (size_t k = 0; k < fs->n; k++)
+                if (fs->files[k]->number == number) return true;
+        }
+    return false;
+}
+
+/* Removes sorted files that the manifest does not name: outputs of a flush
+   or compaction whose manifest write failed or that a crash interrupted
+   (a writer, before any background work starts). */
+static void remove_orphans(kv_engine *s) {
+    char **names = NULL;
+    char err[256] = "";
+    if (s->env->list(s->env, s->dir, &names, err, sizeof err) != KV_OK) return;
+    for (char **p = names; *p; p++) {
+        uint64_t num;
+        if (kv_filename_parse(*p, &num) != 's' || kv_recovery_names_file(s, num)) continue;
+        char *path = kv_filename_sst(s->dir, num);
+        if (!path) continue;
+        if (s->env->remove(s->env, path, err, sizeof err) == KV_OK)
+            kv_log(s, KV_LOG_INFO, "removed %s: no manifest names it (left by an interrupted flush or compaction)", path);
+        free(path);
+    }
+    kv_free_names(names);
+}
+
+/* A sorted file that no edit names is either the output of a flush or
+   compaction that a crash interrupted, or the sign of a manifest that lost
+   its last edits (truncated or rolled back). The two differ in the log the
+   manifest names: an interrupted flush leaves that log in place until its
+   edit is durable, while a lost edit had already retired it. Removing the
+   files in the second case would destroy flushed data, so the open fails
+   naming the manifest and nothing is removed. */
+static kv_status check_manifest_complete(kv_engine *s) {
+    char **names = NULL;
+    char err[256] = "";
+    kv_status st = s->env->list(s->env, s->dir, &names, err, sizeof err);
+    if (st != KV_OK) return kv_fail(s, st, "listing %s: %s", s->dir, err);
+    bool log_present = false;
+    uint64_t unnamed = 0;
+    for (char **p = names; *p; p++) {
+        uint64_t num;
+        char kind = kv_filename_parse(*p, &num);
+        if (kind == 'l' && num == s->log_number) log_present = true;
+        if (kind == 's' && !unnamed && !kv_recovery_names_file(s, num)) unnamed = num;
+    }
+    kv_free_names(names);
+    if (unnamed && !log_present && s->log_number != 0)
+        return kv_fail(s, KV_CORRUPT,
+                       "%s/MANIFEST has lost edits: it names log %06" PRIu64
+                       ", which is gone, and no edit names sorted file %06" PRIu64
+                       ".sst (a truncated or damaged manifest; nothing was removed: cellck --salvage "
+                       "copies what is readable)",
+                       s->dir, s->log_number, unnamed);
+    return KV_OK;
+}
+
 kv_status kv_recovery_replay(kv_engine *s, uint64_t **logs, size_t *nlogs) {
+    kv_status cst = check_manifest_complete(s);
+    if (cst != KV_OK) return cst;
+    if (!s->read_only) remove_orphans(s);
     for (size_t i = 0; i < s->ntables; i++)
         for (size_t f = 0; f < s->tables[i]->nfamilies; f++) {
             uint64_t maxseq = 0;
@@ -116,10 +235,12 @@ kv_status kv_recovery_finish(kv_engine *s, const uint64_t *logs, size_t nlogs) {
         for (size_t f = 0; f < s->tables[i]->nfamilies; f++)
             if (s->tables[i]->families[f]->mem) replayed = true;
     if (replayed) return kv_write_flush(s);
+    kv_manifest_lock(s);
     pthread_mutex_lock(&s->mu);
     s->log_number = s->wal_number;
-    st = kv_manifest_write(s);
     pthread_mutex_unlock(&s->mu);
+    st = kv_manifest_save(s, true, NULL, 0);
+    kv_manifest_unlock(s);
     if (st != KV_OK) return st;
     for (size_t i = 0; i < nlogs; i++) {
         if (logs[i] >= s->wal_number) continue;

@@ -20,4 +20,8 @@ kv_status kv_recovery_replay(kv_engine *s, uint64_t **logs, size_t *nlogs);
    was, records the new log in the manifest) and removes the old logs. */
 kv_status kv_recovery_finish(kv_engine *s, const uint64_t *logs, size_t nlogs);
 
+/* True if a family of the catalog (s may be NULL: none) lists sorted file
+   @p number. */
+bool kv_recovery_names_file(const kv_engine *s, uint64_t number);
+
 #endif

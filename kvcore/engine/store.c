@@ -47,6 +47,7 @@ static void free_store(kv_engine *s) {
     pthread_rwlock_destroy(&s->catalog_lock);
     pthread_mutex_destroy(&s->rmw_mu);
     pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->manifest_mu);
     pthread_cond_destroy(&s->bg_cv);
     pthread_cond_destroy(&s->work_cv);
     pthread_cond_destroy(&s->compact_cv);
@@ -54,8 +55,8 @@ static void free_store(kv_engine *s) {
     free(s);
 }
 
-kv_status kv_engine_open(kv_engine **out, const char *path, const kv_store_options *opts,
-                         kv_report *report) {
+static kv_status open_engine(kv_engine **out, const char *path, const kv_store_options *opts,
+                             kv_report *report, bool salvage) {
     kv_local_options local_defaults = KV_LOCAL_OPTIONS_INIT;
     *out = NULL;
     kv_engine *s = calloc(1, sizeof *s);
@@ -73,11 +74,13 @@ kv_status kv_engine_open(kv_engine **out, const char *path, const kv_store_optio
     if (!s->local.write_buffer_size) s->local.write_buffer_size = local_defaults.write_buffer_size;
     s->opts.local = &s->local;
     s->env = s->local.env ? s->local.env : kv_env_posix();
-    s->read_only = s->opts.read_only;
+    s->read_only = s->opts.read_only || salvage;
+    s->salvage = salvage;
     s->dir = strdup(path);
     pthread_rwlock_init(&s->catalog_lock, NULL);
     pthread_mutex_init(&s->rmw_mu, NULL);
     pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->manifest_mu, NULL);
     s->clock = (kv_clock){s->opts.clock_ms, s->opts.clock_ctx};
     pthread_cond_init(&s->bg_cv, NULL);
     pthread_cond_init(&s->work_cv, NULL);
@@ -141,7 +144,10 @@ kv_status kv_engine_open(kv_engine **out, const char *path, const kv_store_optio
     if (st == KV_NOT_FOUND) {
         if (!s->opts.create_if_missing || s->read_only) { st = kv_fail(s, KV_NOT_FOUND, "no store at %s (no MANIFEST)", path); goto out; }
         if ((st = kv_catalog_add_namespace(s, "default")) != KV_OK || (st = kv_catalog_add_namespace(s, "hbase")) != KV_OK) goto out;
-        if ((st = kv_manifest_write(s)) != KV_OK) goto out;
+        kv_manifest_lock(s);
+        st = kv_manifest_save(s, true, NULL, 0);
+        kv_manifest_unlock(s);
+        if (st != KV_OK) goto out;
     } else if (st != KV_OK) {
         kv_fail(s, st, "reading the manifest: %s", err);
         goto out;
@@ -173,11 +179,27 @@ out:
     return KV_OK;
 }
 
+kv_status kv_engine_open(kv_engine **out, const char *path, const kv_store_options *opts,
+                         kv_report *report) {
+    return open_engine(out, path, opts, report, false);
+}
+
+kv_status kv_engine_open_salvage(kv_engine **out, const char *path, kv_report *report) {
+    kv_store_options o = KV_STORE_OPTIONS_INIT;
+    o.read_only = true;
+    return open_engine(out, path, &o, report, true);
+}
+
 kv_status kv_engine_close(kv_engine *s) {
     kv_status st = KV_OK;
     if (!s->read_only) {
         pthread_rwlock_rdlock(&s->catalog_lock);
         st = kv_write_flush(s);
+        /* A manifest write failed since the last snapshot (maybe after the
+           new text reached the disk): leave the state in memory on disk. */
+        kv_manifest_lock(s);
+        if (st == KV_OK && s->manifest_snapshot_needed) st = kv_manifest_save(s, true, NULL, 0);
+        kv_manifest_unlock(s);
         pthread_rwlock_unlock(&s->catalog_lock);
     }
     kv_compact_stop(s);

@@ -13,6 +13,9 @@
    failure messages go to report, which must outlive the engine. */
 kv_status kv_engine_open(kv_engine **out, const char *path, const kv_store_options *opts,
                          kv_report *report);
+/* As kv_engine_open, read-only, for a salvage: damage in a log ends its
+   replay with a warning ("lost: ...") instead of failing the open. */
+kv_status kv_engine_open_salvage(kv_engine **out, const char *path, kv_report *report);
 /* Flushes (unless read-only), stops the threads, unlocks, frees s. */
 kv_status kv_engine_close(kv_engine *s);
 kv_status kv_engine_stat(kv_engine *s, kv_store_stats *out);

@@ -274,7 +274,7 @@ kv_status kv_wal_read(kv_wal_reader *r, const uint8_t **data, size_t *len, char 
         r->done = true;
         return KV_END;
     }
-    if (kv_checksum(p + 4, 4 + (size_t)plen) != sum) {
+    if (!KV_CHECKSUM_OK(sum, p + 4, 4 + (size_t)plen)) {
         if (end >= r->file_size) {
             /* The last record, whole in size but not in content: torn. */
             r->done = true;
@@ -296,6 +296,11 @@ kv_status kv_wal_read(kv_wal_reader *r, const uint8_t **data, size_t *len, char 
 
 uint64_t kv_wal_reader_offset(const kv_wal_reader *r) {
     return r ? r->offset : 0;
+}
+
+uint64_t kv_wal_reader_dropped(const kv_wal_reader *r) {
+    if (!r || !r->done || r->failed != KV_OK || r->offset < WAL_FILE_HEADER_LEN) return 0;
+    return r->file_size > r->offset ? r->file_size - r->offset : 0;
 }
 
 void kv_wal_reader_close(kv_wal_reader *r) {

@@ -38,6 +38,10 @@ kv_status kv_wal_reader_open(kv_wal_reader **out, kv_env *env, const char *path,
 kv_status kv_wal_read(kv_wal_reader *r, const uint8_t **data, size_t *len, char *err, size_t errlen);
 /* Offset just after the last good record (for truncating a torn tail). */
 uint64_t kv_wal_reader_offset(const kv_wal_reader *r);
+/* After KV_END: the bytes after the last good record that were read as a
+   torn tail and dropped (0 for a clean end, and for a log whose header was
+   torn: it never held a record). */
+uint64_t kv_wal_reader_dropped(const kv_wal_reader *r);
 void kv_wal_reader_close(kv_wal_reader *r);
 
 #endif

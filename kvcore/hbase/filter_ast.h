@@ -12,12 +12,12 @@
 #ifndef KV_FILTER_AST_H
 #define KV_FILTER_AST_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "kvcore.h"
+#include "filter_regex.h"
 
 typedef enum kv_fnode_kind {
     /* combinators */
@@ -47,13 +47,20 @@ typedef enum kv_fnode_kind {
     KV_FN_FIRST_KEY_ONLY,         /* first cell of the row */
     KV_FN_COLUMN_COUNT_GET,       /* count = columns kept */
     KV_FN_PAGE,                   /* count = rows per scan */
+    KV_FN_COLUMN_PAGINATION,      /* count = limit, offset = columns skipped */
+    KV_FN_DEPENDENT_COLUMN,       /* bytes[0] family, bytes[1] qualifier,
+                                     flag_a dropDependentColumn, flag_b a
+                                     comparator (op + cmp) is given */
+    KV_FN_COLUMN_VALUE,           /* bytes[0] family, bytes[1] qualifier, op + cmp */
+    /* row-key filter */
+    KV_FN_MULTI_ROW_RANGE,        /* ranges[0..nranges), sorted and merged */
 } kv_fnode_kind;
 
 typedef enum kv_fcmp_kind {
     KV_FCMP_BINARY,               /* unsigned lexicographic bytes */
     KV_FCMP_BINARY_PREFIX,        /* same, on the first len(arg) bytes */
     KV_FCMP_SUBSTRING,            /* ASCII case-insensitive containment */
-    KV_FCMP_REGEX,                /* POSIX extended regex, found anywhere */
+    KV_FCMP_REGEX,                /* Java regex subset (filter_regex.h), found anywhere */
 } kv_fcmp_kind;
 
 typedef struct kv_fbytes {
@@ -64,9 +71,14 @@ typedef struct kv_fbytes {
 typedef struct kv_fcomparator {
     kv_fcmp_kind kind;
     kv_fbytes arg;                /* substring: already lower-cased */
-    bool has_regex;               /* re is compiled and must be regfree'd */
-    regex_t re;
+    kv_regex *re;                 /* KV_FCMP_REGEX: compiled pattern */
 } kv_fcomparator;
+
+typedef struct kv_frange {     /* MultiRowRangeFilter: one row range */
+    kv_fbytes start, stop;        /* empty start: from the first row; empty
+                                     stop: to the last */
+    bool start_inclusive, stop_inclusive;
+} kv_frange;
 
 typedef struct kv_fnode {
     kv_fnode_kind kind;
@@ -79,7 +91,11 @@ typedef struct kv_fnode {
     size_t nbytes;
     int64_t *ts;                  /* TimestampsFilter, ascending */
     size_t nts;
-    int64_t count;                /* PageFilter, ColumnCountGetFilter */
+    int64_t count;                /* PageFilter, ColumnCountGetFilter,
+                                     ColumnPaginationFilter's limit */
+    int64_t offset;               /* ColumnPaginationFilter */
+    kv_frange *ranges;            /* MultiRowRangeFilter */
+    size_t nranges;
     bool flag_a, flag_b;
 } kv_fnode;
 

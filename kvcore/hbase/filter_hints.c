@@ -24,6 +24,7 @@ static bool walk(const kv_fnode *n, kv_filter_hints *h) {
     case KV_FN_PREFIX:
     case KV_FN_ROW:
     case KV_FN_INCLUSIVE_STOP:
+    case KV_FN_MULTI_ROW_RANGE:
         return true;
     default:
         return false;

@@ -3,8 +3,8 @@
  * kv_filter_parse / kv_filter_free: compiles HBase's filter language (the
  * ParseFilter grammar of the HBase shell and Thrift server) into the tree
  * of filter_ast.h. Called by cellsh and by anyone building kv_read_options;
- * the tree is walked by filter_eval.c. Uses only libc (regcomp for
- * regexstring: comparators).
+ * the tree is walked by filter_eval.c. Uses only libc; 'regexstring:'
+ * patterns are compiled by filter_regex.c.
  *
  * Grammar (precedence: SKIP/WHILE > AND > OR):
  *   expr    := and ('OR' and)*
@@ -28,6 +28,9 @@
 /* Nesting beyond this is refused so that hostile input cannot exhaust the
    stack of the recursive descent. */
 #define KV_FILTER_MAX_DEPTH 100
+/* Filters and operators in one filter: the evaluation walks the tree per
+   cell (and AND/OR chains nest), so its cost and stack grow with it. */
+#define KV_FILTER_MAX_NODES 256
 
 typedef struct parser {
     const char *text;
@@ -83,12 +86,22 @@ static void node_free(kv_fnode *n) {
     for (size_t i = 0; i < n->nbytes; i++) free(n->bytes[i].data);
     free(n->bytes);
     free(n->ts);
+    for (size_t i = 0; i < n->nranges; i++) {
+        free(n->ranges[i].start.data);
+        free(n->ranges[i].stop.data);
+    }
+    free(n->ranges);
     free(n->cmp.arg.data);
-    if (n->cmp.has_regex) regfree(&n->cmp.re);
+    kv_regex_free(n->cmp.re);
     free(n);
 }
 
 static kv_fnode *node_new(parser *p, kv_fnode_kind kind) {
+    if (p->nnodes >= KV_FILTER_MAX_NODES) {
+        fail(p, KV_INVALID, p->pos, "filter has more than %d filters and operators",
+             KV_FILTER_MAX_NODES);
+        return NULL;
+    }
     kv_fnode *n = calloc(1, sizeof *n);
     if (!n) { oom(p); return NULL; }
     n->kind = kind;
@@ -124,6 +137,13 @@ static size_t peek_word(parser *p, const char **word) {
     return e - p->pos;
 }
 
+/* Exact spelling: HBase's operators (AND, OR, SKIP, WHILE) are upper
+   case and its comparator types lower case. */
+static bool word_exact(const char *w, size_t n, const char *kw) {
+    return n == strlen(kw) && memcmp(w, kw, n) == 0;
+}
+
+/* Any case: true and false, as HBase lower-cases them. */
 static bool word_is(const char *w, size_t n, const char *kw) {
     return n == strlen(kw) && strncasecmp(w, kw, n) == 0;
 }
@@ -312,10 +332,10 @@ static bool take_comparator(parser *p, const filter_call *fc, size_t i, kv_compa
     }
     size_t tlen = (size_t)(colon - a->str.data);
     const char *t = (const char *)a->str.data;
-    if (word_is(t, tlen, "binary")) out->kind = KV_FCMP_BINARY;
-    else if (word_is(t, tlen, "binaryprefix")) out->kind = KV_FCMP_BINARY_PREFIX;
-    else if (word_is(t, tlen, "substring")) out->kind = KV_FCMP_SUBSTRING;
-    else if (word_is(t, tlen, "regexstring")) out->kind = KV_FCMP_REGEX;
+    if (word_exact(t, tlen, "binary")) out->kind = KV_FCMP_BINARY;
+    else if (word_exact(t, tlen, "binaryprefix")) out->kind = KV_FCMP_BINARY_PREFIX;
+    else if (word_exact(t, tlen, "substring")) out->kind = KV_FCMP_SUBSTRING;
+    else if (word_exact(t, tlen, "regexstring")) out->kind = KV_FCMP_REGEX;
     else {
         fail(p, KV_INVALID, a->at, "unknown comparator type '%.*s'", (int)(tlen > 64 ? 64 : tlen), t);
         return false;
@@ -336,19 +356,17 @@ static bool take_comparator(parser *p, const filter_call *fc, size_t i, kv_compa
     if (out->kind == KV_FCMP_SUBSTRING) {
         for (size_t k = 0; k < vlen; k++) out->arg.data[k] = (uint8_t)tolower(out->arg.data[k]);
     } else if (out->kind == KV_FCMP_REGEX) {
-        if (memchr(out->arg.data, 0, vlen)) {
-            fail(p, KV_INVALID, a->at, "regular expression contains a NUL byte");
+        char why[200];
+        int rc = kv_regex_compile(&out->re, (const char *)out->arg.data, vlen, why, sizeof why);
+        if (rc == -2) {
+            oom(p);
             return false;
         }
-        int rc = regcomp(&out->re, (const char *)out->arg.data, REG_EXTENDED);
         if (rc != 0) {
-            char why[128];
-            regerror(rc, &out->re, why, sizeof why);
             fail(p, KV_INVALID, a->at, "bad regular expression '%.*s': %s",
                  (int)(vlen > 64 ? 64 : vlen), (const char *)out->arg.data, why);
             return false;
         }
-        out->has_regex = true;
     }
     return true;
 }
@@ -366,6 +384,53 @@ static bool take_count(parser *p, const filter_call *fc, size_t i, int64_t *out)
         return false;
     }
     *out = fc->args[i].ival;
+    return true;
+}
+
+/* A count HBase reads as a Java int (ColumnPaginationFilter,
+   ColumnCountGetFilter). */
+static bool take_int(parser *p, const filter_call *fc, size_t i, int64_t *out) {
+    if (!take_count(p, fc, i, out)) return false;
+    if (*out <= INT32_MAX) return true;
+    fail(p, KV_INVALID, fc->args[i].at, "%s argument %zu is larger than an int (%d)", fc->name, i + 1,
+         INT32_MAX);
+    return false;
+}
+
+static int fbytes_cmp(const kv_fbytes *a, const kv_fbytes *b) {
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = n ? memcmp(a->data, b->data, n) : 0;
+    return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+/* MultiRowRangeFilter('start', startInclusive, 'stop', stopInclusive, ...):
+   HBase's checks (createFilterFromArguments, sortAndMerge). */
+static bool build_ranges(parser *p, kv_fnode *n, const filter_call *fc) {
+    if (fc->nargs == 0 || fc->nargs % 4 != 0) {
+        fail(p, KV_INVALID, fc->at, "%s takes a multiple of 4 arguments ('start', true|false, "
+             "'stop', true|false per range), got %zu", fc->name, fc->nargs);
+        return false;
+    }
+    n->ranges = calloc(fc->nargs / 4, sizeof *n->ranges);
+    if (!n->ranges) { oom(p); return false; }
+    for (size_t i = 0; i < fc->nargs; i += 4) {
+        kv_frange *r = &n->ranges[n->nranges];
+        if (!want_kind(p, fc, i, ARG_STRING) || !want_kind(p, fc, i + 1, ARG_BOOL) ||
+            !want_kind(p, fc, i + 2, ARG_STRING) || !want_kind(p, fc, i + 3, ARG_BOOL))
+            return false;
+        take_string(p, fc, i, &r->start);
+        take_string(p, fc, i + 2, &r->stop);
+        n->nranges++;
+        r->start_inclusive = fc->args[i + 1].bval;
+        r->stop_inclusive = fc->args[i + 3].bval;
+        if (r->start.len && r->stop.len && fbytes_cmp(&r->start, &r->stop) > 0) {
+            fail(p, KV_INVALID, fc->args[i].at, "%s: invalid range: start row => '%.*s', stop row "
+                 "=> '%.*s' (the start is after the stop)", fc->name,
+                 (int)(r->start.len > 64 ? 64 : r->start.len), (const char *)r->start.data,
+                 (int)(r->stop.len > 64 ? 64 : r->stop.len), (const char *)r->stop.data);
+            return false;
+        }
+    }
     return true;
 }
 
@@ -422,8 +487,31 @@ static bool build(parser *p, kv_fnode *n, const filter_call *fc) {
         qsort(n->ts, n->nts, sizeof *n->ts, cmp_i64);
         return true;
     case KV_FN_PAGE:
-    case KV_FN_COLUMN_COUNT_GET:
         return want_nargs(p, fc, 1, 1) && take_count(p, fc, 0, &n->count);
+    case KV_FN_COLUMN_COUNT_GET:
+        return want_nargs(p, fc, 1, 1) && take_int(p, fc, 0, &n->count);
+    case KV_FN_COLUMN_PAGINATION:
+        return want_nargs(p, fc, 2, 2) && take_int(p, fc, 0, &n->count) &&
+               take_int(p, fc, 1, &n->offset);
+    case KV_FN_COLUMN_VALUE:
+        return want_nargs(p, fc, 4, 4) && take_strings(p, fc, n, 0, 2) && take_op_cmp(p, fc, 2, n);
+    case KV_FN_DEPENDENT_COLUMN:
+        if (fc->nargs != 2 && fc->nargs != 3 && fc->nargs != 5) {
+            fail(p, KV_INVALID, fc->at, "%s takes 2, 3 or 5 arguments, got %zu", fc->name, fc->nargs);
+            return false;
+        }
+        if (!take_strings(p, fc, n, 0, 2)) return false;
+        if (fc->nargs >= 3) {
+            if (!want_kind(p, fc, 2, ARG_BOOL)) return false;
+            n->flag_a = fc->args[2].bval;
+        }
+        if (fc->nargs == 5) {
+            if (!take_op_cmp(p, fc, 3, n)) return false;
+            n->flag_b = true;
+        }
+        return true;
+    case KV_FN_MULTI_ROW_RANGE:
+        return build_ranges(p, n, fc);
     case KV_FN_COLUMN_RANGE:
         if (!want_nargs(p, fc, 4, 4) || !want_kind(p, fc, 0, ARG_STRING) ||
             !want_kind(p, fc, 1, ARG_BOOL) || !want_kind(p, fc, 2, ARG_STRING) ||
@@ -443,24 +531,33 @@ static bool build(parser *p, kv_fnode *n, const filter_call *fc) {
     return false;
 }
 
+/* HBase 2's ParseFilter registry, alphabetical (kv_filter_name). */
 static const struct { const char *name; kv_fnode_kind kind; } filter_names[] = {
-    { "PrefixFilter", KV_FN_PREFIX },
-    { "ColumnPrefixFilter", KV_FN_COLUMN_PREFIX },
-    { "MultipleColumnPrefixFilter", KV_FN_MULTI_COLUMN_PREFIX },
-    { "QualifierFilter", KV_FN_QUALIFIER },
-    { "ValueFilter", KV_FN_VALUE },
-    { "RowFilter", KV_FN_ROW },
-    { "FamilyFilter", KV_FN_FAMILY },
-    { "SingleColumnValueFilter", KV_FN_SINGLE_COLUMN_VALUE },
-    { "SingleColumnValueExcludeFilter", KV_FN_SINGLE_COLUMN_VALUE_EXCLUDE },
-    { "KeyOnlyFilter", KV_FN_KEY_ONLY },
-    { "FirstKeyOnlyFilter", KV_FN_FIRST_KEY_ONLY },
-    { "TimestampsFilter", KV_FN_TIMESTAMPS },
-    { "PageFilter", KV_FN_PAGE },
     { "ColumnCountGetFilter", KV_FN_COLUMN_COUNT_GET },
-    { "InclusiveStopFilter", KV_FN_INCLUSIVE_STOP },
+    { "ColumnPaginationFilter", KV_FN_COLUMN_PAGINATION },
+    { "ColumnPrefixFilter", KV_FN_COLUMN_PREFIX },
     { "ColumnRangeFilter", KV_FN_COLUMN_RANGE },
+    { "ColumnValueFilter", KV_FN_COLUMN_VALUE },
+    { "DependentColumnFilter", KV_FN_DEPENDENT_COLUMN },
+    { "FamilyFilter", KV_FN_FAMILY },
+    { "FirstKeyOnlyFilter", KV_FN_FIRST_KEY_ONLY },
+    { "InclusiveStopFilter", KV_FN_INCLUSIVE_STOP },
+    { "KeyOnlyFilter", KV_FN_KEY_ONLY },
+    { "MultiRowRangeFilter", KV_FN_MULTI_ROW_RANGE },
+    { "MultipleColumnPrefixFilter", KV_FN_MULTI_COLUMN_PREFIX },
+    { "PageFilter", KV_FN_PAGE },
+    { "PrefixFilter", KV_FN_PREFIX },
+    { "QualifierFilter", KV_FN_QUALIFIER },
+    { "RowFilter", KV_FN_ROW },
+    { "SingleColumnValueExcludeFilter", KV_FN_SINGLE_COLUMN_VALUE_EXCLUDE },
+    { "SingleColumnValueFilter", KV_FN_SINGLE_COLUMN_VALUE },
+    { "TimestampsFilter", KV_FN_TIMESTAMPS },
+    { "ValueFilter", KV_FN_VALUE },
 };
+
+const char *kv_filter_name(size_t i) {
+    return i < sizeof filter_names / sizeof filter_names[0] ? filter_names[i].name : NULL;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Expressions                                                               */
@@ -542,7 +639,7 @@ static kv_fnode *parse_unary(parser *p) {
     kv_fnode *n = NULL;
     const char *w;
     size_t len = peek_word(p, &w);
-    if (word_is(w, len, "SKIP") || word_is(w, len, "WHILE")) {
+    if (word_exact(w, len, "SKIP") || word_exact(w, len, "WHILE")) {
         kv_fnode_kind kind = (len == 4) ? KV_FN_SKIP : KV_FN_WHILE;
         p->pos += len;
         n = node_pair(p, kind, parse_unary(p), NULL);
@@ -569,7 +666,7 @@ static kv_fnode *parse_and(parser *p) {
     while (n) {
         const char *w;
         size_t len = peek_word(p, &w);
-        if (!word_is(w, len, "AND")) break;
+        if (!word_exact(w, len, "AND")) break;
         p->pos += len;
         n = node_pair(p, KV_FN_AND, n, parse_unary(p));
     }
@@ -581,7 +678,7 @@ static kv_fnode *parse_or(parser *p) {
     while (n) {
         const char *w;
         size_t len = peek_word(p, &w);
-        if (!word_is(w, len, "OR")) break;
+        if (!word_exact(w, len, "OR")) break;
         p->pos += len;
         n = node_pair(p, KV_FN_OR, n, parse_and(p));
     }

@@ -276,12 +276,15 @@ bool kv_location_is_local(const char *location);
  */
 kv_status kv_store_close(kv_store *store);
 
-/** The detail text of the calling thread's last failure on this store (""
- *  if none), such as "corrupt block in /s/000012.sst at offset 8192". Each
- *  thread sees its own failures only. The pointer stays valid until the
- *  thread's next failing call on the store (or until 32 other threads have
- *  failed since) and at most until kv_store_close; copy it to keep it.
- *  NULL gives "". */
+/** The detail text of the calling thread's last call on this store when
+ *  it failed, such as "corrupt block in /s/000012.sst at offset 8192": always
+ *  about that call, never an earlier one ("" when the call succeeded or
+ *  recorded no detail; then kv_strerror of its status is all there is).
+ *  Each thread sees its own failures only. The text stays valid until the
+ *  thread's next call on the store (or until 32 other threads have failed
+ *  since) and at most until kv_store_close; copy it to keep it. Calls that
+ *  take no store or scan (kv_filter_parse, kv_result_free, kv_scan_close,
+ *  kv_strerror, ...) leave it alone. NULL gives "". */
 const char *kv_store_errmsg(kv_store *store);
 
 typedef struct kv_store_stats {
@@ -342,6 +345,8 @@ kv_status kv_store_stat(kv_store_stats *out, kv_store *store);
  *  and machines may write at any moment: a caller that caches must let its
  *  cache expire (cellfs takes the timeouts from a mount option). */
 #define KV_CAP_EXCLUSIVE             UINT64_C(0x1000)
+/** Table attributes can be set (kv_table_set_attributes). */
+#define KV_CAP_TABLE_ATTRIBUTES      UINT64_C(0x2000)
 
 /** The KV_CAP_* bits of the store's backend (0 for NULL). Thread-safe. */
 uint64_t kv_store_capabilities(kv_store *store);
@@ -496,11 +501,18 @@ kv_status kv_table_list(char ***names, kv_store *store, const char *ns);
  *  an illegal name). */
 kv_status kv_table_exists(kv_store *store, const char *table);
 
+/* A description is allocated by the library only (kv_table_describe), so
+   fields are appended at its end without a version number: code built
+   against an older header keeps reading the fields it knows. */
 typedef struct kv_table_desc {
     char name[2 * KV_NAME_MAX + 2];  /* "ns:table" */
     bool enabled;
     size_t nfamilies;
     kv_family_desc *families;        /* sorted by name */
+    /* Table attributes (alter 't', METHOD => 'table_att'), sorted by key;
+       see kv_table_set_attributes. NULL when there are none. */
+    size_t nattributes;
+    kv_property *attributes;
 } kv_table_desc;
 
 /** Describes a table into one malloc'd block; free it with
@@ -516,6 +528,49 @@ void kv_table_desc_free(kv_table_desc *desc);
  *  Errors: KV_NOT_FOUND (table), KV_INVALID (bad attribute, unknown
  *  descriptor version). */
 kv_status kv_table_alter_family(kv_store *store, const char *table, const kv_family_desc *family);
+/**
+ * Table attributes, HBase's TableDescriptor values, as set by
+ * `alter 't', METHOD => 'table_att', KEY => 'value'`. Known keys (matched
+ * case-insensitively, stored upper-case) and their values:
+ *  - MAX_FILESIZE, MEMSTORE_FLUSHSIZE: a size in bytes, 1..2^63-1. Kept
+ *    and shown; a local store has no regions to split.
+ *  - DURABILITY: USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL or FSYNC_WAL.
+ *    The durability of writes to the table whose write options say
+ *    KV_DURABILITY_DEFAULT (a write's own durability wins, as in HBase).
+ *  - READONLY: true or false. When true every write to the table (put,
+ *    delete, increment, append, check-and-mutate) fails with
+ *    KV_READ_ONLY and a message naming the table; reads, flushes,
+ *    compactions and catalog changes still work.
+ *  - COMPACTION_ENABLED, NORMALIZATION_ENABLED, SPLIT_ENABLED,
+ *    MERGE_ENABLED: true or false; REGION_REPLICATION, PRIORITY: an
+ *    integer (REGION_REPLICATION >= 1); SPLIT_POLICY, OWNER, FLUSH_POLICY:
+ *    any text. Kept and shown, without effect here.
+ * Any other key is user metadata (HBase's METADATA => {'k' => 'v'}), kept
+ * with its key as given. Booleans are stored 'true'/'false', DURABILITY
+ * upper-case, numbers in decimal.
+ */
+#define KV_TABLE_ATTR_VALUE_MAX 4096   /* bytes of one value */
+
+/** Checks one table attribute and writes its stored form: the key to
+ *  @p key_out (at least KV_NAME_MAX + 1 bytes) and, when @p value is not
+ *  NULL, the value to @p value_out (at least KV_TABLE_ATTR_VALUE_MAX + 1
+ *  bytes). Needs no store. Errors: KV_INVALID with the reason in @p errmsg
+ *  (empty or longer key, empty value, a value the key does not take). */
+kv_status kv_table_attribute_check(const char *key, const char *value, char *key_out,
+                                   char *value_out, char *errmsg, size_t errlen);
+/** True when @p key is one of the known keys above (case-insensitive),
+ *  false for user metadata and NULL. Needs no store. */
+bool kv_table_attribute_known(const char *key);
+/** Sets (value non-NULL) or unsets (value NULL) @p count table attributes
+ *  in one catalog change: all of them or, on any error, none. Unsetting an
+ *  absent attribute is no change. Works on enabled and disabled tables;
+ *  writes that start afterwards see the new READONLY and DURABILITY.
+ *  Errors: KV_NOT_FOUND (table), KV_INVALID (see
+ *  kv_table_attribute_check; the message names the attribute),
+ *  KV_NOT_SUPPORTED (a backend without table attributes; the message
+ *  names the attribute; without KV_CAP_TABLE_ATTRIBUTES). */
+kv_status kv_table_set_attributes(kv_store *store, const char *table, const kv_property *attrs,
+                                  size_t count);
 /** Deletes a family and all its cells. A table keeps at least one family.
  *  Errors: KV_NOT_FOUND (table), KV_NO_FAMILY, KV_INVALID (the last family). */
 kv_status kv_table_delete_family(kv_store *store, const char *table, const char *family);
@@ -738,13 +793,29 @@ typedef struct kv_filter kv_filter;
 
 /**
  * Compiles an HBase filter string, e.g. "PrefixFilter('row') AND
- * ValueFilter(=, 'binary:abc')". Supported: PrefixFilter, ColumnPrefixFilter,
- * MultipleColumnPrefixFilter, QualifierFilter, ValueFilter, RowFilter,
- * FamilyFilter, SingleColumnValueFilter, SingleColumnValueExcludeFilter,
- * KeyOnlyFilter, FirstKeyOnlyFilter, TimestampsFilter, PageFilter,
- * ColumnCountGetFilter, InclusiveStopFilter, ColumnRangeFilter, with
- * comparators binary:, binaryprefix:, substring:, regexstring:, and the
- * operators AND, OR, SKIP, WHILE and parentheses. Needs no store. A
+ * ValueFilter(=, 'binary:abc')". Supported: every filter HBase 2's
+ * ParseFilter registers (kv_filter_name lists them): PrefixFilter,
+ * ColumnPrefixFilter, MultipleColumnPrefixFilter, QualifierFilter,
+ * ValueFilter, RowFilter, FamilyFilter, SingleColumnValueFilter,
+ * SingleColumnValueExcludeFilter, KeyOnlyFilter, FirstKeyOnlyFilter,
+ * TimestampsFilter, PageFilter, ColumnCountGetFilter, InclusiveStopFilter,
+ * ColumnRangeFilter, ColumnPaginationFilter, DependentColumnFilter,
+ * ColumnValueFilter, MultiRowRangeFilter, with HBase's argument checks;
+ * comparators binary:, binaryprefix:, substring: and regexstring: (Java's
+ * find() with DOTALL, on a backtracking-free matcher of Java's common
+ * syntax: constructs it cannot run exactly — lookaround, backreferences,
+ * possessive quantifiers, \p{...}, class intersections — and patterns over
+ * 4096 bytes or 20000 steps once repetitions are expanded are refused
+ * with the reason); a filter of more than 256 filters and operators is
+ * refused;
+ * the operators SKIP, WHILE (binding tightest), AND, then OR, and
+ * parentheses. Filters answer HBase's return codes (INCLUDE, SKIP,
+ * NEXT_COL, NEXT_ROW, SEEK_NEXT_USING_HINT, INCLUDE_AND_NEXT_COL, ...),
+ * applied as HBase's scan matcher and FilterList apply them. A read with a
+ * filter offers it up to the family's VERSIONS versions of each column,
+ * newest first, and the read's VERSIONS counts the cells it includes: the
+ * version that goes past the count is still offered (and dropped), older
+ * ones are not, as in HBase. Needs no store. A
  * compiled filter is immutable: any number of reads in any threads may use
  * it at once; it must outlive the scans that use it.
  * Errors: KV_INVALID, with the reason in @p errmsg when non-NULL;
@@ -753,6 +824,9 @@ typedef struct kv_filter kv_filter;
 kv_status kv_filter_parse(kv_filter **out, const char *text, char *errmsg, size_t errlen);
 /** Frees a compiled filter (NULL is a no-op). */
 void kv_filter_free(kv_filter *filter);
+/** The name of the @p i th filter kv_filter_parse knows (0, 1, ...), in
+ *  alphabetical order; NULL past the last. Static strings; thread-safe. */
+const char *kv_filter_name(size_t i);
 
 /** A column selection: @p qualifier NULL selects the whole family. */
 typedef struct kv_column {
@@ -854,6 +928,86 @@ kv_status kv_scan_open(kv_scan **out, kv_store *store, const char *table,
 kv_status kv_scan_next(const kv_result **row, kv_scan *scan);
 /** Closes a scan and releases its snapshot (NULL is a no-op). */
 void kv_scan_close(kv_scan *scan);
+
+/* ------------------------------------------------------------------------ */
+/* Verification and salvage (local stores; the cellck tool)                  */
+/* ------------------------------------------------------------------------ */
+
+/** The kind of a finding. */
+typedef enum kv_finding_kind {
+    KV_FINDING_DAMAGE = 0,  /* bytes that cannot be read, or are wrong */
+    KV_FINDING_WARNING = 1, /* not damage, worth knowing: a torn log tail or
+                               manifest edit that was dropped, a kept
+                               NNNNNN.log.damaged, a file no manifest names */
+    KV_FINDING_LOST = 2,    /* salvage: what could not be copied */
+    KV_FINDING_INFO = 3     /* what was checked or copied */
+} kv_finding_kind;
+
+/** One thing kv_store_check or kv_store_salvage found. The strings are valid
+ *  only during the callback. */
+typedef struct kv_finding {
+    kv_finding_kind kind;
+    const char *file;       /* its name in the store directory ("MANIFEST",
+                               "000012.sst", "000013.log"), or NULL */
+    int64_t offset;         /* byte offset in file, or -1 when none applies */
+    const char *message;    /* one line; names the file again */
+} kv_finding;
+
+/** Receives findings, in the order they are made, on the calling thread. */
+typedef void (*kv_finding_fn)(void *ctx, const kv_finding *finding);
+
+/** Counts of a check or salvage. */
+typedef struct kv_check_stats {
+    uint64_t sorted_files;  /* sorted files examined */
+    uint64_t logs;          /* write-ahead logs examined */
+    uint64_t cells;         /* entries read (check) or copied (salvage) */
+    uint64_t cells_lost;    /* salvage: entries not copied (from the
+                               manifest's count for a file that could not be
+                               read at all; a lower bound) */
+    uint64_t damage;        /* findings of kind KV_FINDING_DAMAGE */
+    uint64_t warnings;      /* findings of kind KV_FINDING_WARNING */
+    uint64_t lost;          /* findings of kind KV_FINDING_LOST */
+} kv_check_stats;
+
+/**
+ * Verifies the local store at @p path without changing it: opens it
+ * read-only (a shared lock: refused with KV_LOCKED while a writer has it),
+ * then checks the manifest (snapshot and edits), every sorted file (footer,
+ * index, bloom filter, meta, every data block's checksum and compression,
+ * every key decodable and in cell order, the bloom filter answering for
+ * every key, entry count and key range as the manifest records them), every
+ * write-ahead log (framing, checksums, record payloads; a torn tail is a
+ * warning), and the directory (files no manifest names, kept
+ * NNNNNN.log.damaged copies). When the store does not open (a damaged
+ * manifest or log) that is reported and every sorted file in the directory
+ * is still checked on its own. Each finding goes to @p fn (may be NULL);
+ * @p stats (may be NULL) receives the counts.
+ * Returns KV_OK when nothing is damaged (warnings allowed), KV_CORRUPT when
+ * something is, or the error that kept the check from running: KV_NOT_FOUND
+ * (no store), KV_LOCKED, KV_IO, KV_NO_MEMORY. Thread-safe (no shared state).
+ */
+kv_status kv_store_check(kv_check_stats *stats, const char *path, kv_finding_fn fn, void *ctx);
+
+/**
+ * Copies everything still readable of the local store at @p path into a
+ * new store at @p new_path (which must not exist or be an empty
+ * directory; KV_EXISTS otherwise), leaving the old store unchanged: the
+ * catalog (namespaces and their properties, tables, families and their
+ * attributes, enabled state), and every cell and delete marker of each
+ * family, from each readable sorted file (oldest first) and from the logs
+ * as recovery replays them, with their timestamps. A sorted file that
+ * cannot be opened, and the rest of a file after an unreadable block, are
+ * reported as KV_FINDING_LOST (naming file, offset and the key range lost
+ * as far as known), and so is the rest of a log after damage in its middle
+ * (its records before the damage are copied); everything else is copied.
+ * The new store is flushed and closed before returning. Needs a store whose
+ * manifest opens (with a damaged manifest nothing can be salvaged:
+ * KV_CORRUPT, and no KV_FINDING_LOST).
+ * Returns KV_OK when everything was copied, KV_CORRUPT when something was
+ * lost (the new store then holds the rest), or the error that stopped it.
+ */
+kv_status kv_store_salvage(kv_check_stats *stats, const char *path, const char *new_path,
+                           kv_finding_fn fn, void *ctx);
 
 /* ------------------------------------------------------------------------ */
 /* I/O layer                                                                 */

@@ -231,6 +231,7 @@ static kv_status run(model *m, m_scan *sc, const sel *s, size_t ns, const kv_rea
     if (st != KV_OK) return st;
     kv_filter_run *fr = o->filter ? kv_filter_run_new(o->filter) : NULL;
     if (o->filter && !fr) st = KV_NO_MEMORY;
+    if (fr) kv_filter_run_set_versions(fr, rd->versions);
     m_entry *ents = NULL;
     size_t cap = 0;
     bool finished = false;
@@ -273,7 +274,8 @@ kv_status m_scan_open(model *m, const char *table, const kv_read_options *o, m_s
     size_t ns = 0;
     if ((st = select_families(m, t, o, &s, &ns)) != KV_OK) return st;
     m_read rd = {.versions = o->max_versions <= 0 ? 1 : o->max_versions, .tmin = o->time_min,
-                 .tmax = o->time_max, .raw = o->raw, .now = kv_clock_read(&m->clock)};
+                 .tmax = o->time_max, .raw = o->raw, .filtered = o->filter != NULL,
+                 .now = kv_clock_read(&m->clock)};
     if (o->has_timestamp) {
         rd.tmin = o->timestamp;
         rd.tmax = o->timestamp == INT64_MAX ? INT64_MAX : o->timestamp + 1;

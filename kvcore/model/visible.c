@@ -88,7 +88,7 @@ kv_status m_visible(const m_family *f, const uint8_t *row, size_t row_len, const
     }
     qsort(all, na, sizeof *all, cmp_cell);
     int32_t limit = r->versions;
-    if (!r->raw && limit > d->versions) limit = d->versions;
+    if (!r->raw && (limit > d->versions || r->filtered)) limit = d->versions;
     kv_status st = KV_OK;
     int32_t count = 0;
     const m_entry *prev_put = NULL;

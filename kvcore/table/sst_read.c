@@ -107,7 +107,7 @@ static kv_status fetch(kv_sst_reader *r, uint64_t off, uint64_t size, growbuf *r
     }
     const uint8_t *raw = rb->p;
     size_t body = (size_t)size - KV_BLOCK_CHECKSUM_LEN;
-    if (kv_checksum(raw, body) != kv_get_le32(raw + body)) {
+    if (!KV_CHECKSUM_OK(kv_get_le32(raw + body), raw, body)) {
         kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (checksum mismatch)", r->path, off);
         return KV_CORRUPT;
     }
@@ -139,6 +139,16 @@ static kv_status fetch(kv_sst_reader *r, uint64_t off, uint64_t size, growbuf *r
     size_t rawlen = kv_get_le32(raw + 1);
     const char *src = (const char *)raw + 5;
     size_t srclen = body - 5;
+    /* The declared length is checked against what the block can hold before
+       anything is allocated: the writer compresses only when that saves
+       space (so raw > compressed), and neither LZ4 (at most 255 output bytes
+       per input byte) nor Snappy (at most 64 per 3-byte copy) expands more. */
+    size_t max_ratio = type == KV_BLOCK_TYPE_LZ4 ? 255 : 22;
+    if (rawlen <= srclen || rawlen / max_ratio > srclen) {
+        kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (declares %zu bytes "
+                    "uncompressed from %zu compressed: impossible)", r->path, off, rawlen, srclen);
+        return KV_CORRUPT;
+    }
     uint8_t *dst;
     if (detach) {
         dst = malloc(rawlen + 1);
@@ -309,7 +319,7 @@ kv_status kv_sst_open(kv_sst_reader **out, kv_env *env, const char *path, uint64
         st = KV_CORRUPT;
     } else if ((st = env->read_at(r->file, foff, f, sizeof f, &got, err, errlen)) == KV_OK &&
                (got != sizeof f || kv_get_le64(f + 56) != KV_SST_MAGIC ||
-                kv_get_le32(f + 52) != kv_checksum(f, 52) ||
+                !KV_CHECKSUM_OK(kv_get_le32(f + 52), f, 52) ||
                 kv_get_le32(f + 48) != KV_SST_FORMAT_VERSION)) {
         kv_env_errf(err, errlen, "corrupt sorted file %s: bad footer at offset %" PRIu64
                 " (truncated or damaged)", path, foff);

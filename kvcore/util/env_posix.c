@@ -21,6 +21,11 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+/* A store's data is its owner's alone: files are created 0600 and
+   directories 0700 (the umask may only narrow this). */
+#define STORE_FILE_MODE 0600
+#define STORE_DIR_MODE 0700
+
 /* A file of this env. kv_file stays opaque: pointers are cast to and from
    this type, so each env keeps its own file record. */
 typedef struct posix_file {
@@ -105,7 +110,7 @@ static kv_status px_open_append(kv_env *env, const char *path, bool truncate, kv
     int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncate ? O_TRUNC : 0);
     int fd;
     do {
-        fd = open(path, flags, 0644);
+        fd = open(path, flags, STORE_FILE_MODE);
     } while (fd < 0 && errno == EINTR);
     if (fd < 0)
         return os_fail(errno, "create", path, err, errlen);
@@ -242,7 +247,7 @@ static kv_status px_mkdir(kv_env *env, const char *path, char *err, size_t errle
     (void)env;
     if (!path)
         return bad_arg("mkdir", err, errlen);
-    if (mkdir(path, 0755) < 0)
+    if (mkdir(path, STORE_DIR_MODE) < 0)
         return os_fail(errno, "mkdir", path, err, errlen);
     return KV_OK;
 }
@@ -433,7 +438,7 @@ static kv_status px_lock(kv_env *env, const char *path, const char *owner, bool 
     /* Shared holders append their records (O_APPEND keeps concurrent
        appends whole); the exclusive holder rewrites the file. */
     do {
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (shared ? O_APPEND : 0), 0644);
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (shared ? O_APPEND : 0), STORE_FILE_MODE);
     } while (fd < 0 && errno == EINTR);
     if (fd < 0 && shared && (errno == EROFS || errno == EACCES)) {
         /* A store on read-only media: share the lock without a record. */

@@ -12,6 +12,7 @@
 
 void kv_report_init(kv_report *r, kv_log_sink sink, void *sink_ctx) {
     memset(r, 0, sizeof *r);
+    atomic_init(&r->pending, 0);
     pthread_mutex_init(&r->mu, NULL);
     r->sink = sink;
     r->sink_ctx = sink_ctx;
@@ -39,11 +40,24 @@ void kv_report_vrecord(kv_report *r, int level, bool to_sink, bool background, c
     if (level == KV_LOG_ERROR) {
         pthread_mutex_lock(&r->mu);
         struct kv_report_slot *slot = thread_slot(r, true);
+        if (!slot->text[0] && msg[0]) atomic_fetch_add(&r->pending, 1);
+        if (slot->text[0] && !msg[0]) atomic_fetch_sub(&r->pending, 1);
         snprintf(slot->text, sizeof slot->text, "%s", msg);
         if (background) snprintf(r->background, sizeof r->background, "%s", msg);
         pthread_mutex_unlock(&r->mu);
     }
     if (to_sink && r->sink) r->sink(r->sink_ctx, level, msg);
+}
+
+void kv_report_begin(kv_report *r) {
+    if (atomic_load_explicit(&r->pending, memory_order_relaxed) == 0) return;
+    pthread_mutex_lock(&r->mu);
+    struct kv_report_slot *slot = thread_slot(r, false);
+    if (slot && slot->text[0]) {
+        slot->text[0] = 0;
+        atomic_fetch_sub(&r->pending, 1);
+    }
+    pthread_mutex_unlock(&r->mu);
 }
 
 const char *kv_report_last(kv_report *r) {

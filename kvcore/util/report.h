@@ -15,6 +15,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -31,6 +32,7 @@ typedef struct kv_report {
         char text[KV_REPORT_TEXT];
     } slots[KV_REPORT_SLOTS];             /* (mu) */
     size_t next;                          /* the slot a new thread takes (mu) */
+    atomic_size_t pending;                /* slots whose text is not "" */
     char background[KV_REPORT_TEXT];      /* last background failure (mu) */
     kv_log_sink sink;                     /* may be NULL; set once */
     void *sink_ctx;
@@ -44,8 +46,13 @@ void kv_report_destroy(kv_report *r);
    @p to_sink the message also goes to the log sink. */
 void kv_report_vrecord(kv_report *r, int level, bool to_sink, bool background, const char *fmt,
                        va_list ap) __attribute__((format(printf, 5, 0)));
+/* Called as each public call on the store begins: forgets the calling
+   thread's failure text, so that after the call the text is about that
+   call ("" when it recorded none), never an earlier call's. One atomic load
+   while no thread holds a text. */
+void kv_report_begin(kv_report *r);
 /* The calling thread's last failure text ("" if none). The pointer stays
-   valid until the thread's next failure (or until KV_REPORT_SLOTS other
+   valid (its text may become "") until the thread's next failure (or until KV_REPORT_SLOTS other
    threads have failed since) and at most until kv_report_destroy. */
 const char *kv_report_last(kv_report *r);
 /* Copies the last background failure text (may be "") into buf. */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
-# cellsh(1) and the README against the shell: every command the shell has
-# is documented with its syntax, every "see SECTION" of the man page names a
-# section that exists, and the README's short session shows how to find a
-# version's timestamp.
+# The man pages and the README against the code: every command the shell
+# has is in cellsh(1) with its syntax, every "see SECTION" of every man page
+# names a section that exists, all pages carry one date and the project's
+# version, kvcore(3)'s synopsis lists every call its example uses, and the
+# README's short session shows how to find a version's timestamp.
 
 load helpers/cellsh
 
@@ -34,24 +35,51 @@ tag_words() {
     fi
 }
 
-@test "every 'see SECTION' in cellsh(1) names a section, every page it names exists" {
-    local refs ref bad=""
-    # a line ending in "see" followed by ".B SECTION" or ".BR "SECTION" ..."
-    refs="$(awk 'seen { print; seen = 0 } /see$/ { seen = 1 }' "$MAN" |
-        sed -nE 's/^\.BR? +("([^"]+)"|([^ ]+)).*/\2\3/p')"
-    [ -n "$refs" ]
-    while IFS= read -r ref; do
-        case "$ref" in
-        *[a-z]*) # a page: ours must be in man/
-            case "$ref" in
-            cellfs|cellsh|cellbench|kvcore)
-                ls "$(dirname "$MAN")/$ref".[0-9] >/dev/null 2>&1 || bad="$bad page:$ref";;
-            esac;;
-        *) grep -qE "^\.S[HS] +\"?$ref\"?$" "$MAN" || bad="$bad section:$ref";;
-        esac
-    done <<< "$refs"
+@test "every 'see SECTION' in the man pages names a section of that page, every page it names exists" {
+    local man refs ref bad="" n=0
+    for man in "$(dirname "$MAN")"/*.[0-9]; do
+        # a line ending in "see" followed by ".B SECTION" or ".BR "SECTION" ..."
+        refs="$(awk 'seen { print; seen = 0 } /see$/ { seen = 1 }' "$man" |
+            sed -nE 's/^\.BR? +("([^"]+)"|([^ ]+)).*/\2\3/p')"
+        while IFS= read -r ref; do
+            [ -n "$ref" ] || continue
+            n=$((n + 1))
+            if [[ "$ref" =~ ^[a-z0-9_.-]+$ ]]; then   # a page: ours must be in man/
+                case "$ref" in
+                cellfs|cellsh|cellbench|cellck|kvcore)
+                    ls "$(dirname "$MAN")/$ref".[0-9] >/dev/null 2>&1 || bad="$bad ${man##*/}:page:$ref";;
+                esac
+            else
+                grep -qE "^\.S[HS] +\"?$ref\"?$" "$man" || bad="$bad ${man##*/}:section:$ref"
+            fi
+        done <<< "$refs"
+    done
+    [ "$n" -gt 5 ]
     if [ -n "$bad" ]; then
         echo "broken references:$bad" >&2
+        return 1
+    fi
+}
+
+@test "every man page carries one date and one version, the project's" {
+    local version dates
+    version="$(sed -nE "s/^ *version : '([^']+)'.*/\1/p" "$(dirname "$MAN")/../meson.build")"
+    [ -n "$version" ]
+    dates="$(sed -nE 's/^\.TH [A-Z]+ [0-9] "([^"]*)" "cellfs ([^"]*)".*/\1 \2/p' "$(dirname "$MAN")"/*.[0-9] | sort -u)"
+    [ "$(ls "$(dirname "$MAN")"/*.[0-9] | wc -l)" -eq "$(grep -l '^\.TH [A-Z]* [0-9] "[^"]*" "cellfs ' "$(dirname "$MAN")"/*.[0-9] | wc -l)" ]
+    [ "$(printf '%s\n' "$dates" | wc -l)" -eq 1 ]
+    [ "${dates#* }" = "$version" ]
+}
+
+@test "kvcore(3)'s synopsis lists every call its example uses" {
+    local k3="$(dirname "$MAN")/kvcore.3" used missing="" c
+    used="$(sed -n '/^\.SH EXAMPLE/,/^\.SH /p' "$k3" | grep -oE '\bkv_[a-z_]+\(' | tr -d '(' | sort -u)"
+    [ -n "$used" ]
+    for c in $used; do
+        sed -n '/^\.SH SYNOPSIS/,/^\.SH /p' "$k3" | grep -q "[ *]$c(" || missing="$missing $c"
+    done
+    if [ -n "$missing" ]; then
+        echo "used in EXAMPLE, not in SYNOPSIS:$missing" >&2
         return 1
     fi
 }

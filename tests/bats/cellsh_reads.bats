@@ -2,7 +2,7 @@
 # cellsh: read options as the HBase 2 shell has them — ROWPREFIXFILTER over
 # STARTROW/STOPROW, get's argument rules, bare families, negative
 # timestamps, FORMATTER and column converters, MAXLENGTH, scan metrics and
-# count's INTERVAL and CACHE.
+# count's INTERVAL and CACHE, and versions trimmed at a flush, not at a put.
 
 load helpers/cellsh
 
@@ -438,4 +438,45 @@ COLUMN                                CELL
 COLUMN                                CELL
 0 row(s)
 EOF2
+}
+
+@test "versions beyond VERSIONS stay in memory until a flush: TIMERANGE and raw scans find them, then not" {
+    backend_needs flush raw_scans
+    cellsh_script <<'EOF'
+create 't', {NAME => 'f', VERSIONS => 2}
+put 't', 'r', 'f:q', 'v1', 1
+put 't', 'r', 'f:q', 'v2', 2
+put 't', 'r', 'f:q', 'v3', 3
+put 't', 'r', 'f:q', 'v4', 4
+get 't', 'r', {COLUMN => 'f:q', TIMERANGE => [0, 3], VERSIONS => 2}
+scan 't', {RAW => true, VERSIONS => 10}
+get 't', 'r', {COLUMN => 'f:q', VERSIONS => 10}
+flush 't'
+get 't', 'r', {COLUMN => 'f:q', TIMERANGE => [0, 3], VERSIONS => 2}
+scan 't', {RAW => true, VERSIONS => 10}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ f:q                                  timestamp=2, value=v2
+ f:q                                  timestamp=1, value=v1
+1 row(s)
+ROW                                   COLUMN+CELL
+ r                                    column=f:q, timestamp=4, value=v4
+ r                                    column=f:q, timestamp=3, value=v3
+ r                                    column=f:q, timestamp=2, value=v2
+ r                                    column=f:q, timestamp=1, value=v1
+1 row(s)
+COLUMN                                CELL
+ f:q                                  timestamp=4, value=v4
+ f:q                                  timestamp=3, value=v3
+1 row(s)
+COLUMN                                CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+ r                                    column=f:q, timestamp=4, value=v4
+ r                                    column=f:q, timestamp=3, value=v3
+1 row(s)
+EOF
 }

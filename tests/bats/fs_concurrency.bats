@@ -58,6 +58,7 @@ teardown() {
         pids="$pids $!"
     done
     for p in $pids; do wait "$p"; done
+    echo "appended lines: $(wc -l < "$T/r/cf/log")"
     [ "$(wc -l < "$T/r/cf/log")" -eq 400 ]
     [ "$(sort -u "$T/r/cf/log" | wc -l)" -eq 400 ]
 }

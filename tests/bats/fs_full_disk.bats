@@ -68,7 +68,10 @@ same() {
     # The daemon is alive and serves every acknowledged cell.
     kill -0 "$FS_PID"
     for i in "${acked[@]}"; do same "$REF/v$i" "$T/r$i/cf/q"; done
-    [ ! -e "$T/r$failed/cf/q" ]            # the failed put applied nothing
+    # The failed put applied nothing of its value: dd's create and the
+    # close of its first descriptor succeeded, so the new cell is empty,
+    # or absent when that empty commit failed too.
+    [ ! -e "$T/r$failed/cf/q" ] || [ "$(stat -c %s "$T/r$failed/cf/q")" -eq 0 ]
     # Another write fails the same way, at once. (Not to the same name:
     # for the entry timeout, 1 s, the kernel still believes the failed file
     # exists, and its open then fails with ENOENT.)
@@ -106,8 +109,10 @@ same() {
     fs_mount "$STORE" "$MNT"
     for i in "${kept[@]}"; do same "$REF/v$i" "$T/r$i/cf/q"; done
     for i in "${removed[@]}"; do [ ! -e "$T/r$i/cf/q" ]; done
-    [ ! -e "$T/r$failed/cf/q" ]
-    [ "$(ls "$T" | wc -l)" -eq "${#kept[@]}" ]
+    for i in "$failed" "$((failed + 1))"; do
+        [ ! -e "$T/r$i/cf/q" ] || [ "$(stat -c %s "$T/r$i/cf/q")" -eq 0 ]
+    done
+    [ "$(ls "$T" | grep -vx -e "r$failed" -e "r$((failed + 1))" | wc -l)" -eq "${#kept[@]}" ]
 
     # New writes work, and survive another remount.
     for i in $(seq 1001 1020); do

@@ -92,7 +92,7 @@ static void test_limits_and_refusals(void) {
     kv_family_desc f = fam("cf", 3);
     REQUIRE(kv_table_create(s, "lim", &f, 1) == KV_OK);
     static const struct { const char *attr, *value; } knobs[] = {
-        {"COMPRESSION", "LZ4"}, {"BLOOMFILTER", "ROWCOL"}, {"BLOCKSIZE", "4096"},
+        {"COMPRESSION", "LZ4"}, {"BLOOMFILTER", "ROWCOL"}, {"BLOCKSIZE", "8192"},
         {"DATA_BLOCK_ENCODING", "PREFIX"}, {"IN_MEMORY", "true"}, {"BLOCKCACHE", "false"},
     };
     for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {

@@ -241,6 +241,46 @@ static void test_read_only(void) {
     kv_report_destroy(&s.report);
 }
 
+/* kv_store_errmsg after a failed call is about that call (issue 10 rule 9):
+   never the text of an earlier failure when the later one records none
+   (then ""), and "" after a call that succeeded. */
+static void test_errmsg_is_about_the_failed_call(void) {
+    kv_store s;
+    stub st;
+    stub_store(&s, &st, true);
+    CHECK_EQ(kv_put(&s, "t", "r", 1, "f", "q", 1, 5, "v", 1, NULL), KV_READ_ONLY);
+    CHECK(strstr(kv_store_errmsg(&s), "read-only") != NULL);
+    /* a failure of the backend that records no text */
+    kv_result *r = NULL;
+    st.next_status[0] = KV_IO;
+    CHECK_EQ(kv_get(&r, &s, "t", "r", 1, NULL), KV_IO);
+    CHECK(strcmp(kv_store_errmsg(&s), "") == 0);
+    /* argument failures say what was wrong */
+    CHECK_EQ(kv_put(&s, "t", "r", 1, "f", "q", 1, 5, "v", 1, NULL), KV_READ_ONLY);
+    CHECK_EQ(kv_mutate_batch(&s, "t", NULL, 1, NULL, NULL), KV_INVALID);
+    CHECK(strstr(kv_store_errmsg(&s), "no mutations given") != NULL);
+    CHECK_EQ(kv_get(&r, &s, "t", NULL, 3, NULL), KV_INVALID);
+    CHECK(strstr(kv_store_errmsg(&s), "get: a 3-byte row at NULL") != NULL);
+    /* a call that succeeds leaves no text behind */
+    st.next_i = 0;
+    st.next_status[0] = KV_OK;
+    CHECK_EQ(kv_get(&r, &s, "t", "r", 1, NULL), KV_OK);
+    kv_result_free(r);
+    CHECK(strcmp(kv_store_errmsg(&s), "") == 0);
+    /* a failed scan says so again at every later call */
+    kv_scan *sc = NULL;
+    const kv_result *row;
+    st.next_i = 0;
+    st.next_status[0] = KV_CORRUPT;
+    REQUIRE(kv_scan_open(&sc, &s, "t", NULL) == KV_OK);
+    CHECK_EQ(kv_scan_next(&row, sc), KV_CORRUPT);
+    CHECK_EQ(kv_put(&s, "t", "r", 1, "f", "q", 1, 5, "v", 1, NULL), KV_READ_ONLY);
+    CHECK_EQ(kv_scan_next(&row, sc), KV_CORRUPT);
+    CHECK(strstr(kv_store_errmsg(&s), "the scan failed earlier") != NULL);
+    kv_scan_close(sc);
+    kv_report_destroy(&s.report);
+}
+
 /* kv_get is a one-row scan: the backend is asked for [row, row\0) with a
    limit of 1 and the single-row hint; the cells come back in one block. */
 static void test_get_is_a_scan(void) {
@@ -362,7 +402,8 @@ static void test_local_store_copies_options(void) {
     uint64_t all = KV_CAP_DELETE_MARKERS | KV_CAP_DELETE_FAMILY_VERSION | KV_CAP_RAW_SCANS |
                    KV_CAP_NAMESPACES | KV_CAP_FLUSH | KV_CAP_COMPACT | KV_CAP_SNAPSHOT_SCANS |
                    KV_CAP_KEEP_DELETED_CELLS | KV_CAP_MIN_VERSIONS | KV_CAP_NEW_VERSION_BEHAVIOR |
-                   KV_CAP_DISABLE_TABLES | KV_CAP_DURABLE | KV_CAP_EXCLUSIVE;
+                   KV_CAP_DISABLE_TABLES | KV_CAP_DURABLE | KV_CAP_EXCLUSIVE |
+                   KV_CAP_TABLE_ATTRIBUTES;
     CHECK_EQ(kv_store_capabilities(s), all);
     kv_family_desc f = KV_FAMILY_DESC_INIT;
     snprintf(f.name, sizeof f.name, "f");
@@ -435,6 +476,7 @@ int main(void) {
     test_capabilities();
     test_model_location();
     test_read_only();
+    test_errmsg_is_about_the_failed_call();
     test_get_is_a_scan();
     test_sticky_end();
     test_locations();

@@ -874,7 +874,7 @@ int main(void) {
     test_killed_without_close();
     test_full_disk();
     test_full_disk_then_crash();
-    test_flush_failure("rename");
+    test_flush_failure("append"); /* a flush appends a manifest edit: it renames nothing */
     test_flush_failure("sync");
     test_power_loss(false);
     test_power_loss(true);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hbase/filter.h"
+#include "hbase/filter_regex.h"
 #include "kvcore.h"
 #include "testutil.h"
 
@@ -62,12 +63,15 @@ static kv_filter *parse_ok(const char *text) {
     return f;
 }
 
-/* Applies filter text to one row with a fresh run; returns the rendering. */
-static const char *apply(char *buf, size_t size, const char *text, const kv_cell *row, size_t n) {
+/* Applies filter text to one row with a fresh run, the read's VERSIONS
+   being versions (0: no cap); returns the rendering. */
+static const char *apply_v(char *buf, size_t size, const char *text, const kv_cell *row, size_t n,
+                           int32_t versions) {
     kv_filter *f = parse_ok(text);
     if (!f) { snprintf(buf, size, "<parse failed>"); return buf; }
     kv_filter_run *r = kv_filter_run_new(f);
     REQUIRE(r != NULL);
+    kv_filter_run_set_versions(r, versions);
     kv_cell cells[64];
     REQUIRE(n <= 64);
     memcpy(cells, row, n * sizeof *cells);
@@ -79,6 +83,10 @@ static const char *apply(char *buf, size_t size, const char *text, const kv_cell
     kv_filter_run_free(r);
     kv_filter_free(f);
     return buf;
+}
+
+static const char *apply(char *buf, size_t size, const char *text, const kv_cell *row, size_t n) {
+    return apply_v(buf, size, text, row, n, 0);
 }
 
 #define CHECK_FILTER(text, want) do { \
@@ -137,7 +145,7 @@ static void test_parse_ok(void) {
         "WHILE RowFilter(<, 'binary:r5')",
         "SKIP WHILE PrefixFilter('a')",
         "(PrefixFilter('a') OR PrefixFilter('b')) AND (KeyOnlyFilter() AND PageFilter(3))",
-        "PrefixFilter('a')and PrefixFilter('b')",
+        "PrefixFilter('a')AND PrefixFilter('b')",
         "PrefixFilter('')",
         "ValueFilter(=,'binary:it''s')",
         "ValueFilter(=,'binary:a:b')",
@@ -169,6 +177,11 @@ static void test_parse_errors(void) {
     CHECK_PARSE_ERROR("RowFilter(>=, 'regexstring:x')", "only = and !=");
     CHECK_PARSE_ERROR("ValueFilter(=, 'regexstring:a(')", "bad regular expression 'a('");
     CHECK_PARSE_ERROR("ValueFilter(!, 'binary:x')", "unknown comparison operator at offset 12");
+    /* HBase spells its operators in upper case and comparator types in lower */
+    CHECK_PARSE_ERROR("PrefixFilter('a') and PrefixFilter('b')", "expected AND, OR or the end");
+    CHECK_PARSE_ERROR("PrefixFilter('a') Or PrefixFilter('b')", "expected AND, OR or the end");
+    CHECK_PARSE_ERROR("skip PrefixFilter('a')", "unknown filter skip");
+    CHECK_PARSE_ERROR("ValueFilter(=, 'Binary:x')", "unknown comparator type 'Binary'");
     CHECK_PARSE_ERROR("ValueFilter(=>, 'binary:x')", "expected ',' or ')'");
     CHECK_PARSE_ERROR("ValueFilter(LESSER, 'binary:x')", "unexpected 'LESSER'");
     CHECK_PARSE_ERROR("KeyOnlyFilter(maybe)", "unexpected 'maybe'");
@@ -275,10 +288,12 @@ static void test_single_filters(void) {
     CHECK_FILTER("PageFilter(1)", "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello cf:c@1=zeta g:a@4=Other STOP");
     CHECK_FILTER("PageFilter(2)", all);
     CHECK_FILTER("PageFilter(0)", "- STOP");
-    /* Newest version of each of the first n columns. */
-    CHECK_FILTER("ColumnCountGetFilter(2)", "cf:a@3=v3a cf:b@5=hello");
+    /* Newest version of each of the first n columns; once a row has more,
+       filterAllRemaining ends the scan at the next cell (DONE_SCAN), which
+       is why HBase calls it unsuitable for scans. */
+    CHECK_FILTER("ColumnCountGetFilter(2)", "cf:a@3=v3a cf:b@5=hello STOP");
     CHECK_FILTER("ColumnCountGetFilter(4)", "cf:a@3=v3a cf:b@5=hello cf:c@1=zeta g:a@4=Other");
-    CHECK_FILTER("ColumnCountGetFilter(0)", "-");
+    CHECK_FILTER("ColumnCountGetFilter(0)", "- STOP");
     CHECK_FILTER("InclusiveStopFilter('r1')", all);
     CHECK_FILTER("InclusiveStopFilter('r2')", all);
     CHECK_FILTER("InclusiveStopFilter('r0')", "- STOP");
@@ -289,6 +304,126 @@ static void test_single_filters(void) {
                  "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello g:a@4=Other");
     CHECK_FILTER("ColumnRangeFilter('b', true, '', false)", "cf:b@5=hello cf:c@1=zeta");
     CHECK_FILTER("ColumnRangeFilter('b', false, 'b', true)", "-");
+}
+
+/* The filters HBase 2's ParseFilter registers besides the classic ones. */
+static const kv_cell row_dep[] = {
+    CELL("r1", "f", "a", 2, "A2"),
+    CELL("r1", "f", "a", 1, "A1"),
+    CELL("r1", "f", "b", 2, "B2"),
+    CELL("r1", "f", "c", 1, "C1"),
+    CELL("r1", "g", "z", 2, "Z2"),
+};
+
+#define CHECK_FILTER_ON(row, text, want) do { \
+    char cf_buf_[1024]; \
+    const char *cf_got_ = apply(cf_buf_, sizeof cf_buf_, (text), (row), sizeof(row) / sizeof(row)[0]); \
+    test_checks_run++; \
+    if (strcmp(cf_got_, (want)) != 0) { test_checks_failed++; \
+        fprintf(stderr, "%s:%d: filter %s: got '%s', expected '%s'\n", __FILE__, __LINE__, \
+                (text), cf_got_, (want)); } \
+} while (0)
+
+static void test_hbase2_filters(void) {
+    const char *all = "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello cf:c@1=zeta g:a@4=Other";
+    /* ColumnPaginationFilter(limit, offset): newest version of columns
+       offset+1 .. offset+limit, counted across families */
+    CHECK_FILTER("ColumnPaginationFilter(2, 1)", "cf:b@5=hello cf:c@1=zeta");
+    CHECK_FILTER("ColumnPaginationFilter(2, 3)", "g:a@4=Other");
+    CHECK_FILTER("ColumnPaginationFilter(10, 0)", "cf:a@3=v3a cf:b@5=hello cf:c@1=zeta g:a@4=Other");
+    CHECK_FILTER("ColumnPaginationFilter(0, 0)", "-");
+    CHECK_FILTER("ColumnPaginationFilter(1, 4)", "-");
+    /* ColumnValueFilter: only the named column's matching cells */
+    CHECK_FILTER("ColumnValueFilter('cf', 'a', =, 'binary:v2a')", "cf:a@2=v2a");
+    CHECK_FILTER("ColumnValueFilter('cf', 'a', >, 'binary:v0')", "cf:a@3=v3a cf:a@2=v2a");
+    CHECK_FILTER("ColumnValueFilter('cf', 'b', =, 'substring:ELL')", "cf:b@5=hello");
+    CHECK_FILTER("ColumnValueFilter('cf', 'zz', =, 'binary:x')", "-");
+    /* DependentColumnFilter: cells at the timestamps of the dependent column */
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'a')",
+                    "f:a@2=A2 f:a@1=A1 f:b@2=B2 f:c@1=C1 g:z@2=Z2");
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'a', true)", "f:b@2=B2 f:c@1=C1 g:z@2=Z2");
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'a', true, =, 'binary:A2')", "f:b@2=B2 g:z@2=Z2");
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'a', false, !=, 'binary:A2')", "f:a@1=A1 f:c@1=C1");
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'b', false)", "f:a@2=A2 f:b@2=B2 g:z@2=Z2");
+    CHECK_FILTER_ON(row_dep, "DependentColumnFilter('f', 'nope')", "-");
+    /* MultiRowRangeFilter: row ranges, inclusive or not, open at an empty bound */
+    CHECK_FILTER("MultiRowRangeFilter('a', true, 'r1', true)", all);
+    CHECK_FILTER("MultiRowRangeFilter('a', true, 'r1', false)", "- STOP");
+    CHECK_FILTER("MultiRowRangeFilter('r1', false, 'z', true)", "-");
+    CHECK_FILTER("MultiRowRangeFilter('r2', true, 's', false)", "-");
+    CHECK_FILTER("MultiRowRangeFilter('a', true, 'b', false, 'r2', true, '', false)", "-");
+    CHECK_FILTER("MultiRowRangeFilter('a', true, 'b', false, 'r', true, 'r2', false)", all);
+    CHECK_FILTER("MultiRowRangeFilter('', true, 'r0', true, 'r1', true, '', false)", all);
+    /* HBase's argument checks */
+    CHECK_PARSE_ERROR("ColumnPaginationFilter(1)", "ColumnPaginationFilter takes 2 arguments, got 1");
+    CHECK_PARSE_ERROR("ColumnPaginationFilter(-1, 0)", "argument 1 must not be negative");
+    CHECK_PARSE_ERROR("ColumnPaginationFilter(1, 3000000000)", "argument 2 is larger than an int");
+    CHECK_PARSE_ERROR("ColumnPaginationFilter('1', 0)", "argument 1 must be an integer");
+    CHECK_PARSE_ERROR("ColumnCountGetFilter(3000000000)", "larger than an int");
+    CHECK_PARSE_ERROR("ColumnValueFilter('f', 'q', =)", "ColumnValueFilter takes 4 arguments, got 3");
+    CHECK_PARSE_ERROR("ColumnValueFilter('f', 'q', =, 'nocolon')", "comparator must be 'type:value'");
+    CHECK_PARSE_ERROR("DependentColumnFilter('f')", "takes 2, 3 or 5 arguments, got 1");
+    CHECK_PARSE_ERROR("DependentColumnFilter('f', 'q', true, =)", "takes 2, 3 or 5 arguments, got 4");
+    CHECK_PARSE_ERROR("DependentColumnFilter('f', 'q', 1)", "argument 3 must be true or false");
+    CHECK_PARSE_ERROR("DependentColumnFilter('f', 'q', true, 'binary:x', =)",
+                      "argument 4 must be a comparison operator");
+    CHECK_PARSE_ERROR("MultiRowRangeFilter()", "a multiple of 4 arguments");
+    CHECK_PARSE_ERROR("MultiRowRangeFilter('a', true, 'b')", "got 3");
+    CHECK_PARSE_ERROR("MultiRowRangeFilter('a', 'b', 'c', true)", "argument 2 must be true or false");
+    CHECK_PARSE_ERROR("MultiRowRangeFilter('b', true, 'a', true)",
+                      "invalid range: start row => 'b', stop row => 'a'");
+}
+
+/* The return codes as HBase's matcher and FilterList apply them. */
+#define CHECK_FILTER_V(row, versions, text, want) do { \
+    char cf_buf_[1024]; \
+    const char *cf_got_ = apply_v(cf_buf_, sizeof cf_buf_, (text), (row), sizeof(row) / sizeof(row)[0], \
+                                  (versions)); \
+    test_checks_run++; \
+    if (strcmp(cf_got_, (want)) != 0) { test_checks_failed++; \
+        fprintf(stderr, "%s:%d: filter %s (VERSIONS %d): got '%s', expected '%s'\n", __FILE__, \
+                __LINE__, (text), (versions), cf_got_, (want)); } \
+} while (0)
+
+static const kv_cell row_prefixes[] = {
+    CELL("r1", "f", "a", 1, "1"),
+    CELL("r1", "f", "ab", 1, "2"),
+    CELL("r1", "f", "ac", 1, "3"),
+    CELL("r1", "f", "b", 1, "4"),
+};
+
+static void test_return_codes(void) {
+    const char *all = "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello cf:c@1=zeta g:a@4=Other";
+    /* The read's VERSIONS counts included cells: a filter that includes
+       every version sees one more than the cap (the one that exceeds it,
+       dropped after the filter saw it), then the column is left. */
+    CHECK_FILTER_V(row_r1, 1, "SingleColumnValueFilter('cf', 'a', =, 'binary:v2a', true, false)",
+                   "cf:a@3=v3a cf:b@5=hello cf:c@1=zeta g:a@4=Other");
+    CHECK_FILTER_V(row_r1, 2, "SingleColumnValueFilter('cf', 'a', =, 'binary:v2a', true, false)", all);
+    CHECK_FILTER_V(row_r1, 1, "SingleColumnValueFilter('cf', 'a', =, 'binary:v3a', true, false)",
+                   "cf:a@3=v3a cf:b@5=hello cf:c@1=zeta g:a@4=Other");
+    /* one that skips newer versions reaches older ones */
+    CHECK_FILTER_V(row_r1, 1, "TimestampsFilter(2)", "cf:a@2=v2a");
+    CHECK_FILTER_V(row_r1, 1, "ValueFilter(=, 'binary:v2a')", "cf:a@2=v2a");
+    /* MultipleColumnPrefixFilter tries only the largest prefix <= the
+       qualifier, as HBase does: 'ac' is not let through by 'a'. */
+    CHECK_FILTER_ON(row_prefixes, "MultipleColumnPrefixFilter('a', 'ab')", "f:a@1=1 f:ab@1=2");
+    CHECK_FILTER_ON(row_prefixes, "MultipleColumnPrefixFilter('b', 'a')", "f:a@1=1 f:ab@1=2 f:ac@1=3 f:b@1=4");
+    CHECK_FILTER_ON(row_prefixes, "ColumnPrefixFilter('a')", "f:a@1=1 f:ab@1=2 f:ac@1=3");
+    CHECK_FILTER_ON(row_prefixes, "ColumnRangeFilter('ab', false, 'b', false)", "f:ac@1=3");
+    /* OR: a side whose NEXT_COL covers a cell is not asked again, and the
+       row stays when a side keeps it */
+    CHECK_FILTER("ColumnCountGetFilter(1) OR ValueFilter(=, 'binary:v2a')", "cf:a@3=v3a cf:a@2=v2a");
+    CHECK_FILTER("FirstKeyOnlyFilter() OR ValueFilter(=, 'binary:Other')", "cf:a@3=v3a g:a@4=Other");
+    /* KeyOnlyFilter transforms only the cells its side of an OR included */
+    CHECK_FILTER("KeyOnlyFilter() AND QualifierFilter(=, 'binary:b') OR ValueFilter(=, 'binary:zeta')",
+                 "cf:b@5= cf:c@1=zeta");
+    /* ColumnPaginationFilter counts columns across families */
+    CHECK_FILTER("FamilyFilter(=, 'binary:g') AND ColumnPaginationFilter(1, 0)", "g:a@4=Other");
+    CHECK_FILTER("ColumnPaginationFilter(1, 0) AND FamilyFilter(=, 'binary:g')", "-");
+    /* SKIP filters the row on any answer but INCLUDE */
+    CHECK_FILTER("SKIP ColumnPrefixFilter('a')", "-");
+    CHECK_FILTER("SKIP FamilyFilter(=, 'binary:cf')", "-");
 }
 
 static void test_bytes_and_quotes(void) {
@@ -340,12 +475,15 @@ static void test_combinations(void) {
     CHECK_FILTER("PrefixFilter('a') OR PrefixFilter('s')", "-");
     CHECK_FILTER("SingleColumnValueFilter('cf', 'b', =, 'binary:hello') AND ColumnPrefixFilter('c')",
                  "cf:c@1=zeta");
+    /* OR: the row stays (ColumnPrefixFilter does not filter it), and a cell
+       is included when either side includes it: SingleColumnValueFilter
+       includes the cells before its column, then answers NEXT_ROW. */
     CHECK_FILTER("SingleColumnValueFilter('cf', 'b', =, 'binary:nope') OR ColumnPrefixFilter('c')",
-                 "cf:c@1=zeta");
+                 "cf:a@3=v3a cf:a@2=v2a cf:c@1=zeta");
     /* AND presents to its right side only what its left side passed. */
     CHECK_FILTER("QualifierFilter(=, 'binary:b') AND FirstKeyOnlyFilter()", "cf:b@5=hello");
     CHECK_FILTER("FirstKeyOnlyFilter() AND QualifierFilter(=, 'binary:b')", "-");
-    CHECK_FILTER("FamilyFilter(=, 'binary:cf') AND ColumnCountGetFilter(1)", "cf:a@3=v3a");
+    CHECK_FILTER("FamilyFilter(=, 'binary:cf') AND ColumnCountGetFilter(1)", "cf:a@3=v3a STOP");
     /* KeyOnlyFilter does not hide values from the other filters. */
     CHECK_FILTER("KeyOnlyFilter() AND ValueFilter(=, 'binary:hello')", "cf:b@5=");
     CHECK_FILTER("ValueFilter(=, 'binary:zeta') AND KeyOnlyFilter(true)", "cf:c@1=\\x00\\x00\\x00\\x04");
@@ -353,11 +491,18 @@ static void test_combinations(void) {
     CHECK_FILTER("SKIP ValueFilter(!=, 'binary:zeta')", "-");
     CHECK_FILTER("SKIP ValueFilter(!=, 'binary:nothing')",
                  "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello cf:c@1=zeta g:a@4=Other");
-    CHECK_FILTER("SKIP ValueFilter(!=, 'binary:zeta') OR QualifierFilter(=, 'binary:c')", "cf:c@1=zeta");
+    /* ...but in an OR the other side keeps the row: OR filters a row only
+       when both sides do */
+    CHECK_FILTER("SKIP ValueFilter(!=, 'binary:zeta') OR QualifierFilter(=, 'binary:c')",
+                 "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello cf:c@1=zeta g:a@4=Other");
+    CHECK_FILTER("SKIP ValueFilter(!=, 'binary:zeta') OR PrefixFilter('x')", "-");
     CHECK_FILTER("FamilyFilter(=, 'binary:cf') AND SKIP ValueFilter(!=, 'binary:Other')",
                  "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello cf:c@1=zeta");
-    /* WHILE: a failing cell ends the scan, and this row is not returned. */
-    CHECK_FILTER("WHILE ValueFilter(!=, 'binary:zeta')", "- STOP");
+    /* WHILE: a failing cell ends the scan; the cells of this row before it
+       are returned (filterAllRemaining stops the row there, filterRow of
+       the inner filter keeps it). */
+    CHECK_FILTER("WHILE ValueFilter(!=, 'binary:zeta')", "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello STOP");
+    CHECK_FILTER("WHILE ValueFilter(!=, 'binary:v3a')", "- STOP");
     CHECK_FILTER("WHILE ValueFilter(!=, 'binary:nothing')",
                  "cf:a@3=v3a cf:a@2=v2a cf:b@5=hello cf:c@1=zeta g:a@4=Other");
     CHECK_FILTER("WHILE PrefixFilter('x')", "- STOP");
@@ -513,6 +658,120 @@ static void test_large_row(void) {
     kv_filter_free(f);
 }
 
+/* The 'regexstring:' matcher: Java's find() on a subset of its syntax,
+   refusing the rest, with a cost bounded by value length x program size
+   (issue 11 defect 8: libc's regcomp took gigabytes on a 59-byte pattern). */
+static int rx(const char *pattern, const char *subject) {
+    kv_regex *re = NULL;
+    char err[256];
+    if (kv_regex_compile(&re, pattern, strlen(pattern), err, sizeof err) != 0) {
+        fprintf(stderr, "compile of /%s/ failed: %s\n", pattern, err);
+        return -9;
+    }
+    int m = kv_regex_find(re, (const uint8_t *)subject, strlen(subject));
+    kv_regex_free(re);
+    return m;
+}
+
+static void check_rx_refused(int line, const char *pattern, const char *needle) {
+    kv_regex *re = (kv_regex *)&line;
+    char err[256] = "";
+    int rc = kv_regex_compile(&re, pattern, strlen(pattern), err, sizeof err);
+    test_checks_run++;
+    if (rc != -1 || re != NULL || !strstr(err, needle)) {
+        test_checks_failed++;
+        fprintf(stderr, "test_filter.c:%d: /%s/: rc %d, '%s', expected '%s'\n", line, pattern, rc,
+                err, needle);
+    }
+    if (rc == 0) kv_regex_free(re);
+}
+#define CHECK_RX_REFUSED(p, needle) check_rx_refused(__LINE__, (p), (needle))
+
+static void test_regex(void) {
+    /* found anywhere, as Matcher.find() */
+    CHECK_EQ(rx("ell", "hello"), 1);
+    CHECK_EQ(rx("^ell", "hello"), 0);
+    CHECK_EQ(rx("^h.*o$", "hello"), 1);
+    CHECK_EQ(rx("", ""), 1);
+    CHECK_EQ(rx("a|b|c", "xxc"), 1);
+    CHECK_EQ(rx("(ab)+c", "ababc"), 1);
+    CHECK_EQ(rx("^(ab)+c$", "abac"), 0);
+    CHECK_EQ(rx("^a{2,3}$", "aaa"), 1);
+    CHECK_EQ(rx("^a{2,3}$", "aaaa"), 0);
+    CHECK_EQ(rx("^a{2}$", "aa"), 1);
+    CHECK_EQ(rx("^a{2,}$", "aaaaa"), 1);
+    CHECK_EQ(rx("^a{2,}?$", "a"), 0);
+    CHECK_EQ(rx("^a*?b$", "aab"), 1);
+    CHECK_EQ(rx("colou?r", "color"), 1);
+    CHECK_EQ(rx("^[a-c]+$", "abcab"), 1);
+    CHECK_EQ(rx("^[^a-c]+$", "abd"), 0);
+    CHECK_EQ(rx("[]]", "]"), 1);
+    CHECK_EQ(rx("^\\d+\\.\\d+$", "12.5"), 1);
+    CHECK_EQ(rx("^\\d+\\.\\d+$", "12x5"), 0);
+    CHECK_EQ(rx("^\\w+\\s\\W$", "ab_9 !"), 1);
+    CHECK_EQ(rx("^[\\d\\s]+$", "1 2"), 1);
+    CHECK_EQ(rx("\\bcat\\b", "a cat sat"), 1);
+    CHECK_EQ(rx("\\bcat\\b", "concatenate"), 0);
+    CHECK_EQ(rx("\\Bcat\\B", "concatenate"), 1);
+    CHECK_EQ(rx("^a.b$", "a\nb"), 1);      /* DOTALL, as RegexStringComparator */
+    CHECK_EQ(rx("x$", "x\n"), 1);          /* Java's $ before a final line end */
+    CHECK_EQ(rx("x\\z", "x\n"), 0);
+    CHECK_EQ(rx("\\Ax", "yx"), 0);
+    CHECK_EQ(rx("(?i)HeLLo", "hello"), 1);
+    CHECK_EQ(rx("(?i:A)b", "aB"), 0);
+    CHECK_EQ(rx("(?i:A)b", "Ab"), 1);
+    CHECK_EQ(rx("(?i)[a-c]+", "ABC"), 1);
+    CHECK_EQ(rx("(?<year>\\d{4})-(?:\\d\\d)", "on 2024-05"), 1);
+    CHECK_EQ(rx("\\x41\\t", "A\t"), 1);
+    CHECK_EQ(rx("\\Qa.b\\E", "axb"), 0);
+    CHECK_EQ(rx("\\Qa.b\\E", "a.b"), 1);
+    CHECK_EQ(rx("(a*)*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaac"), 0);
+    /* refused, with the reason */
+    CHECK_RX_REFUSED("a(", "unclosed group");
+    CHECK_RX_REFUSED("a)", "unmatched closing ')'");
+    CHECK_RX_REFUSED("(a)\\1", "backreferences are not supported");
+    CHECK_RX_REFUSED("a(?=b)", "lookahead and lookbehind are not supported");
+    CHECK_RX_REFUSED("(?<!a)b", "lookahead and lookbehind are not supported");
+    CHECK_RX_REFUSED("a*+", "possessive quantifiers are not supported");
+    CHECK_RX_REFUSED("\\p{Alpha}", "character properties are not supported");
+    CHECK_RX_REFUSED("[a-z&&[^c]]", "unions and intersections are not supported");
+    CHECK_RX_REFUSED("(?s)a", "only the flag i");
+    CHECK_RX_REFUSED("*a", "dangling meta character '*'");
+    CHECK_RX_REFUSED("a{2", "illegal repetition");
+    CHECK_RX_REFUSED("a{3,2}", "illegal repetition range");
+    CHECK_RX_REFUSED("[z-a]", "illegal character range");
+    CHECK_RX_REFUSED("[abc", "unclosed character class");
+    CHECK_RX_REFUSED("a{1001}", "repetition count above 1000");
+    /* hostile: bounded program, refused quickly with a clear message */
+    CHECK_RX_REFUSED("((a{1000}){1000}){1000}", "regular expression too large");
+    CHECK_RX_REFUSED("(((((((((((((((((((((x{999}){999}){999}){999}){999})))))))))))))))))",
+                     "too large");
+    char deep[1024];
+    memset(deep, '(', 600);
+    deep[600] = 0;
+    CHECK_RX_REFUSED(deep, "nested too deeply");
+    static char longest[5000];
+    memset(longest, 'a', sizeof longest - 1);
+    CHECK_RX_REFUSED(longest, "longer than 4096 bytes");
+    longest[4096] = 0;
+    CHECK_EQ(rx(longest, longest), 1);
+    /* a filter with too many terms is refused before it can cost much */
+    static char many[8192];
+    size_t o = 0;
+    for (int i = 0; i < 300; i++)
+        o += (size_t)snprintf(many + o, sizeof many - o, "%sKeyOnlyFilter()", i ? " AND " : "");
+    CHECK_PARSE_ERROR(many, "more than 256 filters and operators");
+    /* and the filter language reports the matcher's reason */
+    CHECK_PARSE_ERROR("ValueFilter(=, 'regexstring:(?=x)')", "lookahead and lookbehind are not supported");
+    CHECK_PARSE_ERROR("RowFilter(=, 'regexstring:(x{900}){900}')", "regular expression too large");
+    /* a big but allowed program on a long value stays linear */
+    char big[20001];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    CHECK_EQ(rx("(a|aa)*b", big), 0);
+    CHECK_EQ(rx("(a?){30}a{30}", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), 1);
+}
+
 int main(void) {
     test_parse_ok();
     test_parse_errors();
@@ -521,5 +780,8 @@ int main(void) {
     test_combinations();
     test_scans();
     test_large_row();
+    test_regex();
+    test_hbase2_filters();
+    test_return_codes();
     return test_finish("test_filter");
 }

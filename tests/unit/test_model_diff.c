@@ -9,7 +9,9 @@
  * every status and every
  * read is compared: gets and scans with random VERSIONS, TIMESTAMP,
  * TIMERANGE, column selections, raw, start and stop rows, prefixes,
- * limits and reversed order.
+ * limits, reversed order and filters (one of every kind the filter
+ * language has, and combinations), which both sides run through
+ * kvcore/hbase after their own version counting.
  *
  * Determinism: both stores read one controlled clock (kv_store_options
  * clock_ms), which the test moves on, so implicit timestamps and TTL are
@@ -213,8 +215,33 @@ static kv_status get_text(kv_store *s, const char *table, const char *row, const
 typedef struct read_spec {
     kv_read_options o;
     kv_column cols[4];
-    char desc[256];
+    char desc[512];
 } read_spec;
+
+/* Filters for random reads: every kind, on the keyspace above. */
+static const char *const filters[] = {
+    "TimestampsFilter(1, 2, 3)",
+    "ValueFilter(=, 'regexstring:[0-4]$')",
+    "ValueFilter(<, 'binaryprefix:5')",
+    "QualifierFilter(>=, 'binary:q2')",
+    "FamilyFilter(!=, 'binary:b') OR ColumnPrefixFilter('q3')",
+    "ColumnPaginationFilter(2, 1)",
+    "ColumnCountGetFilter(2)",
+    "ColumnRangeFilter('q1', false, 'q3', true)",
+    "MultipleColumnPrefixFilter('q1', 'q3')",
+    "SingleColumnValueFilter('a', 'q1', =, 'regexstring:[5-9]', false, false)",
+    "SingleColumnValueExcludeFilter('x', 'q2', !=, 'substring:1', true, true)",
+    "DependentColumnFilter('a', 'q1')",
+    "DependentColumnFilter('x', 'q2', true, >, 'binary:3')",
+    "ColumnValueFilter('b', 'q1', >, 'binary:5')",
+    "MultiRowRangeFilter('r1', true, 'r2', false, 'r4', true, '', false)",
+    "FirstKeyOnlyFilter() AND KeyOnlyFilter()",
+    "KeyOnlyFilter(true) AND PageFilter(2)",
+    "PrefixFilter('r2') OR InclusiveStopFilter('r1')",
+    "SKIP ValueFilter(!=, 'binary:')",
+    "WHILE RowFilter(<, 'binary:r3')",
+};
+#define NFILTERS (sizeof filters / sizeof filters[0])
 
 static void random_read(world *w, const table_def *t, bool scan, read_spec *rs) {
     kv_read_options *o = &rs->o;
@@ -258,6 +285,14 @@ static void random_read(world *w, const table_def *t, bool scan, read_spec *rs) 
         o->raw = true;
         n += snprintf(rs->desc + n, sizeof rs->desc - n, " RAW");
     }
+    if (chance(w, 20)) {
+        const char *text = filters[pick(w, (int)NFILTERS)];
+        kv_filter *f = NULL;
+        char err[256];
+        REQUIRE(kv_filter_parse(&f, text, err, sizeof err) == KV_OK);
+        o->filter = f;
+        n += snprintf(rs->desc + n, sizeof rs->desc - n, " FILTER=\"%s\"", text);
+    }
     if (!scan) return;
     if (chance(w, 30)) {
         o->reversed = true;
@@ -290,7 +325,7 @@ static void compare_read(world *w, uint64_t seed, long ops, bool scan, const tab
     text a = {0}, b = {0};
     kv_status sa, sb;
     const char *row = pick_row(w);
-    char what[400];
+    char what[700];
     if (scan) {
         snprintf(what, sizeof what, "scan %s", rs->desc);
         sa = scan_text(w->mod, t->name, &rs->o, &a);
@@ -486,6 +521,20 @@ static void op_check_and_mutate(world *w, uint64_t seed, long ops) {
     kv_mutation_free(m);
 }
 
+/* The attributes of table @p name in both stores agree. */
+static void same_attributes(world *w, const char *name) {
+    kv_table_desc *a = NULL, *b = NULL;
+    REQUIRE(kv_table_describe(&a, w->mod, name) == KV_OK);
+    REQUIRE(kv_table_describe(&b, w->eng, name) == KV_OK);
+    CHECK_EQ(a->nattributes, b->nattributes);
+    for (size_t i = 0; i < a->nattributes && i < b->nattributes; i++) {
+        CHECK(strcmp(a->attributes[i].key, b->attributes[i].key) == 0);
+        CHECK(strcmp(a->attributes[i].value, b->attributes[i].value) == 0);
+    }
+    kv_table_desc_free(a);
+    kv_table_desc_free(b);
+}
+
 static void op_maintenance(world *w, uint64_t seed, long ops) {
     int k = pick(w, 10);
     const table_def *t = pick_table(w);
@@ -504,6 +553,7 @@ static void op_maintenance(world *w, uint64_t seed, long ops) {
         CHECK_EQ(kv_store_close(w->eng), KV_OK);
         open_engine(w);
         CHECK_EQ(kv_flush(w->mod, NULL), KV_OK);
+        for (int i = 0; i < NTABLES; i++) same_attributes(w, tables[i].name);
     }
 }
 
@@ -529,6 +579,34 @@ static void op_alter(world *w, uint64_t seed, long ops) {
                 kv_table_alter_family(w->eng, t->name, &fd));
 }
 
+/* alter 't', METHOD => 'table_att': a read-only table is made writable
+   again; otherwise READONLY, DURABILITY or MAX_FILESIZE is set. Writes to
+   a read-only table must fail alike in both. */
+static void op_table_att(world *w, uint64_t seed, long ops) {
+    (void)seed;
+    (void)ops;
+    const table_def *t = pick_table(w);
+    kv_table_desc *d;
+    REQUIRE(kv_table_describe(&d, w->mod, t->name) == KV_OK);
+    bool readonly = false;
+    for (size_t i = 0; i < d->nattributes; i++)
+        readonly |= strcmp(d->attributes[i].key, "READONLY") == 0 &&
+                    strcmp(d->attributes[i].value, "true") == 0;
+    kv_table_desc_free(d);
+    static const char *const durabilities[] = {"USE_DEFAULT", "SKIP_WAL", "SYNC_WAL", "FSYNC_WAL"};
+    char size[32];
+    snprintf(size, sizeof size, "%d", 1 + pick(w, 1 << 20));
+    kv_property p = {"READONLY", readonly ? NULL : "true"};
+    int k = readonly ? 0 : pick(w, 3);
+    if (k == 1) p = (kv_property){"DURABILITY", durabilities[pick(w, 4)]};
+    else if (k == 2) p = (kv_property){"max_filesize", size};
+    note(w, "alter %s METHOD => 'table_att%s', %s => %s", t->name, p.value ? "" : "_unset", p.key,
+         p.value ? p.value : "");
+    SAME_STATUS(w, kv_table_set_attributes(w->mod, t->name, &p, 1),
+                kv_table_set_attributes(w->eng, t->name, &p, 1));
+    same_attributes(w, t->name);
+}
+
 static void random_operation(world *w, uint64_t seed, long ops) {
     static const int64_t steps[] = {0, 0, 0, 1, 2, 5, 100, 700};
     w->clock += steps[pick(w, 8)];
@@ -538,7 +616,8 @@ static void random_operation(world *w, uint64_t seed, long ops) {
     else if (r < 73) op_increment(w, seed, ops);
     else if (r < 78) op_append(w, seed, ops);
     else if (r < 85) op_check_and_mutate(w, seed, ops);
-    else if (r < 98) op_maintenance(w, seed, ops);
+    else if (r < 97) op_maintenance(w, seed, ops);
+    else if (r < 98) op_table_att(w, seed, ops);
     else op_alter(w, seed, ops);
 }
 
@@ -583,6 +662,7 @@ int main(int argc, char **argv) {
         bool scan = chance(&w, 40);
         random_read(&w, t, scan, &rs);
         compare_read(&w, seed, ops, scan, t, &rs);
+        kv_filter_free((kv_filter *)rs.o.filter);
         if (w.op % 100 == 0) compare_everything(&w, seed, ops);
         if (!w.quiet && w.op % 5000 == 0) printf("%ld operations\n", w.op);
     }

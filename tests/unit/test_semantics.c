@@ -529,6 +529,52 @@ static void test_trim_at_flush(bool flushed) {
     fx_end(&fx);
 }
 
+/* Filters are offered up to the family's VERSIONS versions of each column
+   and the read's VERSIONS counts the cells they include, as HBase's
+   UserScanQueryMatcher does (issue 10, rule 6): a TimestampsFilter, which
+   skips newer versions, finds one older than the cap; a
+   SingleColumnValueFilter with latestVersionOnly=false includes every
+   version, so it sees one more than the cap and matches an older version
+   only when the read's VERSIONS reach it; versions beyond the family's
+   VERSIONS are never offered. */
+static const char *get_filtered(fixture *fx, const char *text, int versions) {
+    kv_filter *flt = NULL;
+    char err[256];
+    REQUIRE(kv_filter_parse(&flt, text, err, sizeof err) == KV_OK);
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    o.filter = flt;
+    o.max_versions = versions;
+    const char *s = get_str(fx, "t", "r", &o);
+    kv_filter_free(flt);
+    return s;
+}
+
+static void test_filter_sees_family_versions(bool flushed) {
+    fixture fx;
+    fx_start(&fx, "fltver", false);
+    kv_family_desc f = family("f", 3);
+    REQUIRE(kv_table_create(fx.s, "t", &f, 1) == KV_OK);
+    put_versions(&fx, 4);
+    if (flushed) flush(&fx);
+    CHECK_STR(get_filtered(&fx, "TimestampsFilter(2, 3)", 1), "f:q@3=v3;");
+    CHECK_STR(get_filtered(&fx, "TimestampsFilter(2, 3)", 5), "f:q@3=v3;f:q@2=v2;");
+    CHECK_STR(get_filtered(&fx, "TimestampsFilter(1, 2)", 1), "f:q@2=v2;");
+    /* v1 is beyond the family's 3 versions: never offered, even in memory */
+    CHECK_STR(get_filtered(&fx, "TimestampsFilter(1)", 5), "");
+    CHECK_STR(get_filtered(&fx, "ValueFilter(=, 'binary:v2')", 1), "f:q@2=v2;");
+    CHECK_STR(get_filtered(&fx, "SingleColumnValueFilter('f', 'q', =, 'binary:v2', true, false)", 1), "");
+    CHECK_STR(get_filtered(&fx, "SingleColumnValueFilter('f', 'q', =, 'binary:v3', true, false)", 1),
+              "f:q@4=v4;");
+    CHECK_STR(get_filtered(&fx, "SingleColumnValueFilter('f', 'q', =, 'binary:v2', true, false)", 3),
+              "f:q@4=v4;f:q@3=v3;f:q@2=v2;");
+    CHECK_STR(get_filtered(&fx, "SingleColumnValueFilter('f', 'q', =, 'binary:v2', true, true)", 1), "");
+    /* without a filter the read's VERSIONS count as before */
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    o.max_versions = 2;
+    CHECK_STR(get_str(&fx, "t", "r", &o), "f:q@4=v4;f:q@3=v3;");
+    fx_end(&fx);
+}
+
 /* A read naming a family and one of its columns: the later spec wins, as
    HBase's Get/Scan addFamily / addColumn do (issue 10). */
 static void test_family_then_column(bool flushed) {
@@ -938,6 +984,7 @@ int main(void) {
         test_raw_counts_own_versions(flushed);
         test_rmw_timestamps(flushed);
         test_trim_at_flush(flushed);
+        test_filter_sees_family_versions(flushed);
         test_scans(flushed);
     }
     test_versions_reappear();

@@ -14,6 +14,11 @@
 #include <stdint.h>
 
 /* The settings every engine gets alike (cellbench's shared options). */
+/* Versions kept per column in the table of the HBase-shaped workloads
+   (put_cell, get_cell, scan_row, check_and_put): the "versions" workload
+   writes this many and reads the newest. */
+#define CELL_VERSIONS 10
+
 typedef struct engine_config {
     uint64_t write_buffer_size;   /* memtable / memstore bytes */
     uint64_t cache_size;          /* block cache bytes */

@@ -23,6 +23,7 @@
 
 static const char kTable[] = "bench";   /* as engine_kvcore.c */
 static const char kFamily[] = "cf";
+static const char kCellTable[] = "hbase";   /* as engine_kvcore.c */
 
 static void bt_version(char *buf, size_t len) {
     const char *host = getenv("BIGTABLE_EMULATOR_HOST");
@@ -61,6 +62,10 @@ static int bt_open(engine *e, const char *dir, const engine_config *cfg) {
     kv_family_desc fam = KV_FAMILY_DESC_INIT;
     snprintf(fam.name, sizeof fam.name, "%s", kFamily);
     st = kv_table_create(s, kTable, &fam, 1);
+    if (st == KV_OK) {   /* the HBase-shaped workloads' table, as engine_kvcore.c's */
+        fam.versions = CELL_VERSIONS;
+        st = kv_table_create(s, kCellTable, &fam, 1);
+    }
     if (st != KV_OK) {
         fail(e, "kv_table_create", st);
         kv_store_close(s);
@@ -72,6 +77,8 @@ static int bt_open(engine *e, const char *dir, const engine_config *cfg) {
 
 static int bt_close(engine *e) {
     kv_status st = kv_table_drop(e->db, kTable);
+    kv_status cst_cells = kv_table_drop(e->db, kCellTable);
+    if (st == KV_OK && cst_cells != KV_OK) st = cst_cells;
     if (st != KV_OK) fail(e, "kv_table_drop", st);
     kv_status cst = kv_store_close(e->db);
     e->db = NULL;
@@ -96,7 +103,35 @@ static int bt_scan(engine *e, const char *start, size_t start_len, uint64_t limi
     return engine_kvcore_ops.scan(e, start, start_len, limit, entries, bytes);
 }
 
+static int bt_del(engine *e, const char *key, size_t key_len) {
+    return engine_kvcore_ops.del(e, key, key_len);
+}
+
+static int bt_put_cell(engine *e, const char *row, size_t row_len, const char *qual,
+                       size_t qual_len, int64_t ts, const char *value, size_t value_len) {
+    return engine_kvcore_ops.put_cell(e, row, row_len, qual, qual_len, ts, value, value_len);
+}
+
+static int bt_get_cell(engine *e, const char *row, size_t row_len, const char *qual,
+                       size_t qual_len, int64_t tmin, int64_t tmax, bool *found, uint64_t *bytes,
+                       char *value, size_t *value_len) {
+    return engine_kvcore_ops.get_cell(e, row, row_len, qual, qual_len, tmin, tmax, found, bytes,
+                                      value, value_len);
+}
+
+static int bt_scan_row(engine *e, const char *row, size_t row_len, uint64_t *cells,
+                       uint64_t *bytes) {
+    return engine_kvcore_ops.scan_row(e, row, row_len, cells, bytes);
+}
+
+static int bt_check_and_put(engine *e, const char *row, size_t row_len, const char *qual,
+                            size_t qual_len, const char *expected, size_t expected_len, int64_t ts,
+                            const char *value, size_t value_len, bool *applied) {
+    return engine_kvcore_ops.check_and_put(e, row, row_len, qual, qual_len, expected,
+                                           expected_len, ts, value, value_len, applied);
+}
+
 const engine_ops engine_bigtable_ops = {
     "bigtable", bt_version, bt_open, bt_close, bt_put, bt_get, bt_scan,
-    NULL, NULL, NULL, NULL, NULL, NULL,
+    bt_del, NULL, bt_put_cell, bt_get_cell, bt_scan_row, bt_check_and_put,
 };

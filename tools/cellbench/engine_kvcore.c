@@ -18,7 +18,6 @@ static const char kTable[] = "bench";
 static const char kFamily[] = "cf";
 /* The table of the HBase-shaped workloads: VERSIONS 10. */
 static const char kCellTable[] = "hbase";
-#define CELL_VERSIONS 10
 
 static void kvc_version(char *buf, size_t len) { snprintf(buf, len, "%s", KVCORE_VERSION); }
 

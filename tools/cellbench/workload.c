@@ -201,7 +201,6 @@ static int do_seeks(engine *e, const workload_config *cfg, bench_rng *rng, char 
 /* ---- HBase-shaped workloads ---- */
 
 #define WIDE_QUALIFIERS 100000
-#define CELL_VERSIONS 10
 #define COUNTER_ROWS_PER 100     /* checkandmutate: num / 100 counters */
 
 static int put_cell(engine *e, const char *row, size_t rl, const char *q, size_t ql, int64_t ts,

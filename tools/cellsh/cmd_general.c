@@ -1,6 +1,6 @@
 /*
  * General commands: help (from the command table in commands.c), exit,
- * version, whoami and table_help. status is in cmd_status.c.
+ * version, whoami, show_filters and table_help. status is in cmd_status.c.
  */
 #include <grp.h>
 #include <pwd.h>
@@ -110,6 +110,13 @@ int cmd_whoami(cellsh *sh, const sh_command *cmd) {
     }
     fputc('\n', sh->out);
     free(groups);
+    return 0;
+}
+
+/* HBase's show_filters: the names ParseFilter registers, one a line. */
+int cmd_show_filters(cellsh *sh, const sh_command *cmd) {
+    (void)cmd;
+    for (size_t i = 0; kv_filter_name(i); i++) fprintf(sh->out, "%s\n", kv_filter_name(i));
     return 0;
 }
 

@@ -38,6 +38,7 @@ int cmd_help(cellsh *sh, const sh_command *cmd);
 int cmd_exit(cellsh *sh, const sh_command *cmd);
 int cmd_version(cellsh *sh, const sh_command *cmd);
 int cmd_whoami(cellsh *sh, const sh_command *cmd);
+int cmd_show_filters(cellsh *sh, const sh_command *cmd);
 int cmd_table_help(cellsh *sh, const sh_command *cmd);
 /* cmd_status.c */
 int cmd_status(cellsh *sh, const sh_command *cmd);

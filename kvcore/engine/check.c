@@ -1,0 +1,386 @@
+/**
+ * @file check.c
+ * Verification and salvage of a local store (check.h; the contracts are
+ * kvcore.h's kv_store_check and kv_store_salvage). Both open the store
+ * read-only and read its files directly: the manifest through the open,
+ * each sorted file block by block and key by key, each log record by
+ * record. Findings name the file and, where one applies, the offset.
+ */
+#include "check.h"
+#include "batch.h"
+#include "fileset.h"
+#include "memstore.h"
+#include "recovery.h"
+#include "store.h"
+#include "tables.h"
+#include "wal.h"
+#include "util/filename.h"
+#include "util/report.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct checker {
+    const char *dir;
+    kv_finding_fn fn;
+    void *ctx;
+    kv_check_stats st;
+} checker;
+
+static void emit(checker *c, kv_finding_kind kind, const char *file, int64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void emit(checker *c, kv_finding_kind kind, const char *file, int64_t offset, const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (kind == KV_FINDING_DAMAGE) c->st.damage++;
+    else if (kind == KV_FINDING_WARNING) c->st.warnings++;
+    else if (kind == KV_FINDING_LOST) c->st.lost++;
+    if (c->fn) {
+        kv_finding f = {kind, file, offset, msg};
+        c->fn(c->ctx, &f);
+    }
+}
+
+/* The byte offset a message names ("at offset N", "offset N"), or -1. */
+static int64_t offset_in(const char *msg) {
+    const char *p = strstr(msg, "offset ");
+    if (!p) return -1;
+    char *end;
+    long long v = strtoll(p + 7, &end, 10);
+    return end == p + 7 || v < 0 ? -1 : (int64_t)v;
+}
+
+/* The name of the first file of the store directory a message names. */
+static const char *file_in(const checker *c, const char *msg, char *buf, size_t len) {
+    size_t dl = strlen(c->dir);
+    for (const char *p = strstr(msg, c->dir); p; p = strstr(p + 1, c->dir)) {
+        if (p[dl] != '/') continue;
+        const char *name = p + dl + 1;
+        size_t n = strcspn(name, " :,()'");
+        if (n == 0 || n >= len) continue;
+        memcpy(buf, name, n);
+        buf[n] = 0;
+        return buf;
+    }
+    return NULL;
+}
+
+/* Messages logged while the store opens: torn tails that were dropped and
+   the like are warnings; sorted files are checked one by one below. */
+static void open_sink(void *ctx, int level, const char *msg) {
+    checker *c = ctx;
+    if (level > KV_LOG_WARN || strncmp(msg, "sorted file ", 12) == 0) return;
+    char name[256];
+    kv_finding_kind kind = strncmp(msg, "lost: ", 6) == 0 ? KV_FINDING_LOST : KV_FINDING_WARNING;
+    emit(c, kind, file_in(c, msg, name, sizeof name), offset_in(msg), "%s", msg);
+}
+
+/* Opens the store read-only (for a salvage, past damage in a log); on
+   failure the reason is a finding. */
+static kv_status open_store(checker *c, const char *path, kv_report *rep, bool salvage, kv_engine **out) {
+    kv_store_options o = KV_STORE_OPTIONS_INIT;
+    o.read_only = true;
+    o.create_if_missing = false;
+    kv_report_init(rep, open_sink, c);
+    kv_status st = salvage ? kv_engine_open_salvage(out, path, rep) : kv_engine_open(out, path, &o, rep);
+    if (st != KV_OK) {
+        /* Damage, or why the check cannot run (not a store, locked...). */
+        const char *why = kv_report_last(rep);
+        char name[256];
+        emit(c, st == KV_CORRUPT || st == KV_IO ? KV_FINDING_DAMAGE : KV_FINDING_INFO,
+             file_in(c, why, name, sizeof name), offset_in(why), "the store does not open: %s", why);
+    }
+    return st;
+}
+
+static bool same_key(const uint8_t *a, size_t al, const kv_buf *b) {
+    return al == b->len && (al == 0 || memcmp(a, b->data, al) == 0);
+}
+
+/* Checks one sorted file; meta is the manifest's record of it, or NULL. */
+static void check_sst(checker *c, kv_env *env, uint64_t number, const kv_sst_meta *meta) {
+    char name[32];
+    snprintf(name, sizeof name, "%06" PRIu64 ".sst", number);
+    char *path = kv_filename_sst(c->dir, number);
+    if (!path) return;
+    c->st.sorted_files++;
+    kv_sst_reader *r = NULL;
+    char err[512] = "";
+    kv_status st = kv_sst_open(&r, env, path, number, NULL, err, sizeof err);
+    free(path);
+    if (st != KV_OK) {
+        emit(c, KV_FINDING_DAMAGE, name, offset_in(err), "%s", err);
+        return;
+    }
+    kv_iter *it = kv_sst_iter(r, false, false);
+    if (!it) {
+        kv_sst_close(r);
+        emit(c, KV_FINDING_DAMAGE, name, -1, "%s: out of memory while checking", name);
+        return;
+    }
+    kv_buf prev = {0}, first = {0}, scratch = {0};
+    uint64_t n = 0;
+    bool bloom_reported = false, stop = false;
+    for (it->seek(it, (const uint8_t *)"", 0); !stop && it->valid(it); it->next(it)) {
+        size_t kl;
+        const uint8_t *key = it->key(it, &kl);
+        kv_key_parts kp;
+        if (kv_key_decode(&kp, key, kl, &scratch) != KV_OK) {
+            emit(c, KV_FINDING_DAMAGE, name, -1, "%s: entry %" PRIu64 " has a malformed key", name, n);
+            stop = true;
+        } else if (n && kv_key_compare(prev.data, prev.len, key, kl) >= 0) {
+            emit(c, KV_FINDING_DAMAGE, name, -1, "%s: entry %" PRIu64 " (row '%.*s') is not after the "
+                 "one before it in cell order", name, n, (int)(kp.row_len > 64 ? 64 : kp.row_len), kp.row);
+            stop = true;
+        } else if (!bloom_reported && (!kv_sst_may_contain_row(r, key, kp.row_prefix_len) ||
+                                       !kv_sst_may_contain_column(r, key, kp.column_prefix_len))) {
+            emit(c, KV_FINDING_DAMAGE, name, -1, "%s: the bloom filter denies row '%.*s' that the file "
+                 "holds", name, (int)(kp.row_len > 64 ? 64 : kp.row_len), kp.row);
+            bloom_reported = true;
+        }
+        prev.len = 0;
+        if (kv_buf_append(&prev, key, kl) || (n == 0 && kv_buf_append(&first, key, kl))) stop = true;
+        if (!stop) {
+            size_t vl;
+            (void)it->value(it, &vl);
+            n++;
+        }
+    }
+    st = it->status(it);
+    if (st != KV_OK) {
+        char msg[512] = "";
+        kv_sst_last_error(r, msg, sizeof msg);
+        if (!msg[0]) snprintf(msg, sizeof msg, "%s: %s", name, kv_strerror(st));
+        emit(c, KV_FINDING_DAMAGE, name, offset_in(msg), "%s (after %" PRIu64 " good entries)", msg, n);
+    } else if (!stop && meta) {
+        if (meta->entries != n)
+            emit(c, KV_FINDING_DAMAGE, name, -1, "%s holds %" PRIu64 " entries; the manifest records %" PRIu64,
+                 name, n, meta->entries);
+        else if (n && (!same_key(first.data, first.len, &(kv_buf){meta->smallest, meta->smallest_len, 0}) ||
+                       !same_key(prev.data, prev.len, &(kv_buf){meta->largest, meta->largest_len, 0})))
+            emit(c, KV_FINDING_DAMAGE, name, -1, "%s: its first or last key differs from the manifest's "
+                 "record", name);
+    }
+    c->st.cells += n;
+    it->destroy(it);
+    kv_sst_close(r);
+    kv_buf_free(&prev);
+    kv_buf_free(&first);
+    kv_buf_free(&scratch);
+}
+
+static kv_status count_op(void *ctx, const kv_batch_op *op) {
+    (void)op;
+    (*(uint64_t *)ctx)++;
+    return KV_OK;
+}
+
+/* Checks one write-ahead log. */
+static void check_log(checker *c, kv_env *env, uint64_t number) {
+    char name[32];
+    snprintf(name, sizeof name, "%06" PRIu64 ".log", number);
+    char *path = kv_filename_log(c->dir, number);
+    if (!path) return;
+    c->st.logs++;
+    kv_wal_reader *r = NULL;
+    char err[512] = "";
+    kv_status st = kv_wal_reader_open(&r, env, path, err, sizeof err);
+    free(path);
+    if (st != KV_OK) {
+        emit(c, KV_FINDING_DAMAGE, name, offset_in(err), "%s", err);
+        return;
+    }
+    for (;;) {
+        uint64_t at = kv_wal_reader_offset(r), ops = 0, last = 0;
+        const uint8_t *rec;
+        size_t len;
+        st = kv_wal_read(r, &rec, &len, err, sizeof err);
+        if (st == KV_END) {
+            uint64_t dropped = kv_wal_reader_dropped(r);
+            if (dropped)
+                emit(c, KV_FINDING_WARNING, name, (int64_t)kv_wal_reader_offset(r),
+                     "%s: %" PRIu64 " bytes at offset %" PRIu64 " at its end are not a whole record (a "
+                     "torn tail: recovery drops them and keeps a copy of the log)", name, dropped,
+                     kv_wal_reader_offset(r));
+            break;
+        }
+        if (st != KV_OK) {
+            emit(c, KV_FINDING_DAMAGE, name, offset_in(err), "%s", err);
+            break;
+        }
+        if (kv_batch_decode(rec, len, count_op, &ops, &last) != KV_OK) {
+            emit(c, KV_FINDING_DAMAGE, name, (int64_t)at, "%s: the record at offset %" PRIu64
+                 " has a valid checksum but does not decode", name, at);
+            break;
+        }
+        c->st.cells += ops;
+    }
+    kv_wal_reader_close(r);
+}
+
+kv_status kv_engine_check(kv_check_stats *stats, const char *path, kv_finding_fn fn, void *ctx) {
+    checker c = {.dir = path, .fn = fn, .ctx = ctx};
+    if (stats) memset(stats, 0, sizeof *stats);
+    kv_env *env = kv_env_posix();
+    char **names = NULL;
+    char err[512] = "";
+    kv_status st = env->list(env, path, &names, err, sizeof err);
+    if (st != KV_OK) return st;
+    kv_report *rep = malloc(sizeof *rep);
+    if (!rep) {
+        kv_free_names(names);
+        return KV_NO_MEMORY;
+    }
+    kv_engine *s = NULL;
+    st = open_store(&c, path, rep, false, &s);
+    if (st != KV_OK && st != KV_CORRUPT && st != KV_IO) {
+        kv_report_destroy(rep);
+        free(rep);
+        kv_free_names(names);
+        return st;
+    }
+    /* Sorted files the manifest names, with its records of them. */
+    for (size_t i = 0; s && i < s->ntables; i++)
+        for (size_t f = 0; f < s->tables[i]->nfamilies; f++) {
+            const kv_fileset *fs = s->tables[i]->families[f]->files;
+            for (size_t k = 0; k < fs->n; k++) check_sst(&c, env, fs->files[k]->number, &fs->files[k]->meta);
+        }
+    /* Then the directory: logs, and files no manifest names. */
+    for (char **p = names; *p; p++) {
+        uint64_t num;
+        char kind = kv_filename_parse(*p, &num);
+        size_t len = strlen(*p);
+        if (kind == 's' && !kv_recovery_names_file(s, num)) {
+            if (s) emit(&c, KV_FINDING_WARNING, *p, -1, "%s: no manifest names it (left by an interrupted "
+                        "flush or compaction; a writer's open removes it)", *p);
+            check_sst(&c, env, num, NULL);
+        } else if (kind == 'l') {
+            check_log(&c, env, num);
+        } else if (len > 12 && strcmp(*p + len - 12, ".log.damaged") == 0) {
+            emit(&c, KV_FINDING_WARNING, *p, -1, "%s: a copy kept of a log whose torn end was dropped "
+                 "at recovery (evidence; the store does not read it)", *p);
+        }
+    }
+    kv_free_names(names);
+    if (s) kv_engine_close(s);
+    kv_report_destroy(rep);
+    free(rep);
+    if (stats) *stats = c.st;
+    return c.st.damage ? KV_CORRUPT : KV_OK;
+}
+
+/* ---- salvage ---- */
+
+/* Copies one source of a family (a sorted file's or memstore's iterator)
+   into the sink; what cannot be read is reported lost. */
+static kv_status copy_source(checker *c, const kv_salvage_sink *sink, const char *family, kv_iter *it,
+                             const char *name, const kv_sstfile *file) {
+    kv_buf scratch = {0}, last = {0};
+    uint64_t n = 0;
+    kv_status st = KV_OK;
+    for (it->seek(it, (const uint8_t *)"", 0); st == KV_OK && it->valid(it); it->next(it)) {
+        size_t kl, vl;
+        const uint8_t *key = it->key(it, &kl);
+        const uint8_t *value = it->value(it, &vl);
+        kv_key_parts kp;
+        if (kv_key_decode(&kp, key, kl, &scratch) != KV_OK) break;
+        st = sink->add_cell(sink->ctx, family, &kp, value, vl);
+        if (st == KV_OK) {
+            n++;
+            last.len = 0;
+            if (kv_buf_append(&last, kp.row, kp.row_len)) st = KV_NO_MEMORY;
+        }
+    }
+    kv_status is = it->status(it);
+    if (st == KV_OK && (is != KV_OK || it->valid(it))) {
+        char msg[512] = "";
+        if (file) kv_sstfile_last_error(file, msg, sizeof msg);
+        if (!msg[0]) snprintf(msg, sizeof msg, "%s", is != KV_OK ? kv_strerror(is) : "a malformed key");
+        uint64_t total = file ? file->meta.entries : 0;
+        c->st.cells_lost += total > n ? total - n : 0;
+        if (n)
+            emit(c, KV_FINDING_LOST, name, offset_in(msg), "%s: lost the rest of the file after row '%.*s' "
+                 "(%" PRIu64 " of %" PRIu64 " entries copied): %s", name, (int)(last.len > 64 ? 64 : last.len),
+                 (const char *)last.data, n, total, msg);
+        else
+            emit(c, KV_FINDING_LOST, name, offset_in(msg), "%s: lost the file from its start (0 of %" PRIu64
+                 " entries copied): %s", name, total, msg);
+    }
+    c->st.cells += n;
+    kv_buf_free(&scratch);
+    kv_buf_free(&last);
+    return st;
+}
+
+static kv_status salvage_family(checker *c, const kv_salvage_sink *sink, kv_family *fam) {
+    kv_status st = KV_OK;
+    const char *family = fam->desc.name;
+    /* Oldest first, so that the newest of equal cells is written last. */
+    for (size_t k = fam->files->n; st == KV_OK && k-- > 0;) {
+        kv_sstfile *f = fam->files->files[k];
+        char name[32];
+        snprintf(name, sizeof name, "%06" PRIu64 ".sst", f->number);
+        if (f->broken) {
+            const kv_sst_meta *m = &f->meta;
+            c->st.cells_lost += m->entries;
+            emit(c, KV_FINDING_LOST, name, -1, "%s: lost the whole file (%" PRIu64 " entries of family "
+                 "'%s'): %s", name, m->entries, family, f->broken);
+            continue;
+        }
+        kv_iter *it = kv_sst_iter(f->reader, false, false);
+        if (!it) return KV_NO_MEMORY;
+        c->st.sorted_files++;
+        st = copy_source(c, sink, family, it, name, f);
+        it->destroy(it);
+    }
+    kv_memstore *mems[2] = {fam->imm, fam->mem};
+    for (int i = 0; i < 2 && st == KV_OK; i++) {
+        if (!mems[i]) continue;
+        kv_iter *it = kv_memstore_iter(mems[i]);
+        if (!it) return KV_NO_MEMORY;
+        st = copy_source(c, sink, family, it, "the write-ahead logs", NULL);
+        it->destroy(it);
+    }
+    return st;
+}
+
+kv_status kv_engine_salvage(kv_check_stats *stats, const char *path, const kv_salvage_sink *sink,
+                            kv_finding_fn fn, void *ctx) {
+    checker c = {.dir = path, .fn = fn, .ctx = ctx};
+    if (stats) memset(stats, 0, sizeof *stats);
+    kv_report *rep = malloc(sizeof *rep);
+    if (!rep) return KV_NO_MEMORY;
+    kv_engine *s = NULL;
+    kv_status st = open_store(&c, path, rep, true, &s);
+    for (size_t i = 0; st == KV_OK && i < s->nnamespaces; i++) {
+        const kv_namespace *ns = &s->namespaces[i];
+        st = sink->add_namespace(sink->ctx, ns->name, ns->props, ns->nprops);
+    }
+    for (size_t i = 0; st == KV_OK && i < s->ntables; i++) {
+        kv_table *t = s->tables[i];
+        char tname[2 * KV_NAME_MAX + 2];
+        snprintf(tname, sizeof tname, "%s:%s", t->ns, t->name);
+        kv_family_desc *descs = calloc(t->nfamilies ? t->nfamilies : 1, sizeof *descs);
+        if (!descs) {
+            st = KV_NO_MEMORY;
+            break;
+        }
+        for (size_t f = 0; f < t->nfamilies; f++) descs[f] = t->families[f]->desc;
+        st = sink->add_table(sink->ctx, tname, descs, t->nfamilies);
+        free(descs);
+        for (size_t f = 0; st == KV_OK && f < t->nfamilies; f++) st = salvage_family(&c, sink, t->families[f]);
+        if (st == KV_OK) st = sink->end_table(sink->ctx, t->enabled);
+    }
+    if (s) kv_engine_close(s);
+    kv_report_destroy(rep);
+    free(rep);
+    if (stats) *stats = c.st;
+    if (st != KV_OK) return st;
+    return c.st.lost ? KV_CORRUPT : KV_OK;
+}
