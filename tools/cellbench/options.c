@@ -19,10 +19,10 @@ static void usage(FILE *out) {
             "Usage: cellbench [OPTIONS]          key-value workloads on kvcore, LevelDB, RocksDB\n"
             "       cellbench --fs [OPTIONS]     files: native dir, cellfs, passthrough_ll\n\n"
             "Key-value mode:\n"
-            "  --benchmarks=LIST     comma-separated workloads, in order (default\n"
-            "                        fillseq,fillrandom,overwrite,readrandom,readseq,seekrandom);\n"
-            "                        also deleterandom,widerow,versions,timerange,\n"
-            "                        checkandmutate,readwrite90\n"
+            "  --benchmarks=LIST     comma-separated workloads, in order (default all:\n"
+            "                        fillseq,fillrandom,overwrite,readrandom,readseq,seekrandom,\n"
+            "                        deleterandom,widerow,versions,timerange,checkandmutate,\n"
+            "                        readwrite90)\n"
             "  --engines=LIST        kvcore,leveldb,rocksdb (default all three); bigtable:\n"
             "                        Google's emulator at $BIGTABLE_EMULATOR_HOST\n"
             "  --num=N               keys, and puts per fill workload (default 1000000)\n"
@@ -144,9 +144,7 @@ int options_parse(bench_options *o, int argc, char **argv) {
     o->pm_dirs = 10;
     o->fs_mask = (1u << FW_COUNT) - 1;
     const char *benchmarks = NULL;
-    /* db_bench's six: every engine has them (the bigtable engine has no
-       others) */
-    for (int i = 0; i <= WL_SEEKRANDOM; i++)
+    for (int i = 0; i < WL_COUNT; i++)
         o->workloads[o->nworkloads++] = (workload_id)i;
     o->engines[o->nengines++] = &engine_kvcore_ops;
     o->engines[o->nengines++] = &engine_leveldb_ops;
