@@ -410,7 +410,7 @@ typedef struct kv_family_desc {
 #define KV_FAMILY_DESC_INIT                                                    \
     { .version = KV_FAMILY_DESC_VERSION, .name = "", .versions = 1, .min_versions = 0, \
       .ttl_seconds = KV_FOREVER, .keep_deleted = KV_KEEP_DELETED_FALSE,        \
-      .compression = KV_COMPRESSION_NONE, .bloom = KV_BLOOM_ROW, .blocksize = 4096,  \
+      .compression = KV_COMPRESSION_NONE, .bloom = KV_BLOOM_ROW, .blocksize = 65536, \
       .encoding = KV_ENCODING_NONE, .in_memory = false, .blockcache = true,    \
       .new_version_behavior = false }
 
@@ -440,7 +440,7 @@ kv_status kv_family_desc_parse(kv_family_desc *family, const char *text, char *e
  * {NAME => 'f', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1',
  *  KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE',
  *  COMPRESSION => 'NONE', TTL => 'FOREVER', MIN_VERSIONS => '0',
- *  BLOCKCACHE => 'true', BLOCKSIZE => '4096', REPLICATION_SCOPE => '0'}
+ *  BLOCKCACHE => 'true', BLOCKSIZE => '65536', REPLICATION_SCOPE => '0'}
  * (NEW_VERSION_BEHAVIOR is shown only when true). Returns the length it
  * needs, like snprintf; the output is always NUL-terminated when len > 0.
  * kv_family_desc_parse reads it back to an equal descriptor.

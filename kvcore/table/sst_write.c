@@ -70,12 +70,12 @@ static void copy_err(char *err, size_t errlen, const char *msg) {
 kv_status kv_sst_writer_open(kv_sst_writer **out, kv_env *env, const char *path,
                              const kv_sst_options *opts, char *err, size_t errlen) {
     *out = NULL;
-    kv_sst_options o = { 4096, KV_COMPRESSION_NONE, KV_ENCODING_NONE, KV_BLOOM_ROW,
+    kv_sst_options o = { 65536, KV_COMPRESSION_NONE, KV_ENCODING_NONE, KV_BLOOM_ROW,
                          KV_BLOOM_DEFAULT_BITS_PER_KEY };
     if (opts)
         o = *opts;
     if (o.block_size == 0)
-        o.block_size = 4096;
+        o.block_size = 65536;
     if (o.bloom_bits_per_key == 0)
         o.bloom_bits_per_key = KV_BLOOM_DEFAULT_BITS_PER_KEY;
     if ((unsigned)o.compression > KV_COMPRESSION_SNAPPY || (unsigned)o.encoding > KV_ENCODING_DIFF ||

@@ -10,7 +10,7 @@ load helpers/cellsh
 setup() { cellsh_setup; }
 teardown() { cellsh_teardown; }
 
-FAMILY="{NAME => 'f', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'NONE', TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKCACHE => 'true', BLOCKSIZE => '4096', REPLICATION_SCOPE => '0'}"
+FAMILY="{NAME => 'f', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'NONE', TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKCACHE => 'true', BLOCKSIZE => '65536', REPLICATION_SCOPE => '0'}"
 
 @test "alter table_att sets MAX_FILESIZE and READONLY; describe shows them; a new run keeps them" {
     backend_needs table_attributes

@@ -10,7 +10,7 @@
 static const char *const default_text =
     "{NAME => 'cf', BLOOMFILTER => 'ROW', IN_MEMORY => 'false', VERSIONS => '1', "
     "KEEP_DELETED_CELLS => 'FALSE', DATA_BLOCK_ENCODING => 'NONE', COMPRESSION => 'NONE', "
-    "TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKCACHE => 'true', BLOCKSIZE => '4096', "
+    "TTL => 'FOREVER', MIN_VERSIONS => '0', BLOCKCACHE => 'true', BLOCKSIZE => '65536', "
     "REPLICATION_SCOPE => '0'}";
 
 static bool desc_equal(const kv_family_desc *a, const kv_family_desc *b) {
@@ -150,7 +150,7 @@ static void test_parse(void) {
     CHECK_EQ(d.ttl_seconds, 3600);
     CHECK_EQ(d.compression, KV_COMPRESSION_LZ4);
     CHECK_EQ(d.bloom, KV_BLOOM_ROW);
-    CHECK_EQ(d.blocksize, 4096);
+    CHECK_EQ(d.blocksize, 65536);
 
     static const char *const bad[] = {
         "", "NAME => 'f'", "{}", "{VERSIONS => '3'}", "{NAME => 'f'", "{NAME => 'f',}",

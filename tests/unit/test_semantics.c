@@ -880,7 +880,7 @@ static void test_catalog(void) {
     CHECK_EQ(d->nfamilies, 2);
     CHECK(strcmp(d->families[1].name, "g") == 0 && d->families[1].versions == 4 &&
           d->families[1].compression == KV_COMPRESSION_LZ4);
-    CHECK(d->families[0].bloom == KV_BLOOM_ROW && d->families[0].blocksize == 4096 &&
+    CHECK(d->families[0].bloom == KV_BLOOM_ROW && d->families[0].blocksize == 65536 &&
           d->families[0].ttl_seconds == KV_FOREVER && d->families[0].blockcache);
     kv_table_desc_free(d);
     CHECK_EQ(kv_table_delete_family(fx.s, "ns1:t", "cf"), KV_OK);

@@ -130,7 +130,7 @@ static void print_header(const bench_options *o, const char *base, bool temp) {
     bench_format_size(wb, sizeof wb, o->engine.write_buffer_size);
     bench_format_size(cache, sizeof cache, o->engine.cache_size);
     if (o->engine.block_size == 0)
-        bench_fmt(block, sizeof block, "each engine's default (4 KiB for each)");
+        bench_fmt(block, sizeof block, "each engine's default (kvcore 64 KiB, others 4 KiB)");
     else
         bench_format_size(block, sizeof block, o->engine.block_size);
     printf("cellbench %s:", KVCORE_VERSION);

@@ -46,7 +46,7 @@ static const sh_command_def commands[] = {
       "Creates a table with one or more column families. A family is a name or a hash of\n"
       "attributes: NAME, VERSIONS (1), MIN_VERSIONS (0), TTL (FOREVER, seconds),\n"
       "KEEP_DELETED_CELLS (FALSE/TRUE/TTL), COMPRESSION (NONE/LZ4/SNAPPY), BLOOMFILTER\n"
-      "(NONE/ROW/ROWCOL), BLOCKSIZE (4096), DATA_BLOCK_ENCODING (NONE/PREFIX/DIFF),\n"
+      "(NONE/ROW/ROWCOL), BLOCKSIZE (65536), DATA_BLOCK_ENCODING (NONE/PREFIX/DIFF),\n"
       "IN_MEMORY, BLOCKCACHE, NEW_VERSION_BEHAVIOR. A hash without NAME holds table\n"
       "attributes (MAX_FILESIZE, READONLY, DURABILITY, ..., METADATA; see alter); region\n"
       "options (SPLITS, NUMREGIONS, ...) are accepted and ignored. Prints 'Created table\n"
