@@ -57,19 +57,47 @@ int fs_family_check(cellfs *fs, const fs_path *p)
     return rc;
 }
 
-int fs_row_has_cells(cellfs *fs, const fs_path *p, const char *family)
+/* The visible cells of the row (of @p family when non-NULL) through
+   @p filter: 1 with *r set (free it), 0 when none, -errno. */
+static int row_get(cellfs *fs, const fs_path *p, const char *family, const kv_filter *filter,
+                   kv_result **r)
 {
     kv_read_options o;
     fs_ropts(p, &o);
     kv_column col = { family, NULL, 0 };
     if (family) { o.columns = &col; o.ncolumns = 1; }
-    o.filter = fs->f_firstkey;
+    o.filter = filter;
     o.fill_cache = false;
-    kv_result *r = NULL;
-    kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
+    *r = NULL;
+    kv_status st = kv_get(r, fs->store, p->table, p->row, p->row_len, &o);
     if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
     if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
-    int has = r->ncells > 0;
+    if ((*r)->ncells > 0) return 1;
+    kv_result_free(*r);
+    *r = NULL;
+    return 0;
+}
+
+int fs_row_has_cells(cellfs *fs, const fs_path *p, const char *family)
+{
+    kv_result *r;
+    int has = row_get(fs, p, family, fs->f_firstkey, &r);
+    if (has > 0) kv_result_free(r);
+    return has;
+}
+
+int fs_row_newest(cellfs *fs, const fs_path *p, const char *family, int64_t *ts)
+{
+    kv_result *r;
+    int rc = row_get(fs, p, family, fs->f_keyonly, &r);
+    if (rc <= 0) return rc;
+    int has = 0;
+    for (size_t i = 0; i < r->ncells; i++) {
+        const kv_cell *c = &r->cells[i];
+        if (c->type != KV_TYPE_PUT) continue;
+        if (!has || c->timestamp > *ts) *ts = c->timestamp;
+        has = 1;
+    }
     kv_result_free(r);
     return has;
 }
@@ -240,16 +268,23 @@ int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts)
 
 int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m)
 {
+    /* Where the store keeps markers, every version is deleted exactly and
+       no column marker is left: a value put later at an older time (rsync
+       and tar set times, mv keeps them) is not hidden by the removal.
+       Otherwise the whole column up to the clock, and the future
+       versions exactly. */
+    bool exact = (kv_store_capabilities(fs->store) & KV_CAP_RAW_SCANS) != 0;
     int64_t now = kv_store_now(fs->store);
-    int64_t newest, *future = NULL;
+    int64_t newest, *vers = NULL;
     size_t n = 0;
-    int rc = fs_column_raw(fs, p, now, &newest, &future, &n);
+    int rc = fs_column_raw(fs, p, exact ? KV_TIME_MIN : now, &newest, &vers, &n);
     if (rc) return rc;
-    kv_status st = kv_mutation_delete_column(m, p->family, p->qual, p->qual_len,
-                                             KV_LATEST_TIMESTAMP);
+    kv_status st = KV_OK;
+    if (!exact)
+        st = kv_mutation_delete_column(m, p->family, p->qual, p->qual_len, KV_LATEST_TIMESTAMP);
     for (size_t i = 0; i < n && st == KV_OK; i++)
-        st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, future[i]);
-    free(future);
+        st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, vers[i]);
+    free(vers);
     return fs_fail(fs, st, "delete", p->table);
 }
 
@@ -327,6 +362,16 @@ void fs_notify_changed(cellfs *fs, const char *path)
 {
     atomic_fetch_add(&fs->commits, 1);
     fs_kernel_forget(fs, path);
+    /* The family's and the row's mtimes are their newest cell's. */
+    if (!fs->fuse || fs->single_thread || !path) return;
+    char *dir = strdup(path);
+    for (int up = 0; dir && up < 2; up++) {
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir) break;
+        *slash = '\0';
+        (void)fuse_invalidate_path(fs->fuse, dir);
+    }
+    free(dir);
 }
 
 void fs_kernel_forget(cellfs *fs, const char *path)

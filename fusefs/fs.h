@@ -6,11 +6,14 @@
  * pending directories and scratch files (pending.c), schema text
  * (ops_schema.c) and the operation tables (ops_*.c) that main.c assembles.
  *
- * Locking: fs->mu guards the handle registry, the pending rows and the
- * scratch files; each open handle has its own mutex (open_file.h). Never
- * take fs->mu while holding a handle's mutex... except through
- * fs_handles_* helpers, which take fs->mu first. No kvcore call is made
- * while fs->mu is held.
+ * Locking: fs->mu guards the handle registry, the pending rows, the
+ * scratch files and the unlinked .schema names; each open handle has its
+ * own mutex (open_file.h); fs->stamp_mu is held from choosing a cell
+ * mutation's timestamp until the store has the mutation. Lock order: a
+ * handle's mu, then fs->stamp_mu, then fs->mu; fs->mu is innermost and
+ * held briefly (no kvcore call and no other lock is taken under it), and
+ * the fs_handles_* helpers take references under fs->mu, drop it, and only
+ * then lock each handle.
  */
 #ifndef CELLFS_FS_H
 #define CELLFS_FS_H
@@ -30,9 +33,10 @@
 struct fs_handle;
 struct fs_scratch;
 struct fs_pending;
+struct fs_dirh;
 
 /* Bounds on what the daemon keeps in memory besides the store. */
-#define FS_PENDING_MAX 1024          /* mkdir'ed rows without cells */
+#define FS_PENDING_MAX 65536         /* mkdir'ed rows without cells */
 #define FS_SCRATCH_MAX 32            /* table-level temporary files */
 #define FS_SCRATCH_BYTES (4u << 20)  /* largest scratch file */
 
@@ -74,6 +78,8 @@ typedef struct cellfs {
     size_t npending;
     struct fs_scratch *scratch;
     size_t nscratch;
+    struct fs_gone *schema_gone;     /* tables whose .schema was unlinked */
+    struct fs_dirh *dirs;            /* open directory handles (ops_dir.c) */
 } cellfs;
 
 /** The mount context of the calling FUSE request. */
@@ -104,6 +110,10 @@ int fs_family_check(cellfs *fs, const fs_path *p);
 /** 1 when the row has a visible cell (in @p family when non-NULL), 0 when
  *  not, -errno on failure. */
 int fs_row_has_cells(cellfs *fs, const fs_path *p, const char *family);
+/** Like fs_row_has_cells, and *ts (when 1) the newest timestamp of the
+ *  visible cells of the row (of @p family when non-NULL): a row's and a
+ *  family directory's mtime. */
+int fs_row_newest(cellfs *fs, const fs_path *p, const char *family, int64_t *ts);
 /**
  * Reads the cell @p p names: the newest visible value, or exactly
  * p->version. *value (malloc'd, may be NULL when not wanted), *len, *ts.
@@ -136,9 +146,10 @@ int fs_column_raw(cellfs *fs, const fs_path *p, int64_t from, int64_t *newest, i
 int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts);
 /**
  * Adds to @p m the deletes that remove every version of the column @p p
- * names: the whole column at the store clock, and each version whose time
- * lies in the future exactly (so no marker is left in the future to hide a
- * later write). fs->stamp_mu held. 0 or -errno.
+ * names: each version the store holds exactly (no column marker is left
+ * to hide a value put later at an older time); on a backend without raw
+ * reads, the whole column at the store clock and each future version.
+ * fs->stamp_mu held. 0 or -errno.
  */
 int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m);
 /** Write options with the mount's durability (or @p fsync). */
@@ -160,8 +171,21 @@ char *fs_latest_path(const char *path);
 /* ---- pending.c: mkdir'ed rows and table-level scratch files ---- */
 /** Adds the row of @p p (and @p family, when non-NULL) to the pending set.
  *  A new pending row shows only the families mkdir'ed in it (so cp -a can
- *  mkdir them), one emptied by rm shows all (@p all_families). */
-void fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_families);
+ *  mkdir them), one emptied by rm shows all (@p all_families). 0, -ENOSPC
+ *  when FS_PENDING_MAX rows are kept already (logged; none is forgotten)
+ *  or -ENOMEM. */
+int fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_families);
+/** rmdir of the empty family dir @p family of a row that shows only the
+ *  families mkdir'ed in it: it is no longer listed. */
+void fs_pending_unlist(cellfs *fs, const fs_path *p, const char *family);
+/** Whether @p table has pending rows or files beside them (rmdir of the
+ *  table: ENOTEMPTY). */
+bool fs_pending_table(cellfs *fs, const char *table);
+/** Forgets the pending rows and scratch files of a dropped table. */
+void fs_pending_drop_table(cellfs *fs, const char *table);
+/** Forgets every pending row and scratch file (at unmount, once no file
+ *  is open). */
+void fs_pending_clear(cellfs *fs);
 /** Whether the row (with @p family non-NULL: that family dir) is pending. */
 bool fs_pending_has(cellfs *fs, const fs_path *p, const char *family);
 void fs_pending_remove(cellfs *fs, const char *table, const uint8_t *row, size_t len);
@@ -180,12 +204,24 @@ typedef struct fs_scratch {
     int refs;                        /* open handles + 1 while linked */
     bool unlinked;
 } fs_scratch;
+/** The names of the scratch files of @p table (a table, or a family
+ *  directory's path: fs_path_scratch), malloc'd each and the list. */
+size_t fs_scratch_names(cellfs *fs, const char *table, char ***out);
 /** Finds (refs++ when @p ref) the scratch file @p name of @p table. fs->mu held. */
 fs_scratch *fs_scratch_find(cellfs *fs, const char *table, const char *name, size_t len);
 /** Creates one; NULL with *err = -ENOSPC / -ENOMEM. fs->mu held. */
 fs_scratch *fs_scratch_new(cellfs *fs, const char *table, const char *name, size_t len, int *err);
 void fs_scratch_unlink(cellfs *fs, fs_scratch *s);   /* fs->mu held */
 void fs_scratch_put(cellfs *fs, fs_scratch *s);      /* fs->mu held: refs-- */
+
+/** unlink of a table's .schema: the name is gone (lookups ENOENT, not
+ *  listed) until a create or rename makes it again, which then replaces
+ *  the schema (tar x removes a file and creates it with O_EXCL). The
+ *  families stay meanwhile. fs_schema_gone: whether it is gone;
+ *  fs_schema_back: it is made again. */
+int fs_schema_unlink(cellfs *fs, const char *table);
+bool fs_schema_gone(cellfs *fs, const char *table);
+void fs_schema_back(cellfs *fs, const char *table);
 
 /* ---- ops_schema.c ---- */
 /** The table's families, one per line in describe syntax (malloc'd). */
@@ -199,10 +235,15 @@ int fs_schema_apply(cellfs *fs, const char *table, const char *text, size_t len)
 /* ---- the operation tables ---- */
 void fs_ops_attr(struct fuse_operations *ops);
 void fs_ops_dir(struct fuse_operations *ops);
+/** Frees the directory handles still open at unmount (the kernel sends no
+ *  RELEASEDIR for them). */
+void fs_dirs_free(cellfs *fs);
 void fs_ops_file(struct fuse_operations *ops);
 
 /** Fills @p st for a directory / a regular file. */
 void fs_stat_dir(const cellfs *fs, struct stat *st);
+/** A directory whose mtime is @p ts_ms (rows and families). */
+void fs_stat_dir_at(const cellfs *fs, struct stat *st, int64_t ts_ms);
 void fs_stat_file(const cellfs *fs, struct stat *st, size_t size, int64_t ts_ms, bool writable);
 
 #endif

@@ -19,12 +19,12 @@
 
 typedef struct fs_args {
     char *store;
-    int create, versions, sync, ro, show_help, show_version;
+    int create, versions, sync, ro, allow_other, show_help, show_version;
     unsigned long max_value, cache_size, write_buffer;
     char *timeout;
 } fs_args;
 
-enum { KEY_HELP, KEY_VERSION, KEY_RO };
+enum { KEY_HELP, KEY_VERSION, KEY_RO, KEY_ALLOW_OTHER };
 
 #define OPT(t, f) { t, offsetof(fs_args, f), 1 }
 static const struct fuse_opt cellfs_opts[] = {
@@ -36,6 +36,7 @@ static const struct fuse_opt cellfs_opts[] = {
     { "write_buffer=%lu", offsetof(fs_args, write_buffer), 0 },
     { "timeout=%s", offsetof(fs_args, timeout), 0 },
     FUSE_OPT_KEY("ro", KEY_RO),
+    FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
     FUSE_OPT_KEY("-h", KEY_HELP),
     FUSE_OPT_KEY("--help", KEY_HELP),
     FUSE_OPT_KEY("-V", KEY_VERSION),
@@ -62,6 +63,9 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
         return 0;
     case KEY_RO:
         a->ro = 1;
+        return 1;
+    case KEY_ALLOW_OTHER:
+        a->allow_other = 1;
         return 1;
     }
     return 1;
@@ -115,6 +119,8 @@ static void op_destroy(void *data)
         int rc = fs_handle_release(fs, h);
         if (rc) fs_log(fs, "unmount: a file's last write failed: %s", strerror(-rc));
     }
+    fs_pending_clear(fs);
+    fs_dirs_free(fs);
     if (fs->store) {
         kv_status st = kv_store_close(fs->store);
         if (st != KV_OK) fs_log(fs, "unmount: closing the store: %s", kv_strerror(st));
@@ -170,32 +176,55 @@ static void add_fsname(struct fuse_args *args, const char *store)
     free(opt);
 }
 
+static void args_free(struct fuse_args *args, fs_args *a)
+{
+    fuse_opt_free_args(args);
+    free(a->store);
+    free(a->timeout);
+}
+
 int main(int argc, char *argv[])
 {
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
     fs_args a;
     memset(&a, 0, sizeof a);
-    if (fuse_opt_parse(&args, &a, cellfs_opts, opt_proc) != 0) return 2;
-    if (a.show_version) {
-        printf("cellfs %s (libkvcore %s, libfuse %s)\n", KVCORE_VERSION, KVCORE_VERSION,
-               fuse_pkgversion());
+    if (fuse_opt_parse(&args, &a, cellfs_opts, opt_proc) != 0) {
+        args_free(&args, &a);
+        return 2;
+    }
+    if (a.show_version || a.show_help) {
+        if (a.show_version)
+            printf("cellfs %s (libkvcore %s, libfuse %s)\n", KVCORE_VERSION, KVCORE_VERSION,
+                   fuse_pkgversion());
+        else {
+            usage(argv[0]);
+            printf("FUSE options:\n");
+            fuse_cmdline_help();
+            fuse_lib_help(&args);
+        }
+        args_free(&args, &a);
         return 0;
     }
-    if (a.show_help) {
-        usage(argv[0]);
-        printf("FUSE options:\n");
-        fuse_cmdline_help();
-        fuse_lib_help(&args);
-        return 0;
+    /* Other users may use the mount: the kernel checks the modes shown
+       (0644 files, 0755 directories of the mounting user). */
+    if (a.allow_other && fuse_opt_add_arg(&args, "-odefault_permissions") != 0) {
+        args_free(&args, &a);
+        return 1;
     }
     struct fuse_cmdline_opts co;
-    if (fuse_parse_cmdline(&args, &co) != 0) return 2;
-    if (!a.store || !co.mountpoint) {
+    memset(&co, 0, sizeof co);
+    if (fuse_parse_cmdline(&args, &co) != 0 || !a.store || !co.mountpoint) {
         fprintf(stderr, "usage: %s STORE MOUNTPOINT [options]  (--help for more)\n", argv[0]);
+        free(co.mountpoint);
+        args_free(&args, &a);
         return 2;
     }
     cellfs *fs = calloc(1, sizeof *fs);
-    if (!fs) return 1;
+    if (!fs) {
+        free(co.mountpoint);
+        args_free(&args, &a);
+        return 1;
+    }
     pthread_mutex_init(&fs->mu, NULL);
     pthread_mutex_init(&fs->stamp_mu, NULL);
     pthread_condattr_t ca;
@@ -219,13 +248,15 @@ int main(int argc, char *argv[])
     fs->uid = getuid();
     fs->gid = getgid();
     clock_gettime(CLOCK_REALTIME, &fs->mount_time);
-    if (!fs->store_path) return 1;
+    int rc = 1;
+    struct fuse *f = NULL;
+    if (!fs->store_path) goto out_free;
     if (!co.foreground) openlog("cellfs", LOG_PID, LOG_DAEMON);
 
     char err[512] = "";
     if (open_store(fs, err, sizeof err) != 0) {
         fprintf(stderr, "cellfs: cannot open store %s: %s\n", fs->store_path, err);
-        return 1;
+        goto out_free;
     }
     /* Threads do not survive the fork of daemonizing: reopen after it. */
     if (!co.foreground) {
@@ -241,12 +272,11 @@ int main(int argc, char *argv[])
     fs_ops_file(&ops);
     ops.init = op_init;
     ops.destroy = op_destroy;
-    struct fuse *f = fuse_new(&args, &ops, sizeof ops, fs);
+    f = fuse_new(&args, &ops, sizeof ops, fs);
     if (!f) {
-        kv_store_close(fs->store);
-        return 2;
+        rc = 2;
+        goto out_free;
     }
-    int rc = 1;
     if (fuse_mount(f, co.mountpoint) != 0) goto out_destroy;
     if (fuse_daemonize(co.foreground) != 0) goto out_unmount;
     if (!fs->store) {
@@ -280,17 +310,16 @@ out_unmount:
     fuse_unmount(f);
 out_destroy:
     fuse_destroy(f);        /* runs op_destroy: the store is closed there */
+out_free:
     if (fs->store) {        /* never initialised (mount failed) */
         kv_store_close(fs->store);
         fs->store = NULL;
     }
     kv_filter_free(fs->f_keyonly);
     kv_filter_free(fs->f_firstkey);
-    fuse_opt_free_args(&args);
     free(fs->store_path);
     free(co.mountpoint);
-    free(a.store);
-    free(a.timeout);
+    args_free(&args, &a);
     pthread_cond_destroy(&fs->readers_gone);
     pthread_mutex_destroy(&fs->mu);
     pthread_mutex_destroy(&fs->stamp_mu);

@@ -173,7 +173,7 @@ int fs_name_decode(fs_name_key *out, const char *name, size_t len)
     if (len > FS_NAME_MAX) return -ENAMETOOLONG;
     if (len == 1 && name[0] == '%') return 0;
     size_t body = len;
-    if (len > FS_NAME_SHORT_MAX) return -EINVAL;
+    if (len > FS_NAME_SHORT_MAX) return -ENAMETOOLONG;   /* encode never makes one */
     if (len >= 18 && name[len - 18] == '%' && name[len - 17] == '#') {
         uint64_t h = 0;
         for (size_t i = len - 16; i < len; i++) {

@@ -64,7 +64,7 @@ typedef struct fs_name_key {
  * Decodes one path component (no '/', @p len bytes, not NUL-terminated).
  * Returns 0, -EINVAL for a name that is not the canonical encoding of any
  * key (a hashed name is checked later, against the key it resolves to) or
- * -ENAMETOOLONG above FS_NAME_MAX.
+ * -ENAMETOOLONG above FS_NAME_SHORT_MAX (what statfs advertises).
  */
 int fs_name_decode(fs_name_key *out, const char *name, size_t len);
 

@@ -391,9 +391,8 @@ void fs_handle_follow(cellfs *fs, fs_handle *h)
 {
     if (h->kind != FS_H_CELL || h->writable) return;
     uint64_t now = atomic_load(&fs->commits);
-    if (now == h->open_commits) return;
     pthread_mutex_lock(&fs->mu);
-    bool broken = h->cached && h->lease_broken;
+    bool broken = h->cached && h->lease_broken && now != h->open_commits;
     pthread_mutex_unlock(&fs->mu);
     if (!broken) return;
     uint8_t *v = NULL;
@@ -410,7 +409,9 @@ void fs_handle_follow(cellfs *fs, fs_handle *h)
     } else {
         return;                    /* keep the snapshot; try again next read */
     }
+    pthread_mutex_lock(&fs->mu);
     h->open_commits = now;
+    pthread_mutex_unlock(&fs->mu);
 }
 
 int fs_handle_read(cellfs *fs, fs_handle *h, char *buf, size_t size, off_t off)
@@ -660,26 +661,59 @@ static int commit_ts(cellfs *fs, fs_handle *h, int64_t *ts)
     return fs_next_ts(fs, p, ts);
 }
 
+/* Adds to @p m the deletes of the versions @p gone[0..n). */
+static kv_status add_deletes(kv_mutation *m, const fs_path *p, const int64_t *gone, size_t n)
+{
+    kv_status st = KV_OK;
+    for (size_t i = 0; i < n && st == KV_OK; i++)
+        st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, gone[i]);
+    return st;
+}
+
+/* The versions a commit at @p ts deletes in the same mutation: the empty
+   version of a placeholder commit, and with a time set by utimens every
+   version after it (so that the value shows with the time set). */
+static int commit_gone(cellfs *fs, fs_handle *h, int64_t ts, int64_t **gone, size_t *n)
+{
+    const fs_path *p = &h->ref;
+    *gone = NULL;
+    *n = 0;
+    int rc = 0;
+    if (h->has_set_ts && ts == h->set_ts && !p->has_version && ts < INT64_MAX) {
+        int64_t newest;
+        rc = fs_column_raw(fs, p, ts + 1, &newest, gone, n);
+        if (rc) return rc;
+    }
+    if (h->whole && h->placeholder && !p->has_version && h->placeholder_ts != ts) {
+        int64_t *ng = realloc(*gone, (*n + 1) * sizeof *ng);
+        if (!ng) return -ENOMEM;
+        *gone = ng;
+        ng[(*n)++] = h->placeholder_ts;
+    }
+    return 0;
+}
+
 /* fs->stamp_mu held. */
 static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *w)
 {
     const fs_path *p = &h->ref;
     int64_t ts;
     int rc = commit_ts(fs, h, &ts);
-    if (rc) return rc;
+    int64_t *gone = NULL;
+    size_t ngone = 0;
+    if (rc == 0) rc = commit_gone(fs, h, ts, &gone, &ngone);
+    if (rc) {
+        free(gone);
+        return rc;
+    }
     kv_status st = KV_OK;
-    if (h->whole && h->placeholder && !p->has_version && h->placeholder_ts != ts) {
-        /* The empty version committed at a close before the first write
-           (fs_handle_commit) gives way to the value. */
+    if (h->whole) {
         kv_mutation *m = NULL;
         st = kv_mutation_new(&m, p->row, p->row_len);
         if (st == KV_OK) st = kv_mutation_put(m, p->family, p->qual, p->qual_len, ts, h->buf, h->len);
-        if (st == KV_OK)
-            st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, h->placeholder_ts);
+        if (st == KV_OK) st = add_deletes(m, p, gone, ngone);
         if (st == KV_OK) st = kv_mutate(fs->store, p->table, m, w);
         kv_mutation_free(m);
-    } else if (h->whole) {
-        st = put_one(fs, p, ts, h->buf, h->len, w);
     } else {
         /* Merge into the current value with check-and-mutate: a writer
            outside the mount (a shared backend) between the read and the
@@ -695,17 +729,20 @@ static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *
             rc = fs_cell_get(fs, p, &v, &vlen, &vts);
             if (rc && rc != -ENOENT) {
                 free(r);
+                free(gone);
                 return rc;
             }
             free(r);
             r = append ? append_value(h, v, vlen, &rlen) : merge_value(h, v, vlen, &rlen);
             if (!r) {
                 free(v);
+                free(gone);
                 return -ENOMEM;
             }
             kv_mutation *m = NULL;
             st = kv_mutation_new(&m, p->row, p->row_len);
             if (st == KV_OK) st = kv_mutation_put(m, p->family, p->qual, p->qual_len, ts, r, rlen);
+            if (st == KV_OK) st = add_deletes(m, p, gone, ngone);
             if (st == KV_OK)
                 st = kv_check_and_mutate(&applied, fs->store, p->table, p->row, p->row_len,
                                          p->family, p->qual, p->qual_len, KV_CMP_EQUAL,
@@ -723,6 +760,7 @@ static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *
         }
         free(r);
     }
+    free(gone);
     if (st != KV_OK) return fs_fail(fs, st, "write", h->path);
     h->ts = ts;
     return 0;
@@ -757,15 +795,31 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
 {
     if (h->kind == FS_H_SCRATCH) return 0;
     pthread_mutex_lock(&h->mu);
-    if (flush && h->dirty && !h->written && h->in_store) {
+    if (flush && h->dirty && !h->written && h->kind != FS_H_CELL) {
         pthread_mutex_unlock(&h->mu);
         return 0;
     }
     if (h->failed) {
         /* A failed write changes nothing: the writes of this open file
-           since its last commit are dropped (once, with a log line). */
-        bool had = h->dirty;
+           since its last commit are dropped (once, with a log line), and
+           the empty version a close committed before them is taken back. */
+        bool had = h->dirty || h->placeholder;
         h->dirty = h->written = false;
+        if (h->placeholder && h->kind == FS_H_CELL) {
+            kv_write_options w;
+            fs_wopts(fs, false, &w);
+            kv_mutation *m = NULL;
+            pthread_mutex_lock(&fs->stamp_mu);
+            kv_status st = kv_mutation_new(&m, h->ref.row, h->ref.row_len);
+            if (st == KV_OK)
+                st = kv_mutation_delete_version(m, h->ref.family, h->ref.qual, h->ref.qual_len,
+                                                h->placeholder_ts);
+            if (st == KV_OK) st = kv_mutate(fs->store, h->ref.table, m, &w);
+            pthread_mutex_unlock(&fs->stamp_mu);
+            kv_mutation_free(m);
+            if (st == KV_OK) h->placeholder = false;
+            else (void)fs_fail(fs, st, "close", h->ref.table);
+        }
         pthread_mutex_unlock(&h->mu);
         if (!had) return 0;
         pthread_mutex_lock(&fs->mu);

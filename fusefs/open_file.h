@@ -14,9 +14,10 @@
  * written ranges into the current value applied with check-and-mutate (so
  * writers of disjoint ranges lose nothing and no reader sees a torn value).
  *
- * Thread safety: the registry fields (next, path, orphan, released, refs)
- * are guarded by fs->mu; everything else by the handle's own mu. Lock
- * order: a handle's mu, then fs->mu (held briefly, nothing called under
+ * Thread safety: the registry fields (next, path, orphan, released, refs,
+ * opening, cached, lease_broken, open_commits) are guarded by fs->mu;
+ * everything else by the handle's own mu. Lock order (fs.h): a handle's
+ * mu, then fs->stamp_mu, then fs->mu (held briefly, nothing called under
  * it). Registry helpers take references under fs->mu, drop it, and only
  * then lock each handle.
  */
@@ -73,7 +74,8 @@ typedef struct fs_handle {
     int64_t set_ts;
     int64_t ts;                  /* timestamp of the loaded/committed value */
     pid_t pid;                   /* the process that opened it (getattr) */
-    uint64_t open_commits;       /* fs->commits when opened */
+    uint64_t open_commits;       /* fs->commits when opened or last followed
+                                    (fs->mu once registered) */
     fs_scratch *scratch;
 } fs_handle;
 
@@ -108,12 +110,12 @@ void fs_write_end(cellfs *fs, fs_handle *token);
 /** Commits pending writes (see above). @p fsync: durability FSYNC_WAL, and
  *  make an already-committed value durable too. @p flush: called for a
  *  close(2) that may not be the last (shells dup2 and close before they
- *  write). A new file not yet written is committed empty then (so it
- *  exists, and survives the daemon, once close(2) returns), and a later
- *  commit of the same open file replaces that empty version, so
- *  `echo x > f` adds one version; a cell that has a value and was only
- *  opened with O_TRUNC is left for release (so a write that fails after
- *  the shell's first close leaves the old value). 0 or -errno. */
+ *  write). A file created or opened with O_TRUNC and not yet written is
+ *  committed empty then (so it exists, truncated, and survives the daemon
+ *  once close(2) returns), and a later commit of the same open file
+ *  replaces that empty version, so `echo x > f` adds one version; a write
+ *  of it that fails (EFBIG) takes that empty version back, so a failed
+ *  write changes nothing. 0 or -errno. */
 int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush);
 /** Unregisters and frees (after a last commit attempt). */
 int fs_handle_release(cellfs *fs, fs_handle *h);

@@ -30,6 +30,13 @@ void fs_stat_dir(const cellfs *fs, struct stat *st)
     st->st_mtim = st->st_ctim = st->st_atim = fs->mount_time;
 }
 
+void fs_stat_dir_at(const cellfs *fs, struct stat *st, int64_t ts_ms)
+{
+    fs_stat_dir(fs, st);
+    fs_ms_to_ts(ts_ms, &st->st_mtim);
+    st->st_ctim = st->st_atim = st->st_mtim;
+}
+
 void fs_stat_file(const cellfs *fs, struct stat *st, size_t size, int64_t ts_ms, bool writable)
 {
     memset(st, 0, sizeof *st);
@@ -92,6 +99,7 @@ static int stat_path(cellfs *fs, const char *path, fs_path *p, struct stat *st)
     case FS_SCHEMA: {
         char *text;
         size_t len;
+        if (fs_schema_gone(fs, p->table)) return -ENOENT;
         rc = fs_schema_text(fs, p->table, &text, &len);
         if (rc) return rc;
         free(text);
@@ -104,13 +112,16 @@ static int stat_path(cellfs *fs, const char *path, fs_path *p, struct stat *st)
         if (s) fs_stat_file(fs, st, s->len, fs_ts_to_ms(&s->mtime), true);
         pthread_mutex_unlock(&fs->mu);
         if (s) return 0;
-        if (p->row_err) return -ENOENT;
+        if (p->row_err || p->in_family) return -ENOENT;
         rc = fs_resolve(fs, p);
         if (rc) return rc;
-        rc = fs_row_has_cells(fs, p, NULL);
+        /* mtime: the newest cell below (rsync restores then match). */
+        int64_t ts = 0;
+        rc = fs_row_newest(fs, p, NULL, &ts);
         if (rc < 0) return rc;
         if (rc == 0 && !fs_pending_has(fs, p, NULL)) return -ENOENT;
-        fs_stat_dir(fs, st);
+        if (rc > 0) fs_stat_dir_at(fs, st, ts);
+        else fs_stat_dir(fs, st);
         return 0;
     }
     case FS_FAMILY:
@@ -120,7 +131,11 @@ static int stat_path(cellfs *fs, const char *path, fs_path *p, struct stat *st)
         rc = fs_row_has_cells(fs, p, NULL);
         if (rc < 0) return rc;
         if (rc == 0 && !fs_pending_has(fs, p, p->family)) return -ENOENT;
-        fs_stat_dir(fs, st);
+        int64_t ts = 0;
+        int has = rc > 0 ? fs_row_newest(fs, p, p->family, &ts) : 0;
+        if (has < 0) return has;
+        if (has > 0) fs_stat_dir_at(fs, st, ts);
+        else fs_stat_dir(fs, st);
         return 0;
     case FS_CELL: {
         rc = fs_resolve(fs, p);
@@ -152,6 +167,8 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
     if (!path) return -ENOENT;
     fs_path p;
     int rc = fs_path_parse(&p, path);
+    int sc = fs_path_scratch(&p, path, rc);
+    if (sc) rc = sc > 0 ? 0 : sc;
     if (rc == 0) rc = stat_path(fs, path, &p, st);
     fs_path_free(&p);
     return rc == -EINVAL ? -ENOENT : rc;
@@ -181,16 +198,36 @@ static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms)
                "would hide the value", path, (long long)new_ms);
         return -EPERM;
     }
+    /* The value must show with the new time: the versions the store holds
+       after it (older than the value, but newer than the time set; surplus
+       ones beyond VERSIONS included) are deleted with the old version. */
+    pthread_mutex_lock(&fs->stamp_mu);
+    int64_t newest, *after = NULL, *vis = NULL;
+    size_t nafter = 0, nvis = 0, lost = 0;
+    /* Retained versions (not only surplus ones) that go: said in the log. */
+    if (fs_cell_versions(fs, p, &vis, &nvis) == 0)
+        for (size_t i = 0; i < nvis; i++) lost += vis[i] > new_ms;
+    free(vis);
+    rc = new_ms < INT64_MAX ? fs_column_raw(fs, p, new_ms + 1, &newest, &after, &nafter) : 0;
     kv_mutation *m = NULL;
-    kv_status st = kv_mutation_new(&m, p->row, p->row_len);
-    if (st == KV_OK) st = kv_mutation_put(m, p->family, p->qual, p->qual_len, new_ms, v, n);
-    if (st == KV_OK) st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, old);
+    kv_status st = rc ? KV_OK : kv_mutation_new(&m, p->row, p->row_len);
+    if (rc == 0 && st == KV_OK)
+        st = kv_mutation_put(m, p->family, p->qual, p->qual_len, new_ms, v, n);
+    if (rc == 0 && st == KV_OK) st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, old);
+    for (size_t i = 0; rc == 0 && st == KV_OK && i < nafter; i++)
+        if (after[i] != old)
+            st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, after[i]);
     kv_write_options w;
     fs_wopts(fs, false, &w);
-    if (st == KV_OK) st = kv_mutate(fs->store, p->table, m, &w);
+    if (rc == 0 && st == KV_OK) st = kv_mutate(fs->store, p->table, m, &w);
+    pthread_mutex_unlock(&fs->stamp_mu);
     kv_mutation_free(m);
     free(v);
-    return fs_fail(fs, st, "utimens", path);
+    if (rc == 0 && st == KV_OK && lost > 1)
+        fs_log(fs, "utimens %s: versions older than the value but newer than the time set "
+               "were deleted, so that the value shows with that time", path);
+    free(after);
+    return rc ? rc : fs_fail(fs, st, "utimens", path);
 }
 
 static int op_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
@@ -203,6 +240,11 @@ static int op_utimens(const char *path, const struct timespec tv[2], struct fuse
     char *owned = NULL;
     if (fi && fi->fh) {
         fs_handle *h = (fs_handle *)(uintptr_t)fi->fh;
+        if (h->kind == FS_H_SCRATCH) {
+            pthread_mutex_lock(&fs->mu);
+            fs_ms_to_ts(ms, &h->scratch->mtime);
+            pthread_mutex_unlock(&fs->mu);
+        }
         if (h->kind != FS_H_CELL) return 0;
         bool done = false;
         pthread_mutex_lock(&h->mu);
@@ -222,8 +264,17 @@ static int op_utimens(const char *path, const struct timespec tv[2], struct fuse
     if (!path) return -ENOENT;
     fs_path p;
     int rc = fs_path_parse(&p, path);
+    int sc = fs_path_scratch(&p, path, rc);
+    if (sc) rc = sc > 0 ? 0 : sc;
+    if (rc == 0 && p.kind == FS_ROW) {       /* a temporary file's time */
+        pthread_mutex_lock(&fs->mu);
+        fs_scratch *s = fs_scratch_find(fs, p.table, p.last, p.last_len);
+        if (s) fs_ms_to_ts(ms, &s->mtime);
+        pthread_mutex_unlock(&fs->mu);
+    }
     if (rc == 0 && p.kind == FS_CELL) {
         if (p.asof) rc = -EROFS;
+        else if (p.has_version && ms == p.version) rc = 0;   /* its own time (tar x) */
         else if (fs_handles_set_ts(fs, path, ms)) rc = 0;
         else {
             rc = fs_resolve(fs, &p);
@@ -297,6 +348,8 @@ static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
     if (!path) return -ENOENT;
     fs_path p;
     int rc = fs_path_parse(&p, path);
+    int sc = fs_path_scratch(&p, path, rc);
+    if (sc) rc = sc > 0 ? 0 : sc;
     if (rc == 0 && p.asof) rc = -EROFS;
     if (rc == 0) {
         switch (p.kind) {
@@ -348,7 +401,13 @@ static int op_statfs(const char *path, struct statvfs *sv)
     if (statvfs(fs->store_path, &under) != 0) memset(&under, 0, sizeof under);
     kv_store_stats s;
     kv_status st = kv_store_stat(&s, fs->store);
-    if (st != KV_OK) return fs_fail(fs, st, "statfs", fs->store_path);
+    if (st == KV_NOT_SUPPORTED) {
+        /* a remote store (Cloud Bigtable) has no local files: df shows
+           the disk under the mount's directory with nothing used */
+        memset(&s, 0, sizeof s);
+    } else if (st != KV_OK) {
+        return fs_fail(fs, st, "statfs", fs->store_path);
+    }
     memset(sv, 0, sizeof *sv);
     sv->f_bsize = sv->f_frsize = 4096;
     uint64_t used = (s.disk_bytes + 4095) / 4096;
@@ -357,10 +416,12 @@ static int op_statfs(const char *path, struct statvfs *sv)
     sv->f_blocks = used + freeb;
     sv->f_bfree = freeb;
     sv->f_bavail = avail;
-    sv->f_files = s.sorted_files;
+    /* Inodes: the store's files in use beside what the disk has free, so
+       that used (files - ffree) is never negative. */
+    sv->f_files = s.sorted_files + under.f_ffree;
     sv->f_ffree = under.f_ffree;
     sv->f_favail = under.f_favail;
-    sv->f_namemax = FS_NAME_MAX;
+    sv->f_namemax = FS_NAME_SHORT_MAX;   /* longer names: ENAMETOOLONG */
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 typedef struct fs_dirh {
+    struct fs_dirh *next, *prev; /* fs->dirs, under fs->mu */
     pthread_mutex_t mu;
     char *path;                  /* p points into it */
     fs_path p;
@@ -141,6 +142,15 @@ static int load_small(cellfs *fs, fs_dirh *d)
         }
         if (rc == 0 && prev) rc = names_add(d, qname, false, &cap);
         kv_result_free(r);
+        /* Temporary files under names that are no key's (fs_path_scratch):
+           listed, as they exist. */
+        char **tmp;
+        size_t ntmp = fs_scratch_names(fs, d->path, &tmp);
+        for (size_t i = 0; i < ntmp; i++) {
+            if (rc == 0) rc = names_add(d, tmp[i], false, &cap);
+            free(tmp[i]);
+        }
+        free(tmp);
     }
     return rc;
 }
@@ -164,6 +174,14 @@ static int load_pending(cellfs *fs, fs_dirh *d)
         free(rows[i].key);
     }
     free(rows);
+    /* Files beside the rows (kept in memory): listed, as they exist. */
+    char **tmp;
+    size_t ntmp = fs_scratch_names(fs, d->p.table, &tmp);
+    for (size_t i = 0; i < ntmp; i++) {
+        if (rc == 0) rc = names_add(d, tmp[i], false, &cap);
+        free(tmp[i]);
+    }
+    free(tmp);
     return rc;
 }
 
@@ -189,9 +207,15 @@ static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir)
         return 1;
     }
     if (pos == 2) {
-        strcpy(name, ".schema");
-        *dir = false;
-        return 1;
+        /* A .schema unlinked and not made again is not listed: its
+           position is skipped (the positions after it stay as they are). */
+        if (!fs_schema_gone(fs, d->p.table)) {
+            strcpy(name, ".schema");
+            *dir = false;
+            return 1;
+        }
+        d->next_off++;
+        pos++;
     }
     if (!d->scan_done && !d->has_pend) {
         if (!d->scan) {
@@ -230,7 +254,7 @@ static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir)
     size_t i = (size_t)(pos - d->scan_end);
     if (i >= d->nnames) return 0;
     strcpy(name, d->names[i]);
-    *dir = true;
+    *dir = d->is_dir[i];
     return 1;
 }
 
@@ -250,22 +274,51 @@ static int op_opendir(const char *path, struct fuse_file_info *fi)
         return rc;
     }
     pthread_mutex_init(&d->mu, NULL);
+    pthread_mutex_lock(&fs->mu);
+    d->next = fs->dirs;
+    if (d->next) d->next->prev = d;
+    fs->dirs = d;
+    pthread_mutex_unlock(&fs->mu);
     fi->fh = (uintptr_t)d;
     return 0;
 }
 
-static int op_releasedir(const char *path, struct fuse_file_info *fi)
+static void dir_free(fs_dirh *d)
 {
-    (void)path;
-    fs_dirh *d = (fs_dirh *)(uintptr_t)fi->fh;
-    if (!d) return 0;
     dir_reset(d);
     free(d->pend);
     fs_path_free(&d->p);
     free(d->path);
     pthread_mutex_destroy(&d->mu);
     free(d);
+}
+
+static int op_releasedir(const char *path, struct fuse_file_info *fi)
+{
+    (void)path;
+    cellfs *fs = fs_ctx();
+    fs_dirh *d = (fs_dirh *)(uintptr_t)fi->fh;
+    if (!d) return 0;
+    pthread_mutex_lock(&fs->mu);
+    if (d->prev) d->prev->next = d->next;
+    else fs->dirs = d->next;
+    if (d->next) d->next->prev = d->prev;
+    pthread_mutex_unlock(&fs->mu);
+    dir_free(d);
     return 0;
+}
+
+void fs_dirs_free(cellfs *fs)
+{
+    pthread_mutex_lock(&fs->mu);
+    fs_dirh *d = fs->dirs;
+    fs->dirs = NULL;
+    pthread_mutex_unlock(&fs->mu);
+    while (d) {
+        fs_dirh *next = d->next;
+        dir_free(d);
+        d = next;
+    }
 }
 
 static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
@@ -278,13 +331,21 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
     pthread_mutex_lock(&d->mu);
     /* A rewind or a seek elsewhere starts over and skips to @p off. */
     if (off == 0 || off != d->next_off) dir_reset(d);
+    if (d->err) {                /* a failure after entries were sent */
+        int err = d->err;
+        pthread_mutex_unlock(&d->mu);
+        return err;
+    }
     int rc = 0, sent = 0;
     char name[FS_NAME_MAX + FS_TS_TEXT_MAX + 2];
     for (;;) {
         bool dir = false;
         int have = peek(fs, d, name, &dir);
         if (have < 0) {
+            /* Entries already sent go out; the failure is the answer to
+               the next call (never a shorter listing). */
             if (!sent) rc = have;
+            else d->err = have;
             break;
         }
         if (!have) break;
@@ -357,7 +418,7 @@ static int op_mkdir(const char *path, mode_t mode)
         if (rc) break;
         rc = fs_row_has_cells(fs, &p, NULL);
         if (rc > 0 || (rc == 0 && fs_pending_has(fs, &p, NULL))) rc = -EEXIST;
-        else if (rc == 0) fs_pending_add(fs, &p, NULL, false);
+        else if (rc == 0) rc = fs_pending_add(fs, &p, NULL, false);
         break;
     case FS_FAMILY:
         rc = fs_resolve(fs, &p);
@@ -365,7 +426,7 @@ static int op_mkdir(const char *path, mode_t mode)
         if (rc == 0) {
             rc = fs_row_has_cells(fs, &p, NULL);
             if (rc > 0 || (rc == 0 && fs_pending_has(fs, &p, p.family))) rc = -EEXIST;
-            else if (rc == 0) fs_pending_add(fs, &p, p.family, false);
+            else if (rc == 0) rc = fs_pending_add(fs, &p, p.family, false);
         } else if (rc == -ENOENT)
             fs_log(fs, "mkdir %s: table %s has no family '%s' (add it in .schema)", path, p.table,
                    p.family);
@@ -411,18 +472,23 @@ static int op_rmdir(const char *path)
         const kv_result *r;
         if (st == KV_OK) st = kv_scan_next(&r, sc);
         kv_scan_close(sc);
-        if (st == KV_OK) {
-            rc = -ENOTEMPTY;
+        if (st == KV_OK || (st == KV_END && fs_pending_table(fs, p.table))) {
+            rc = -ENOTEMPTY;       /* rows with cells, or made with mkdir */
             break;
         }
         if (st != KV_END && st != KV_NOT_FOUND && st != KV_DISABLED) {
             rc = fs_fail(fs, st, "rmdir", path);
             break;
         }
-        st = kv_table_disable(fs->store, p.table);
+        /* HBase drops only disabled tables; a backend without disabling
+           (Cloud Bigtable) drops at once */
+        st = kv_store_capabilities(fs->store) & KV_CAP_DISABLE_TABLES
+                 ? kv_table_disable(fs->store, p.table)
+                 : KV_OK;
         if (st == KV_DISABLED) st = KV_OK;
         if (st == KV_OK) st = kv_table_drop(fs->store, p.table);
         rc = fs_fail(fs, st, "rmdir", path);
+        if (rc == 0) fs_pending_drop_table(fs, p.table);
         break;
     }
     case FS_ROW:
@@ -433,6 +499,7 @@ static int op_rmdir(const char *path)
     case FS_FAMILY:
         rc = fs_row_has_cells(fs, &p, p.family);
         if (rc > 0) rc = -ENOTEMPTY;
+        else if (rc == 0) fs_pending_unlist(fs, &p, p.family);
         break;
     default:
         rc = -ENOTDIR;

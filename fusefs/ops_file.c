@@ -32,6 +32,8 @@ static int open_common(const char *path, struct fuse_file_info *fi, bool create)
     cellfs *fs = fs_ctx();
     fs_path p;
     int rc = fs_path_parse(&p, path);
+    int sc = fs_path_scratch(&p, path, rc);
+    if (sc) rc = sc > 0 ? 0 : sc;
     if (rc == -EINVAL && create)
         fs_log(fs, "create %s: the name is not a canonical escaped key (see cellfs(1), NAMES)",
                path);
@@ -44,6 +46,14 @@ static int open_common(const char *path, struct fuse_file_info *fi, bool create)
     }
     switch (p.kind) {
     case FS_SCHEMA:
+        if (fs_schema_gone(fs, p.table)) {
+            if (!create) {
+                rc = -ENOENT;
+                break;
+            }
+            fs_schema_back(fs, p.table);
+            fi->flags |= O_TRUNC;  /* the new file's text replaces the schema */
+        }
         create = false;
         break;
     case FS_ROW:
@@ -52,7 +62,12 @@ static int open_common(const char *path, struct fuse_file_info *fi, bool create)
             break;
         }
         if (!create) {
-            rc = -EISDIR;
+            rc = p.in_family ? -ENOENT : -EISDIR;
+            break;
+        }
+        if (p.in_family) {
+            fs_log(fs, "create %s: not the name of a key: a temporary file, kept in memory "
+                   "until renamed to a cell's name, removed, or the unmount", path);
             break;
         }
         if (p.row_err == 0 && fs_resolve(fs, &p) == 0 && fs_row_has_cells(fs, &p, NULL) > 0) {
@@ -72,6 +87,18 @@ static int open_common(const char *path, struct fuse_file_info *fi, bool create)
             break;
         }
         rc = fs_resolve(fs, &p);
+        if (rc == 0 && !create && !p.has_version && (fi->flags & O_ACCMODE) != O_RDONLY) {
+            /* The kernel still shows a name whose last version went
+               (rm q@ts; the high-level API cannot drop the name), so an
+               open(O_CREAT) comes here without O_CREAT: create. (An open
+               for writing without O_CREAT in that second creates too.) */
+            size_t l, hl;
+            int64_t t, ht;
+            bool mine;
+            if (fs_cell_get(fs, &p, NULL, &l, &t) == -ENOENT &&
+                !fs_handles_stat(fs, path, 0, &hl, &ht, &mine))
+                create = true;
+        }
         if (rc == 0 && create) {
             rc = fs_family_check(fs, &p);
             if (rc == -ENOENT)
@@ -180,8 +207,11 @@ static int unlink_cell(cellfs *fs, const char *path, fs_path *p)
     if (rc == 0) rc = fs_fail(fs, st, "unlink", path);
     if (rc == 0) fs_notify_changed(fs, path);
     fs_write_end(fs, lease);
-    /* The row directory stays (in memory) until rmdir, as on a disk. */
-    if (rc == 0 && fs_row_has_cells(fs, p, NULL) == 0) fs_pending_add(fs, p, NULL, true);
+    /* The row directory stays (in memory) until rmdir, as on a disk. It is
+       kept whether or not cells are left (a row with cells shows anyway),
+       so an unlink costs the same in a row of any size; a write into the
+       row or its rmdir forgets it. */
+    if (rc == 0) (void)fs_pending_add(fs, p, NULL, true);
     if (rc == 0) fs_handles_orphan(fs, path);
     return rc;
 }
@@ -191,17 +221,22 @@ static int op_unlink(const char *path)
     cellfs *fs = fs_ctx();
     fs_path p;
     int rc = fs_path_parse(&p, path);
+    int sc = fs_path_scratch(&p, path, rc);
+    if (sc) rc = sc > 0 ? 0 : sc;
     if (rc == 0 && p.asof) rc = -EROFS;
     if (rc) goto out;
     switch (p.kind) {
     case FS_SCHEMA:
-        break;      /* the schema is there as long as the table: nothing to do */
+        /* The families stay; the name is gone until made again. */
+        rc = fs_table_check(fs, &p);
+        if (rc == 0) rc = fs_schema_unlink(fs, p.table);
+        break;
     case FS_ROW: {
         pthread_mutex_lock(&fs->mu);
         fs_scratch *s = fs_scratch_find(fs, p.table, p.last, p.last_len);
         if (s) fs_scratch_unlink(fs, s);
         pthread_mutex_unlock(&fs->mu);
-        if (!s) rc = -EISDIR;
+        if (!s) rc = p.in_family ? -ENOENT : -EISDIR;
         break;
     }
     case FS_CELL:
@@ -215,9 +250,12 @@ out:
     return rc;
 }
 
-static int rename_scratch(cellfs *fs, const fs_path *pf, const fs_path *pt, const char *to)
+static int scratch_to_cell(cellfs *fs, const fs_path *pf, fs_path *pt, const char *to);
+
+static int rename_scratch(cellfs *fs, const fs_path *pf, fs_path *pt, const char *to)
 {
     int rc = 0;
+    if (pf->in_family && pt->kind == FS_CELL) return scratch_to_cell(fs, pf, pt, to);
     if (pt->kind == FS_SCHEMA && strcmp(pt->table, pf->table) == 0) {
         pthread_mutex_lock(&fs->mu);
         fs_scratch *s = fs_scratch_find(fs, pf->table, pf->last, pf->last_len);
@@ -233,6 +271,7 @@ static int rename_scratch(cellfs *fs, const fs_path *pf, const fs_path *pt, cons
         if (!copy) return -ENOMEM;
         rc = fs_schema_apply(fs, pf->table, (const char *)copy, len);
         free(copy);
+        if (rc == 0) fs_schema_back(fs, pf->table);
         if (rc == 0) {
             pthread_mutex_lock(&fs->mu);
             s = fs_scratch_find(fs, pf->table, pf->last, pf->last_len);
@@ -256,6 +295,69 @@ static int rename_scratch(cellfs *fs, const fs_path *pf, const fs_path *pt, cons
         return rc;
     }
     return -EXDEV;
+}
+
+/* A temporary file of a family dir renamed to a cell's name (rsync's
+   restore of an escaped name): its bytes become the cell's newest value at
+   the time set on it (or the newest version when a removal hides that),
+   with the target's history kept as by rename_cell. */
+static int scratch_to_cell(cellfs *fs, const fs_path *pf, fs_path *pt, const char *to)
+{
+    char dir[sizeof pt->table];
+    size_t dlen = (size_t)(strrchr(to, '/') - to);
+    if (dlen >= sizeof dir) return -EXDEV;
+    memcpy(dir, to, dlen);
+    dir[dlen] = '\0';
+    if (strcmp(dir, pf->table) != 0) return -EXDEV;    /* another family or row: mv copies */
+    int rc = fs_resolve(fs, pt);
+    if (rc) return rc;
+    pthread_mutex_lock(&fs->mu);
+    fs_scratch *s = fs_scratch_find(fs, pf->table, pf->last, pf->last_len);
+    uint8_t *copy = NULL;
+    size_t len = 0;
+    int64_t ts = 0;
+    if (s) {
+        len = s->len;
+        ts = fs_ts_to_ms(&s->mtime);
+        copy = malloc(len ? len : 1);
+        if (copy && len) memcpy(copy, s->buf, len);
+    }
+    pthread_mutex_unlock(&fs->mu);
+    if (!s) return -ENOENT;
+    if (!copy) return -ENOMEM;
+    kv_write_options w;
+    fs_wopts(fs, false, &w);
+    fs_handle *lease = fs_write_begin(fs, to);
+    pthread_mutex_lock(&fs->stamp_mu);
+    if (fs_put_masked(fs, pt, ts)) rc = fs_next_ts(fs, pt, &ts);
+    int64_t newest, *gone = NULL;
+    size_t ngone = 0;
+    if (rc == 0) rc = fs_column_raw(fs, pt, ts, &newest, &gone, &ngone);
+    kv_mutation *m = NULL;
+    kv_status st = KV_OK;
+    if (rc == 0) st = kv_mutation_new(&m, pt->row, pt->row_len);
+    for (size_t i = 0; rc == 0 && st == KV_OK && i < ngone; i++)
+        if (gone[i] != ts)
+            st = kv_mutation_delete_version(m, pt->family, pt->qual, pt->qual_len, gone[i]);
+    if (rc == 0 && st == KV_OK)
+        st = kv_mutation_put(m, pt->family, pt->qual, pt->qual_len, ts, copy, len);
+    if (rc == 0 && st == KV_OK) st = kv_mutate(fs->store, pt->table, m, &w);
+    pthread_mutex_unlock(&fs->stamp_mu);
+    kv_mutation_free(m);
+    free(gone);
+    free(copy);
+    if (rc == 0) rc = fs_fail(fs, st, "rename", to);
+    if (rc == 0) {
+        fs_notify_changed(fs, to);
+        fs_handles_orphan(fs, to);
+        fs_pending_remove(fs, pt->table, pt->row, pt->row_len);
+        pthread_mutex_lock(&fs->mu);
+        s = fs_scratch_find(fs, pf->table, pf->last, pf->last_len);
+        if (s) fs_scratch_unlink(fs, s);
+        pthread_mutex_unlock(&fs->mu);
+    }
+    fs_write_end(fs, lease);
+    return rc;
 }
 
 static bool same_column(const fs_path *a, const fs_path *b)
@@ -317,7 +419,7 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
     if (rc) return rc;
     int64_t *dst_ts = NULL;
     size_t ndst = 0;
-    if (!pt->has_version) rc = fs_cell_versions(fs, pt, &dst_ts, &ndst);
+    if (!pt->has_version && (flags & RENAME_NOREPLACE)) rc = fs_cell_versions(fs, pt, &dst_ts, &ndst);
     if (rc == 0 && (flags & RENAME_NOREPLACE)) {
         size_t l;
         int64_t t;
@@ -332,8 +434,9 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
     pthread_mutex_lock(&fs->stamp_mu);
     int64_t put_ts = pt->has_version ? pt->version : src_ts;
     if (rc == 0 && restore) {
-        put_ts = restore_ts(fs, ndst ? dst_ts[0] : src_ts);
-        ndst = 0;                  /* q keeps its other versions, as a write would */
+        int64_t newest;
+        rc = fs_column_raw(fs, pt, INT64_MIN, &newest, NULL, NULL);
+        put_ts = restore_ts(fs, newest > src_ts ? newest : src_ts);
     }
     if (rc == 0 && fs_put_masked(fs, pt, put_ts)) {
         if (pt->has_version) {
@@ -345,6 +448,16 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
                    "value becomes the newest version", from, to, (long long)put_ts);
             rc = fs_next_ts(fs, pt, &put_ts);
         }
+    }
+    /* The target keeps its history (as a Put over it would): only its
+       versions at or after the source's time go, so that the value shows
+       with the source's time (mv keeps the mtime). */
+    free(dst_ts);
+    dst_ts = NULL;
+    ndst = 0;
+    if (rc == 0 && !pt->has_version && !restore) {
+        int64_t newest;
+        rc = fs_column_raw(fs, pt, put_ts, &newest, &dst_ts, &ndst);
     }
     kv_status st = KV_OK;
     kv_mutation *m = NULL;
@@ -383,6 +496,10 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
     fs_path pf, pt;
     int rc = fs_path_parse(&pf, from);
     int rc2 = fs_path_parse(&pt, to);
+    int sc = fs_path_scratch(&pf, from, rc);
+    if (sc) rc = sc > 0 ? 0 : sc;
+    sc = fs_path_scratch(&pt, to, rc2);
+    if (sc) rc2 = sc > 0 ? 0 : sc;
     if (rc == 0 && rc2 != 0) {
         rc = rc2;
         if (rc == -EINVAL)
@@ -394,11 +511,11 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
         rc = rename_scratch(fs, &pf, &pt, to);
     } else if (pf.kind == FS_CELL && pt.kind == FS_CELL) {
         rc = rename_cell(fs, from, to, &pf, &pt, flags);
-    } else if (pf.kind == FS_CELL || pf.kind == FS_ROW) {
+    } else if (pf.kind == FS_CELL || pf.kind == FS_ROW || pf.kind == FS_FAMILY) {
         rc = -EXDEV;      /* mv copies */
     } else {
-        fs_log(fs, "rename %s -> %s: namespaces, tables, families and .schema cannot be "
-               "renamed", from, to);
+        fs_log(fs, "rename %s -> %s: namespaces, tables and .schema cannot be renamed", from,
+               to);
         rc = -EPERM;
     }
 out:

@@ -113,3 +113,18 @@ bool fs_path_hashed(const fs_path *p)
     if (p->kind == FS_CELL && p->qual_name.hashed && !p->qual_buf) return true;
     return false;
 }
+
+int fs_path_scratch(fs_path *p, const char *path, int parse_rc)
+{
+    if (parse_rc != -EINVAL || p->kind != FS_CELL || p->has_version || p->last_len == 0 ||
+        p->last[0] != '.' || p->row_err)
+        return 0;
+    size_t dir_len = (size_t)(p->last - path);
+    while (dir_len > 0 && path[dir_len - 1] == '/') dir_len--;
+    if (dir_len >= sizeof p->table) return -ENAMETOOLONG;
+    memcpy(p->table, path, dir_len);
+    p->table[dir_len] = '\0';
+    p->kind = FS_ROW;
+    p->in_family = true;
+    return 1;
+}

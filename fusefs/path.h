@@ -54,6 +54,8 @@ typedef struct fs_path {
     size_t qual_text_len;
     const char *last;
     size_t last_len;
+    bool in_family;                       /* a scratch file in a family dir
+                                             (fs_path_scratch) */
 } fs_path;
 
 /**
@@ -65,6 +67,18 @@ typedef struct fs_path {
  */
 int fs_path_parse(fs_path *out, const char *path);
 void fs_path_free(fs_path *p);
+
+/**
+ * The temporary names tools derive from escaped names (rsync's
+ * ".%.XXXXXX" and ".q%405.XXXXXX", editors' ".%2Eschema.swp") are not the
+ * canonical name of any key. When @p parse_rc is -EINVAL for such a name in
+ * a family directory (a qualifier starting with '.', without @<ts>), this
+ * turns @p p into a scratch-file path, as for files beside the rows: kind
+ * FS_ROW, in_family set, and table the family directory's path (the
+ * scratch registry keys files by table and name). Returns 1 when it did,
+ * -ENAMETOOLONG when the directory's path is too long, else 0.
+ */
+int fs_path_scratch(fs_path *p, const char *path, int parse_rc);
 
 /** True when the row or qualifier still needs a prefix-scan resolve. */
 bool fs_path_hashed(const fs_path *p);

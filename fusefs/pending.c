@@ -12,6 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct fs_gone {
+    struct fs_gone *next;
+    char table[2 * KV_NAME_MAX + 2];
+} fs_gone;
+
 typedef struct fs_pending {
     struct fs_pending *next;
     char table[2 * KV_NAME_MAX + 2];
@@ -41,47 +46,146 @@ static bool pending_is(const fs_pending *e, const char *table, const uint8_t *ro
     return e->len == len && memcmp(e->key, row, len) == 0 && strcmp(e->table, table) == 0;
 }
 
-void fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_families)
+int fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_families)
 {
-    fs_pending *e = calloc(1, sizeof *e + p->row_len);
-    if (!e) return;
-    snprintf(e->table, sizeof e->table, "%s", p->table);
-    e->all_families = all_families;
-    e->len = p->row_len;
-    memcpy(e->key, p->row, p->row_len);
+    int rc = 0;
     pthread_mutex_lock(&fs->mu);
-    fs_pending *o = fs->pending;
-    while (o && !pending_is(o, p->table, p->row, p->row_len)) o = o->next;
-    if (o) {
-        free(e);
-        e = o;
-    } else {
-        e->next = fs->pending;
-        fs->pending = e;
-        fs->npending++;
+    fs_pending *e = fs->pending;
+    while (e && !pending_is(e, p->table, p->row, p->row_len)) e = e->next;
+    if (!e && fs->npending >= FS_PENDING_MAX) {
+        rc = -ENOSPC;            /* never forget one silently */
+    } else if (!e) {
+        e = calloc(1, sizeof *e + p->row_len);
+        if (!e) {
+            rc = -ENOMEM;
+        } else {
+            snprintf(e->table, sizeof e->table, "%s", p->table);
+            e->len = p->row_len;
+            memcpy(e->key, p->row, p->row_len);
+            e->next = fs->pending;
+            fs->pending = e;
+            fs->npending++;
+        }
     }
-    if (all_families) e->all_families = true;
-    if (family && !has_family(e, family)) {
+    if (e && all_families) e->all_families = true;
+    if (e && family && !has_family(e, family)) {
         size_t n = strlen(family) + 1;
         char *nf = realloc(e->fams, e->fams_len + n);
-        if (nf) {
+        if (!nf) {
+            rc = -ENOMEM;
+        } else {
             memcpy(nf + e->fams_len, family, n);
             e->fams = nf;
             e->fams_len += n;
         }
     }
-    if (o) {
-        pthread_mutex_unlock(&fs->mu);
-        return;
+    pthread_mutex_unlock(&fs->mu);
+    if (rc == -ENOSPC)
+        fs_log(fs, "mkdir in %s: %d rows without cells are kept already; write cells into "
+               "them (or rmdir them) first", p->table, FS_PENDING_MAX);
+    return rc;
+}
+
+void fs_pending_unlist(cellfs *fs, const fs_path *p, const char *family)
+{
+    pthread_mutex_lock(&fs->mu);
+    for (fs_pending *e = fs->pending; e; e = e->next) {
+        if (!pending_is(e, p->table, p->row, p->row_len) || e->all_families) continue;
+        for (size_t i = 0; i < e->fams_len; i += strlen(e->fams + i) + 1) {
+            if (strcmp(e->fams + i, family) != 0) continue;
+            size_t n = strlen(family) + 1;
+            memmove(e->fams + i, e->fams + i + n, e->fams_len - i - n);
+            e->fams_len -= n;
+            break;
+        }
     }
-    if (fs->npending > FS_PENDING_MAX) {
-        /* Forget the oldest: an empty directory is all that is lost. */
-        fs_pending **pp = &fs->pending;
-        while ((*pp)->next) pp = &(*pp)->next;
-        pending_free(*pp);
-        *pp = NULL;
-        fs->npending--;
+    pthread_mutex_unlock(&fs->mu);
+}
+
+bool fs_pending_table(cellfs *fs, const char *table)
+{
+    pthread_mutex_lock(&fs->mu);
+    bool any = false;
+    for (fs_pending *e = fs->pending; e && !any; e = e->next) any = strcmp(e->table, table) == 0;
+    for (fs_scratch *sc = fs->scratch; sc && !any; sc = sc->next)
+        any = strcmp(sc->table, table) == 0;
+    pthread_mutex_unlock(&fs->mu);
+    return any;
+}
+
+void fs_pending_drop_table(cellfs *fs, const char *table)
+{
+    fs_schema_back(fs, table);
+    pthread_mutex_lock(&fs->mu);
+    for (fs_pending **pp = &fs->pending; *pp;) {
+        if (strcmp((*pp)->table, table) == 0) {
+            fs_pending *e = *pp;
+            *pp = e->next;
+            pending_free(e);
+            fs->npending--;
+        } else {
+            pp = &(*pp)->next;
+        }
     }
+    for (fs_scratch *s = fs->scratch, *next; s; s = next) {
+        next = s->next;
+        if (strcmp(s->table, table) == 0) fs_scratch_unlink(fs, s);
+    }
+    pthread_mutex_unlock(&fs->mu);
+}
+
+int fs_schema_unlink(cellfs *fs, const char *table)
+{
+    if (fs_schema_gone(fs, table)) return -ENOENT;
+    fs_gone *g = calloc(1, sizeof *g);
+    if (!g) return -ENOMEM;
+    snprintf(g->table, sizeof g->table, "%s", table);
+    pthread_mutex_lock(&fs->mu);
+    g->next = fs->schema_gone;
+    fs->schema_gone = g;
+    pthread_mutex_unlock(&fs->mu);
+    return 0;
+}
+
+bool fs_schema_gone(cellfs *fs, const char *table)
+{
+    pthread_mutex_lock(&fs->mu);
+    bool gone = false;
+    for (fs_gone *g = fs->schema_gone; g && !gone; g = g->next) gone = strcmp(g->table, table) == 0;
+    pthread_mutex_unlock(&fs->mu);
+    return gone;
+}
+
+void fs_schema_back(cellfs *fs, const char *table)
+{
+    pthread_mutex_lock(&fs->mu);
+    for (fs_gone **pp = &fs->schema_gone; *pp;) {
+        if (strcmp((*pp)->table, table) == 0) {
+            fs_gone *g = *pp;
+            *pp = g->next;
+            free(g);
+        } else {
+            pp = &(*pp)->next;
+        }
+    }
+    pthread_mutex_unlock(&fs->mu);
+}
+
+void fs_pending_clear(cellfs *fs)
+{
+    pthread_mutex_lock(&fs->mu);
+    while (fs->schema_gone) {
+        fs_gone *g = fs->schema_gone;
+        fs->schema_gone = g->next;
+        free(g);
+    }
+    while (fs->pending) {
+        fs_pending *e = fs->pending;
+        fs->pending = e->next;
+        pending_free(e);
+    }
+    fs->npending = 0;
+    while (fs->scratch) fs_scratch_unlink(fs, fs->scratch);
     pthread_mutex_unlock(&fs->mu);
 }
 
@@ -123,6 +227,23 @@ size_t fs_pending_list(cellfs *fs, const char *table, fs_rowkey **out)
         if (!v[n].key) break;
         memcpy(v[n].key, e->key, e->len);
         v[n].len = e->len;
+        n++;
+    }
+    pthread_mutex_unlock(&fs->mu);
+    *out = v;
+    return n;
+}
+
+size_t fs_scratch_names(cellfs *fs, const char *table, char ***out)
+{
+    size_t n = 0;
+    *out = NULL;
+    pthread_mutex_lock(&fs->mu);
+    char **v = calloc(fs->nscratch + 1, sizeof *v);
+    for (fs_scratch *s = fs->scratch; v && s; s = s->next) {
+        if (strcmp(s->table, table) != 0) continue;
+        v[n] = strdup(s->name);
+        if (!v[n]) break;
         n++;
     }
     pthread_mutex_unlock(&fs->mu);

@@ -3,7 +3,8 @@
 # libkvcore's layers, the C unit tests, the same unit tests under
 # AddressSanitizer and UndefinedBehaviorSanitizer, the threaded ones under
 # ThreadSanitizer, the bats tests of the shell and the mounted filesystem,
-# the shell's bats tests again on Cloud Bigtable's emulator, then the bats
+# the shell's and the mount's (fs_basic, fs_tools) bats tests again on
+# Cloud Bigtable's emulator, then the bats
 # tests again against the ASan+UBSan build (all) and the TSan build (the
 # filesystem and the shell; scripts/sanitize_bats.sh). Ends with one line
 # "N passed, M failed, K skipped" summing all suites; exits non-zero if any
@@ -95,12 +96,14 @@ if ls tests/bats/*.bats >/dev/null 2>&1; then
   count_bats "$log/bats.txt" bats
 fi
 
-# The shell's tests again on a Cloud Bigtable location (one emulator for
-# the run, an instance per test; tests/bats/helpers/backend.bash), skipping
-# each test that needs what Bigtable lacks, naming it.
-echo "== cellsh bats tests on Cloud Bigtable (the emulator)"
+# The shell's tests and the mount's everyday-tool tests again on a Cloud
+# Bigtable location (one emulator for the run, an instance per test;
+# tests/bats/helpers/backend.bash), skipping each test that needs what
+# Bigtable lacks, naming it.
+echo "== cellsh and cellfs bats tests on Cloud Bigtable (the emulator)"
 CELLFS_BACKEND=bigtable CELLFS_BUILD="$(pwd)/build" scripts/bt_emulator.sh run \
-  bats --tap tests/bats/cellsh_*.bats >"$log/bats-bigtable.txt" 2>&1
+  bats --tap tests/bats/cellsh_*.bats tests/bats/fs_basic.bats tests/bats/fs_tools.bats \
+  >"$log/bats-bigtable.txt" 2>&1
 case $? in
   77) cat "$log/bats-bigtable.txt"; echo "bats-bigtable: skipped"; skipped=$((skipped + 1)) ;;
   *) count_bats "$log/bats-bigtable.txt" bats-bigtable ;;

@@ -8,6 +8,7 @@
  */
 #include "api_i.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Checks a change of the catalog: a writable store and, when @p cap is
@@ -105,6 +106,26 @@ kv_status kv_table_alter_family(kv_store *s, const char *table, const kv_family_
     if (st == KV_OK && !family) st = KV_INVALID;
     if (st == KV_OK) st = check_family(s, family, "alter");
     return st == KV_OK ? s->ops->xTableAlterFamily(s->b, table, family) : st;
+}
+
+kv_status kv_table_set_attributes(kv_store *s, const char *table, const kv_property *attrs,
+                                  size_t count) {
+    kv_status st = change(s, "alter", 0);
+    if (st == KV_OK && !attrs && count) st = KV_INVALID;
+    if (st == KV_OK && count) {
+        char what[KV_NAME_MAX + 64];
+        snprintf(what, sizeof what, "alter (table attribute %s)", attrs[0].key ? attrs[0].key : "");
+        st = kv_api_need(s, KV_CAP_TABLE_ATTRIBUTES, what);
+    }
+    char key[KV_NAME_MAX + 1], err[300];
+    char *value = st == KV_OK ? malloc(KV_TABLE_ATTR_VALUE_MAX + 1) : NULL;
+    if (st == KV_OK && !value) st = KV_NO_MEMORY;
+    for (size_t i = 0; st == KV_OK && i < count; i++)
+        if ((st = kv_table_attribute_check(attrs[i].key, attrs[i].value, key, value, err,
+                                           sizeof err)) != KV_OK)
+            kv_api_fail(s, st, "%s", err);
+    free(value);
+    return st == KV_OK ? s->ops->xTableSetAttributes(s->b, table, attrs, count) : st;
 }
 
 kv_status kv_table_delete_family(kv_store *s, const char *table, const char *family) {

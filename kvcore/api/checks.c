@@ -43,6 +43,7 @@ static const char *capability_name(uint64_t cap) {
     case KV_CAP_DISABLE_TABLES: return "disabled tables";
     case KV_CAP_DURABLE: return "durable stores";
     case KV_CAP_EXCLUSIVE: return "stores that no one else writes";
+    case KV_CAP_TABLE_ATTRIBUTES: return "table attributes";
     }
     return "this operation";
 }

@@ -61,6 +61,9 @@ static const char *x_why_not(uint64_t cap) {
         return "Cloud Bigtable tables are never disabled (drop deletes a table without it)";
     case KV_CAP_EXCLUSIVE:
         return "other clients may write a Cloud Bigtable instance at any time";
+    case KV_CAP_TABLE_ATTRIBUTES:
+        return "Cloud Bigtable tables have no HBase table attributes (MAX_FILESIZE, READONLY, "
+               "DURABILITY, ...), and none maps to a Bigtable table setting";
     }
     return NULL;
 }
@@ -124,6 +127,13 @@ static kv_status x_alter_family(kv_backend *b, const char *table, const kv_famil
     return btb_table_alter_family(B(b), table, f);
 }
 
+static kv_status x_set_attributes(kv_backend *b, const char *table, const kv_property *attrs,
+                                  size_t count) {
+    (void)table;
+    (void)attrs;
+    return count ? refuse(b, KV_CAP_TABLE_ATTRIBUTES) : KV_OK;
+}
+
 static kv_status x_delete_family(kv_backend *b, const char *table, const char *family) {
     return btb_table_delete_family(B(b), table, family);
 }
@@ -185,6 +195,7 @@ const kv_backend_ops kv_bigtable_backend = {
     .xTableDescribe = x_table_describe,
     .xTableAlterFamily = x_alter_family,
     .xTableDeleteFamily = x_delete_family,
+    .xTableSetAttributes = x_set_attributes,
     .xTableSetEnabled = x_set_enabled,
     .xTableDrop = x_table_drop,
     .xTableTruncate = x_truncate,

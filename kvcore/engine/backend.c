@@ -72,6 +72,11 @@ static kv_status x_delete_family(kv_backend *b, const char *table, const char *f
     return kv_engine_table_delete_family(E(b), table, family);
 }
 
+static kv_status x_set_attributes(kv_backend *b, const char *table, const kv_property *attrs,
+                                  size_t count) {
+    return kv_engine_table_set_attributes(E(b), table, attrs, count);
+}
+
 static kv_status x_set_enabled(kv_backend *b, const char *table, bool enabled) {
     return kv_engine_table_set_enabled(E(b), table, enabled);
 }
@@ -119,7 +124,7 @@ const kv_backend_ops kv_engine_backend = {
                     KV_CAP_NAMESPACES | KV_CAP_FLUSH | KV_CAP_COMPACT | KV_CAP_SNAPSHOT_SCANS |
                     KV_CAP_KEEP_DELETED_CELLS | KV_CAP_MIN_VERSIONS |
                     KV_CAP_NEW_VERSION_BEHAVIOR | KV_CAP_DISABLE_TABLES | KV_CAP_DURABLE |
-                    KV_CAP_EXCLUSIVE,
+                    KV_CAP_EXCLUSIVE | KV_CAP_TABLE_ATTRIBUTES,
     .xOpen = x_open,
     .xClose = x_close,
     .xNow = x_now,
@@ -138,6 +143,7 @@ const kv_backend_ops kv_engine_backend = {
     .xTableAlterFamily = x_alter_family,
     .xTableDeleteFamily = x_delete_family,
     .xTableSetEnabled = x_set_enabled,
+    .xTableSetAttributes = x_set_attributes,
     .xTableDrop = x_table_drop,
     .xTableTruncate = x_truncate,
     .xMutate = x_mutate,

@@ -287,14 +287,12 @@ kv_status kv_engine_table_describe(kv_engine *s, const char *table, kv_table_des
     if (!t) {
         st = kv_fail(s, KV_NOT_FOUND, "table '%s' does not exist", table ? table : "(null)");
     } else {
-        kv_table_desc *d = calloc(1, sizeof *d + t->nfamilies * sizeof(kv_family_desc));
+        kv_table_desc *d = kv_table_desc_alloc(t->nfamilies, &t->attrs);
         if (!d) {
             st = KV_NO_MEMORY;
         } else {
             snprintf(d->name, sizeof d->name, "%s:%s", t->ns, t->name);
             d->enabled = t->enabled;
-            d->nfamilies = t->nfamilies;
-            d->families = (kv_family_desc *)(d + 1);
             for (size_t i = 0; i < t->nfamilies; i++) d->families[i] = t->families[i]->desc;
             *out = d;
         }
@@ -350,6 +348,22 @@ kv_status kv_engine_table_alter_family(kv_engine *s, const char *table, const kv
         remove_family_at(t, i);
         kv_family_free(f);
     }
+    return end_change(s, st);
+}
+
+kv_status kv_engine_table_set_attributes(kv_engine *s, const char *table, const kv_property *attrs,
+                                         size_t count) {
+    char err[300];
+    kv_status st = begin_change(s);
+    if (st != KV_OK) return st;
+    kv_table *t;
+    if ((st = change_target(s, table, &t)) != KV_OK) return end_change(s, st);
+    kv_tattrs next, old = t->attrs;
+    if ((st = kv_tattrs_apply(&next, &old, attrs, count, err, sizeof err)) != KV_OK)
+        return end_change(s, st == KV_INVALID ? kv_fail(s, st, "%s", err) : st);
+    t->attrs = next;
+    if ((st = persist(s)) != KV_OK) t->attrs = old;
+    kv_tattrs_clear(st == KV_OK ? &old : &next);
     return end_change(s, st);
 }
 

@@ -20,6 +20,8 @@ kv_status kv_engine_table_create(kv_engine *s, const char *table, const kv_famil
 kv_status kv_engine_table_list(kv_engine *s, const char *ns, char ***names);
 kv_status kv_engine_table_describe(kv_engine *s, const char *table, kv_table_desc **out);
 kv_status kv_engine_table_alter_family(kv_engine *s, const char *table, const kv_family_desc *family);
+kv_status kv_engine_table_set_attributes(kv_engine *s, const char *table, const kv_property *attrs,
+                                         size_t count);
 kv_status kv_engine_table_delete_family(kv_engine *s, const char *table, const char *family);
 kv_status kv_engine_table_set_enabled(kv_engine *s, const char *table, bool enabled);
 kv_status kv_engine_table_drop(kv_engine *s, const char *table);

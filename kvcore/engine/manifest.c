@@ -25,7 +25,9 @@
 
 /* on-disk format: do not change */
 #define MANIFEST_MAGIC_PREFIX "cellfs-manifest "
-#define MANIFEST_MAGIC MANIFEST_MAGIC_PREFIX "2"
+#define MANIFEST_MAGIC MANIFEST_MAGIC_PREFIX "3"
+/* version 2: no attribute lines (read, never written) */
+#define MANIFEST_MAGIC_V2 MANIFEST_MAGIC_PREFIX "2"
 /* version 1: a snapshot only (read, never written) */
 #define MANIFEST_MAGIC_V1 MANIFEST_MAGIC_PREFIX "1"
 
@@ -102,6 +104,14 @@ static int build_snapshot(kv_buf *b, const kv_engine *s) {
     for (size_t i = 0; i < s->ntables; i++) {
         const kv_table *t = s->tables[i];
         bad |= appendf(b, "table %u %s %s %d\n", t->id, t->ns, t->name, t->enabled);
+        for (size_t a = 0; a < t->attrs.n; a++) {
+            const kv_property *p = &t->attrs.p[a];
+            bad |= appendf(b, "attribute %u ", t->id);
+            bad |= append_hex(b, p->key, strlen(p->key));
+            bad |= kv_buf_append(b, " ", 1);
+            bad |= append_hex(b, p->value, strlen(p->value));
+            bad |= kv_buf_append(b, "\n", 1);
+        }
         for (size_t f = 0; f < t->nfamilies; f++) {
             const kv_family *fam = t->families[f];
             bad |= family_line(b, t->id, fam);
@@ -365,6 +375,25 @@ static const char *apply_line(loader *ld, words *wd, kv_status *st) {
         strcpy(t->name, name);
         t->enabled = en != 0;
         s->tables[s->ntables++] = t;
+    } else if (strcmp(k, "attribute") == 0) {
+        uint32_t tid;
+        uint8_t *kb = NULL, *vb = NULL;
+        size_t kl, vl;
+        if (n != 4 || parse_u32(w[1], &tid)) return "expected table id, key and value";
+        kv_table *t = kv_catalog_table_by_id(s, tid);
+        if (!t) return "attribute of an unknown table";
+        if (unhex(w[2], &kb, &kl) || unhex(w[3], &vb, &vl) || kl == 0 || strlen((char *)kb) != kl ||
+            strlen((char *)vb) != vl) {
+            free(kb);
+            free(vb);
+            return "bad hex in key or value";
+        }
+        bool twice = kv_tattrs_get(&t->attrs, (char *)kb) != NULL;
+        kv_status put = twice ? KV_OK : kv_tattrs_put(&t->attrs, (char *)kb, (char *)vb);
+        free(kb);
+        free(vb);
+        if (twice) return "attribute given twice";
+        if ((*st = put) != KV_OK) return "out of memory";
     } else if (strcmp(k, "family") == 0) {
         kv_family_desc d = KV_FAMILY_DESC_INIT;
         uint32_t tid, fid;
@@ -583,7 +612,8 @@ kv_status kv_manifest_load(kv_engine *s, const uint8_t *data, size_t len) {
     size_t first_nl = 0;
     while (first_nl < len && text[first_nl] != '\n') first_nl++;
     bool v1 = first_nl == strlen(MANIFEST_MAGIC_V1) && memcmp(text, MANIFEST_MAGIC_V1, first_nl) == 0;
-    bool v2 = first_nl == strlen(MANIFEST_MAGIC) && memcmp(text, MANIFEST_MAGIC, first_nl) == 0;
+    bool v2 = (first_nl == strlen(MANIFEST_MAGIC) && memcmp(text, MANIFEST_MAGIC, first_nl) == 0) ||
+              (first_nl == strlen(MANIFEST_MAGIC_V2) && memcmp(text, MANIFEST_MAGIC_V2, first_nl) == 0);
     /* The snapshot ends with its first "checksum" line. */
     size_t sum_at = 0, sum_end = 0;
     for (size_t p = first_nl + 1; p < len;) {
@@ -604,7 +634,7 @@ kv_status kv_manifest_load(kv_engine *s, const uint8_t *data, size_t len) {
         st = kv_fail(s, KV_CORRUPT, "%s line 1: not a cellfs manifest (expected '%s')", path, MANIFEST_MAGIC);
     } else if (!v1 && !v2) {
         st = kv_fail(s, KV_CORRUPT, "%s line 1: unknown manifest version '%.*s' (this library reads "
-                     "versions 1 and 2)", path, (int)(first_nl < 40 ? first_nl : 40), text);
+                     "versions 1 to 3)", path, (int)(first_nl < 40 ? first_nl : 40), text);
     } else if (!sum_at) {
         st = kv_fail(s, KV_CORRUPT, "%s is truncated or damaged (no checksum line)", path);
     } else if (!checksum_line_ok(text, sum_at, sum_end)) {

@@ -13,6 +13,7 @@
 #include "matcher.h"
 #include "tables.h"
 #include "hbase/filter.h"
+#include "hbase/filter_hints.h"
 #include "hbase/keys.h"
 #include "table/iter.h"
 
@@ -61,7 +62,9 @@ struct kv_engine_scan {
     size_t ncells, cap;
     kv_result result;
     size_t fams_cap;            /* room in fams (kept when pooled) */
+    kv_filter_hints hints;      /* what the filter drops anyway (not raw) */
     kv_buf point;               /* a get: esc(row), for the bloom filters */
+    kv_buf skip;                /* the key skip_prefix seeks to */
 };
 
 /* Buffers above this stay out of the pool: a scan of one huge row must not
@@ -185,6 +188,7 @@ static void scan_reset(kv_engine_scan *sc) {
     sc->scratch = keep_buf(&k.scratch);
     sc->bytes = keep_buf(&k.bytes);
     sc->point = keep_buf(&k.point);
+    sc->skip = keep_buf(&k.skip);
     if (k.cap <= POOL_KEEP_CELLS) {
         sc->refs = k.refs;
         sc->cells = k.cells;
@@ -227,6 +231,7 @@ static void scan_free(kv_engine_scan *sc) {
     kv_buf_free(&sc->scratch);
     kv_buf_free(&sc->bytes);
     kv_buf_free(&sc->point);
+    kv_buf_free(&sc->skip);
     free(sc->refs);
     free(sc->cells);
     free(sc);
@@ -292,6 +297,9 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
     sc->opts.columns = NULL; /* the per-family lists below replace it */
     if (o->filter && !(sc->filter = kv_filter_run_new(o->filter))) goto nomem;
     if (sc->filter) kv_filter_run_set_versions(sc->filter, o->max_versions <= 0 ? 1 : o->max_versions);
+    /* Raw reads put family markers back in cell order after reading, so
+       the first cell read need not be the first returned. */
+    if (o->filter && !o->raw) sc->hints = kv_filter_hints_of(o->filter);
     sc->now = kv_clock_now(s);
     if (t->nfamilies > sc->fams_cap) {
         fam_reader *f = realloc(sc->fams, t->nfamilies * sizeof *f);
@@ -528,12 +536,12 @@ static bool column_done(const kv_matcher *m, int64_t ts) {
     return !m->raw && (m->versions >= m->max_versions || ts < m->time_min);
 }
 
-/* Moves family fi's iterator past the column whose prefix key[0..len)
-   is, unless the column ends within SKIP_NEXTS entries (or at once for a
-   get). The caller's loop goes on from the new position. */
-static void skip_column(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_t len) {
+/* Moves family fi's iterator past the entries starting with key[0..len)
+   (a column's or a row's prefix, ending in an esc() terminator), stepping
+   at most SKIP_NEXTS entries (none for a get) before it seeks. */
+static void skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_t len) {
     kv_iter *it = sc->fams[fi].it;
-    kv_buf *tg = &sc->target;
+    kv_buf *tg = &sc->skip;
     tg->len = 0;
     if (kv_buf_append(tg, key, len)) {
         it->next(it); /* out of memory: step on instead */
@@ -546,7 +554,7 @@ static void skip_column(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_
         const uint8_t *k = it->key(it, &klen);
         if (klen < tg->len || memcmp(k, tg->data, tg->len) != 0) return;
     }
-    /* esc(qualifier) ends 0x00 0x01: with 0x02 it is just past the column */
+    /* esc() ends 0x00 0x01: with 0x02 it is just past the prefix's keys */
     tg->data[tg->len - 1] = 0x02;
     it->seek(it, tg->data, tg->len);
 }
@@ -555,8 +563,10 @@ static void skip_column(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_
    first of them or past them) to the matcher, adding kept cells, and stops
    at the first entry without the prefix. Skips the rest of a column once
    it can give no more cells, so a read of the newest version costs the same
-   whatever the number or size of the older ones. */
-static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *prefix, size_t prefix_len) {
+   whatever the number or size of the older ones. With the first-cell hint
+   it stops after the first cell kept and sets *row_done. */
+static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *prefix, size_t prefix_len,
+                              bool *row_done) {
     fam_reader *fr = &sc->fams[fi];
     kv_iter *it = fr->it;
     kv_matcher *m = &fr->matcher;
@@ -584,15 +594,22 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
         if ((shown || family_marker) && kv_matcher_match(m, kp.ts, kp.type, kp.seq, family_marker) &&
             shown) {
             const uint8_t *v = it->value(it, &vlen);
+            /* the filter empties every value anyway: copy none */
+            if (sc->hints.keys_only) vlen = 0;
             if (add_cell(sc, fi, &kp, v, vlen)) return KV_NO_MEMORY;
+            if (sc->hints.first_cell_only) {
+                *row_done = true;
+                return KV_OK;
+            }
         }
         if (!family_marker && shown && column_done(m, kp.ts)) {
-            skip_column(sc, fi, key, kp.column_prefix_len);
+            skip_prefix(sc, fi, key, kp.column_prefix_len);
             continue;
         }
         it->next(it);
     }
-    return iter_failed(sc, fi, it->status(it));
+    /* a valid iterator has met no error */
+    return it->valid(it) ? KV_OK : iter_failed(sc, fi, it->status(it));
 }
 
 /* Reads family fi's part of the row sc->row_key (the iterator is at the
@@ -601,23 +618,28 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
    whole row, so a read of one cell costs the same in a row of a million. */
 static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
     fam_reader *fr = &sc->fams[fi];
+    bool done = false;
     kv_matcher_start_row(&fr->matcher);
-    if (fr->ncols == 0) return read_entries(sc, fi, sc->row_key.data, sc->row_key.len);
+    if (fr->ncols == 0) {
+        kv_status st = read_entries(sc, fi, sc->row_key.data, sc->row_key.len, &done);
+        if (st == KV_OK && done) skip_prefix(sc, fi, sc->row_key.data, sc->row_key.len);
+        return st;
+    }
     kv_buf *tg = &sc->target;
     /* Family-level markers lead the row and apply to every column. */
     tg->len = 0;
     uint8_t kind = KV_KIND_FAMILY_MARKER;
     if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &kind, 1))
         return KV_NO_MEMORY;
-    kv_status st = read_entries(sc, fi, tg->data, tg->len);
-    for (size_t c = 0; st == KV_OK && c < fr->ncols; c++) {
+    kv_status st = read_entries(sc, fi, tg->data, tg->len, &done);
+    for (size_t c = 0; st == KV_OK && !done && c < fr->ncols; c++) {
         tg->len = 0;
         uint8_t col = KV_KIND_COLUMN;
         if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &col, 1) ||
             kv_key_encode_row(tg, fr->cols[c].qualifier, fr->cols[c].qualifier_len))
             return KV_NO_MEMORY;
         fr->it->seek(fr->it, tg->data, tg->len);
-        st = read_entries(sc, fi, tg->data, tg->len);
+        st = read_entries(sc, fi, tg->data, tg->len, &done);
     }
     if (st == KV_OK) skip_family_row(sc, fi);
     return st;
@@ -736,11 +758,18 @@ kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
         sc->bytes.len = 0;
         sc->ncells = 0;
         if (kv_buf_reserve(&sc->bytes, sc->row_key.len)) return scan_failed(sc, KV_NO_MEMORY);
-        for (size_t i = 0; i + 2 < sc->row_key.len; i++) {
-            uint8_t b = sc->row_key.data[i];
-            sc->bytes.data[sc->bytes.len++] = b;
-            if (b == 0) i++;
+        /* esc(row) without its terminator: runs without 0x00 are copied
+           whole, 0x00 0xFF becomes 0x00 (locals: no reloads through sc) */
+        const uint8_t *src = sc->row_key.data, *end = src + sc->row_key.len - 2;
+        uint8_t *dst = sc->bytes.data;
+        while (src < end) {
+            const uint8_t *z = memchr(src, 0, (size_t)(end - src));
+            size_t run = z ? (size_t)(z - src) + 1 : (size_t)(end - src);
+            memcpy(dst, src, run);
+            dst += run;
+            src += run + (z != NULL);
         }
+        sc->bytes.len = (size_t)(dst - sc->bytes.data);
         size_t row_len = sc->bytes.len;
         if (past_bounds(sc, sc->bytes.data, row_len)) break;
         bool stop = false;
@@ -748,7 +777,9 @@ kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
                     kv_filter_run_row_key(sc->filter, sc->bytes.data, row_len, sc->opts.reversed, &stop);
         if (stop && !want) break;
         for (size_t i = 0; i < sc->nfams; i++) {
-            if (!row_at(sc->fams[i].it, sc->row_key.data, sc->row_key.len)) continue;
+            /* one family: next_row_key took the row from its iterator */
+            if (sc->nfams > 1 && !row_at(sc->fams[i].it, sc->row_key.data, sc->row_key.len))
+                continue;
             if (!want) {
                 skip_family_row(sc, i);
                 continue;

@@ -202,8 +202,8 @@ static kv_status check_manifest_complete(kv_engine *s) {
         return kv_fail(s, KV_CORRUPT,
                        "%s/MANIFEST has lost edits: it names log %06" PRIu64
                        ", which is gone, and no edit names sorted file %06" PRIu64
-                       ".sst (a truncated or damaged manifest; nothing was removed: cellck --salvage "
-                       "copies what is readable)",
+                       ".sst (a truncated or damaged manifest; nothing was removed, and "
+                       "cellck checks the sorted files one by one)",
                        s->dir, s->log_number, unnamed);
     return KV_OK;
 }

@@ -36,6 +36,7 @@ void kv_table_free(kv_table *t) {
     if (!t) return;
     for (size_t i = 0; i < t->nfamilies; i++) kv_family_free(t->families[i]);
     free(t->families);
+    kv_tattrs_clear(&t->attrs);
     free(t);
 }
 

@@ -14,6 +14,7 @@
 #include "engine_i.h"
 #include "fileset.h"
 #include "memstore.h"
+#include "hbase/table_attrs.h"
 
 typedef struct kv_family {
     kv_family_desc desc;        /* changed only under catalog_lock (excl) */
@@ -33,6 +34,7 @@ typedef struct kv_table {
     bool enabled;
     size_t nfamilies;
     kv_family **families;       /* sorted by name */
+    kv_tattrs attrs;            /* table attributes (catalog_lock) */
 } kv_table;
 
 typedef struct kv_namespace {

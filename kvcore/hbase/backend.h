@@ -112,6 +112,9 @@ typedef struct kv_backend_ops {
     kv_status (*xTableDescribe)(kv_backend *b, const char *table, kv_table_desc **out);
     kv_status (*xTableAlterFamily)(kv_backend *b, const char *table, const kv_family_desc *family);
     kv_status (*xTableDeleteFamily)(kv_backend *b, const char *table, const char *family);
+    /* The attributes are checked (kv_table_attribute_check) by the api. */
+    kv_status (*xTableSetAttributes)(kv_backend *b, const char *table, const kv_property *attrs,
+                                     size_t count);
     kv_status (*xTableSetEnabled)(kv_backend *b, const char *table, bool enabled);
     kv_status (*xTableDrop)(kv_backend *b, const char *table);
     kv_status (*xTableTruncate)(kv_backend *b, const char *table, bool preserve_splits);

@@ -345,6 +345,8 @@ kv_status kv_store_stat(kv_store_stats *out, kv_store *store);
  *  and machines may write at any moment: a caller that caches must let its
  *  cache expire (cellfs takes the timeouts from a mount option). */
 #define KV_CAP_EXCLUSIVE             UINT64_C(0x1000)
+/** Table attributes can be set (kv_table_set_attributes). */
+#define KV_CAP_TABLE_ATTRIBUTES      UINT64_C(0x2000)
 
 /** The KV_CAP_* bits of the store's backend (0 for NULL). Thread-safe. */
 uint64_t kv_store_capabilities(kv_store *store);
@@ -499,11 +501,18 @@ kv_status kv_table_list(char ***names, kv_store *store, const char *ns);
  *  an illegal name). */
 kv_status kv_table_exists(kv_store *store, const char *table);
 
+/* A description is allocated by the library only (kv_table_describe), so
+   fields are appended at its end without a version number: code built
+   against an older header keeps reading the fields it knows. */
 typedef struct kv_table_desc {
     char name[2 * KV_NAME_MAX + 2];  /* "ns:table" */
     bool enabled;
     size_t nfamilies;
     kv_family_desc *families;        /* sorted by name */
+    /* Table attributes (alter 't', METHOD => 'table_att'), sorted by key;
+       see kv_table_set_attributes. NULL when there are none. */
+    size_t nattributes;
+    kv_property *attributes;
 } kv_table_desc;
 
 /** Describes a table into one malloc'd block; free it with
@@ -519,6 +528,49 @@ void kv_table_desc_free(kv_table_desc *desc);
  *  Errors: KV_NOT_FOUND (table), KV_INVALID (bad attribute, unknown
  *  descriptor version). */
 kv_status kv_table_alter_family(kv_store *store, const char *table, const kv_family_desc *family);
+/**
+ * Table attributes, HBase's TableDescriptor values, as set by
+ * `alter 't', METHOD => 'table_att', KEY => 'value'`. Known keys (matched
+ * case-insensitively, stored upper-case) and their values:
+ *  - MAX_FILESIZE, MEMSTORE_FLUSHSIZE: a size in bytes, 1..2^63-1. Kept
+ *    and shown; a local store has no regions to split.
+ *  - DURABILITY: USE_DEFAULT, SKIP_WAL, ASYNC_WAL, SYNC_WAL or FSYNC_WAL.
+ *    The durability of writes to the table whose write options say
+ *    KV_DURABILITY_DEFAULT (a write's own durability wins, as in HBase).
+ *  - READONLY: true or false. When true every write to the table (put,
+ *    delete, increment, append, check-and-mutate) fails with
+ *    KV_READ_ONLY and a message naming the table; reads, flushes,
+ *    compactions and catalog changes still work.
+ *  - COMPACTION_ENABLED, NORMALIZATION_ENABLED, SPLIT_ENABLED,
+ *    MERGE_ENABLED: true or false; REGION_REPLICATION, PRIORITY: an
+ *    integer (REGION_REPLICATION >= 1); SPLIT_POLICY, OWNER, FLUSH_POLICY:
+ *    any text. Kept and shown, without effect here.
+ * Any other key is user metadata (HBase's METADATA => {'k' => 'v'}), kept
+ * with its key as given. Booleans are stored 'true'/'false', DURABILITY
+ * upper-case, numbers in decimal.
+ */
+#define KV_TABLE_ATTR_VALUE_MAX 4096   /* bytes of one value */
+
+/** Checks one table attribute and writes its stored form: the key to
+ *  @p key_out (at least KV_NAME_MAX + 1 bytes) and, when @p value is not
+ *  NULL, the value to @p value_out (at least KV_TABLE_ATTR_VALUE_MAX + 1
+ *  bytes). Needs no store. Errors: KV_INVALID with the reason in @p errmsg
+ *  (empty or longer key, empty value, a value the key does not take). */
+kv_status kv_table_attribute_check(const char *key, const char *value, char *key_out,
+                                   char *value_out, char *errmsg, size_t errlen);
+/** True when @p key is one of the known keys above (case-insensitive),
+ *  false for user metadata and NULL. Needs no store. */
+bool kv_table_attribute_known(const char *key);
+/** Sets (value non-NULL) or unsets (value NULL) @p count table attributes
+ *  in one catalog change: all of them or, on any error, none. Unsetting an
+ *  absent attribute is no change. Works on enabled and disabled tables;
+ *  writes that start afterwards see the new READONLY and DURABILITY.
+ *  Errors: KV_NOT_FOUND (table), KV_INVALID (see
+ *  kv_table_attribute_check; the message names the attribute),
+ *  KV_NOT_SUPPORTED (a backend without table attributes; the message
+ *  names the attribute; without KV_CAP_TABLE_ATTRIBUTES). */
+kv_status kv_table_set_attributes(kv_store *store, const char *table, const kv_property *attrs,
+                                  size_t count);
 /** Deletes a family and all its cells. A table keeps at least one family.
  *  Errors: KV_NOT_FOUND (table), KV_NO_FAMILY, KV_INVALID (the last family). */
 kv_status kv_table_delete_family(kv_store *store, const char *table, const char *family);

@@ -135,6 +135,11 @@ static kv_status x_delete_family(kv_backend *b, const char *table, const char *f
     LOCKED(b, m_table_delete_family(m_, table, family));
 }
 
+static kv_status x_set_attributes(kv_backend *b, const char *table, const kv_property *attrs,
+                                  size_t count) {
+    LOCKED(b, m_table_set_attributes(m_, table, attrs, count));
+}
+
 static kv_status x_set_enabled(kv_backend *b, const char *table, bool enabled) {
     LOCKED(b, m_table_set_enabled(m_, table, enabled));
 }
@@ -186,7 +191,8 @@ const kv_backend_ops kv_model_backend = {
     .capabilities = KV_CAP_DELETE_MARKERS | KV_CAP_DELETE_FAMILY_VERSION | KV_CAP_RAW_SCANS |
                     KV_CAP_NAMESPACES | KV_CAP_FLUSH | KV_CAP_COMPACT | KV_CAP_SNAPSHOT_SCANS |
                     KV_CAP_KEEP_DELETED_CELLS | KV_CAP_MIN_VERSIONS |
-                    KV_CAP_NEW_VERSION_BEHAVIOR | KV_CAP_DISABLE_TABLES | KV_CAP_EXCLUSIVE,
+                    KV_CAP_NEW_VERSION_BEHAVIOR | KV_CAP_DISABLE_TABLES | KV_CAP_EXCLUSIVE |
+                    KV_CAP_TABLE_ATTRIBUTES,
     .xOpen = x_open,
     .xClose = x_close,
     .xNow = x_now,
@@ -205,6 +211,7 @@ const kv_backend_ops kv_model_backend = {
     .xTableAlterFamily = x_alter_family,
     .xTableDeleteFamily = x_delete_family,
     .xTableSetEnabled = x_set_enabled,
+    .xTableSetAttributes = x_set_attributes,
     .xTableDrop = x_table_drop,
     .xTableTruncate = x_truncate,
     .xMutate = x_mutate,

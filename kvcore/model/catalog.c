@@ -39,6 +39,13 @@ kv_status m_usable_table(model *m, const char *name, m_table **out) {
     return KV_OK;
 }
 
+kv_status m_writable_table(model *m, const char *name, m_table **out) {
+    kv_status st = m_usable_table(m, name, out);
+    if (st == KV_OK && kv_tattrs_readonly(&(*out)->attrs))
+        st = m_fail(m, KV_READ_ONLY, "table '%s' is read-only (READONLY => 'true')", name);
+    return st;
+}
+
 static m_namespace *find_ns(model *m, const char *name) {
     for (size_t i = 0; i < m->nns; i++)
         if (strcmp(m->ns[i].name, name) == 0) return &m->ns[i];
@@ -49,6 +56,7 @@ static void free_table(m_table *t) {
     if (!t) return;
     for (size_t i = 0; i < t->nfams; i++) m_family_clear(&t->fams[i]);
     free(t->fams);
+    kv_tattrs_clear(&t->attrs);
     free(t);
 }
 
@@ -240,12 +248,10 @@ kv_status m_table_list(model *m, const char *ns, char ***names) {
 kv_status m_table_describe(model *m, const char *table, kv_table_desc **out) {
     m_table *t = m_find_table(m, table);
     if (!t) return no_table(m, table);
-    kv_table_desc *d = calloc(1, sizeof *d + t->nfams * sizeof(kv_family_desc));
+    kv_table_desc *d = kv_table_desc_alloc(t->nfams, &t->attrs);
     if (!d) return KV_NO_MEMORY;
     snprintf(d->name, sizeof d->name, "%s:%s", t->ns, t->name);
     d->enabled = t->enabled;
-    d->nfamilies = t->nfams;
-    d->families = (kv_family_desc *)(d + 1);
     for (size_t i = 0; i < t->nfams; i++) d->families[i] = t->fams[i].desc;
     *out = d;
     return KV_OK;
@@ -267,6 +273,18 @@ kv_status m_table_alter_family(model *m, const char *table, const kv_family_desc
     memset(&p[t->nfams], 0, sizeof *p);
     p[t->nfams++].desc = *f;
     qsort(t->fams, t->nfams, sizeof *t->fams, cmp_family);
+    return KV_OK;
+}
+
+kv_status m_table_set_attributes(model *m, const char *table, const kv_property *attrs, size_t n) {
+    char err[300];
+    m_table *t = m_find_table(m, table);
+    if (!t) return no_table(m, table);
+    kv_tattrs next;
+    kv_status st = kv_tattrs_apply(&next, &t->attrs, attrs, n, err, sizeof err);
+    if (st != KV_OK) return st == KV_INVALID ? m_fail(m, st, "%s", err) : st;
+    kv_tattrs_clear(&t->attrs);
+    t->attrs = next;
     return KV_OK;
 }
 

@@ -19,6 +19,7 @@
 #define KV_MODEL_I_H
 
 #include "hbase/backend.h"
+#include "hbase/table_attrs.h"
 #include "util/clock.h"
 
 #include <pthread.h>
@@ -55,6 +56,7 @@ typedef struct m_table {
     bool enabled;
     size_t nfams;
     m_family *fams;             /* sorted by name */
+    kv_tattrs attrs;            /* table attributes */
 } m_table;
 
 typedef struct m_namespace {
@@ -83,6 +85,10 @@ m_family *m_find_family(m_table *t, const char *name);
 /* The table for a read or a write: KV_NOT_FOUND, KV_DISABLED with a
    message, else KV_OK. */
 kv_status m_usable_table(model *m, const char *name, m_table **out);
+/* The table for a write: as m_usable_table, and KV_READ_ONLY when its
+   READONLY attribute is true. */
+kv_status m_writable_table(model *m, const char *name, m_table **out);
+kv_status m_table_set_attributes(model *m, const char *table, const kv_property *attrs, size_t n);
 void m_free_catalog(model *m);
 kv_status m_namespace_create(model *m, const char *name);
 kv_status m_namespace_drop(model *m, const char *name);

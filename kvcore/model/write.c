@@ -150,7 +150,7 @@ static kv_status apply_alone(model *m, m_table *t, const kv_mutation *mu) {
 kv_status m_mutate(model *m, const char *table, kv_mutation *const *ms, size_t n,
                    kv_status *statuses) {
     m_table *t;
-    kv_status st = m_usable_table(m, table, &t);
+    kv_status st = m_writable_table(m, table, &t);
     if (st != KV_OK) {
         for (size_t i = 0; statuses && i < n; i++) statuses[i] = st;
         return st;
@@ -178,7 +178,7 @@ kv_status m_mutate(model *m, const char *table, kv_mutation *const *ms, size_t n
 
 /* The family of a read-modify-write on a usable table. */
 static kv_status rmw_target(model *m, const char *table, const char *family, m_table **t) {
-    kv_status st = m_usable_table(m, table, t);
+    kv_status st = m_writable_table(m, table, t);
     if (st == KV_OK && !m_find_family(*t, family))
         st = m_fail(m, KV_NO_FAMILY, "table '%s' has no column family '%s'", table, family);
     return st;

@@ -59,6 +59,8 @@ refused() {
     refused "put 't', 'r', 'f:q', 'v', -5" "timestamps from 0"
     refused "status" "keeps no figures"
     refused "scan 't', {REVERSED => true}" "reversed scan of table t is not supported"
+    refused "alter 't', METHOD => 'table_att', MAX_FILESIZE => '134217728'" "table attribute MAX_FILESIZE.*does not support table attributes"
+    refused "create 'u', 'f', {READONLY => 'true'}" "table attribute READONLY: the bigtable backend keeps no table attributes"
     [ "$(snapshot)" = "$before" ]
 }
 

@@ -69,8 +69,5 @@ teardown() {
     [ ${#CELLCK_ARG[@]} -gt 0 ] || skip "cellck is not built"
     run "$CRASHTEST" --mode=api --dir="$FS_TMP" --cycles="$CYCLES" --seed="$SEED" "${CELLCK_ARG[@]}" --cellck-raw
     echo "$output"
-    if [ "$status" -ne 0 ] && [[ "$output" == *"no manifest names it"* ]]; then
-        skip "known failure (tests/fuzz/FINDINGS.md F8): cellck takes the file of an interrupted flush for damage"
-    fi
     [ "$status" -eq 0 ]
 }

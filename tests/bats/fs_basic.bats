@@ -197,7 +197,9 @@ teardown() {
     [ "$status" -ne 0 ]
     grep -q "this is not a family" "$FS_TMP/cellfs.log"
     [[ "$(cat "$T/.schema")" == *"NAME => 'g'"* ]]
-    sed -i '/NAME => .g./d' "$T/.schema"
+    sed -i '/NAME => .g./d' "$T/.schema"       # leaving a family out keeps it
+    [ "$(wc -l < "$T/.schema")" -eq 2 ]
+    echo "{NAME => 'g', METHOD => 'delete'}" > "$T/.schema"
     [ "$(wc -l < "$T/.schema")" -eq 1 ]
 }
 

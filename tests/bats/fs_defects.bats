@@ -189,3 +189,301 @@ os.close(fd)' "$C/q" "$FS_TMP/started" &
     [ "$bad" -eq 0 ]
     [ "$(cat "$C/q")" = "$(printf 'new bytes %.0s' $(seq 1 15))" ]
 }
+
+@test "df -i never shows negative used inodes" {
+    echo v > "$C/q"
+    run df --output=iused "$MNT"
+    [ "$status" -eq 0 ]
+    used=$(printf '%s\n' "$output" | tail -1 | tr -d ' ')
+    [[ "$used" =~ ^[0-9]+$ ]]
+}
+
+@test "-o allow_other turns on default_permissions: other users cannot change the owner's cells" {
+    echo v > "$C/q"
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o allow_other
+    awk -v d="$(realpath "$MNT")" '$2 == d { print $4 }' /proc/mounts | grep -q default_permissions
+    id nobody >/dev/null 2>&1 || skip "no user nobody"
+    chmod 755 "$FS_TMP"
+    [ "$(setpriv --reuid=nobody --regid=nogroup --clear-groups cat "$C/q")" = v ]
+    run setpriv --reuid=nobody --regid=nogroup --clear-groups rm -f "$C/q"
+    [ "$status" -ne 0 ]
+    run setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c "echo x > '$C/q'"
+    [ "$status" -ne 0 ]
+    [ "$(cat "$C/q")" = v ]
+}
+
+@test "a damaged sorted file makes ls and find fail with EIO, never a shorter listing (issue 11 defect 1)" {
+    fs_unmount "$MNT"
+    rm -rf "$STORE"
+    "$FILL" "$STORE" default:big 20000
+    sst=$(ls "$STORE"/*.sst | head -1)
+    size=$(stat -c %s "$sst")
+    printf '\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377' |
+        dd of="$sst" bs=1 seek=$((size / 2)) conv=notrunc status=none
+    fs_mount "$STORE" "$MNT"
+    B="$MNT/default/big"
+    run ls "$B"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"Input/output error"* ]]
+    run find "$B" -name q
+    [ "$status" -ne 0 ]
+    # Each row's listing fails or is whole: none lists an empty family.
+    n=$(ls "$B" 2>/dev/null | wc -l)
+    failed=0
+    for i in $(seq $((n - 5)) $((n + 40))); do
+        row=$(printf 'r%09d' "$i")
+        if out=$(ls "$B/$row/cf" 2>/dev/null); then
+            [ "$out" = q ] || { echo "$row/cf lists '$out'"; false; }
+        else
+            failed=$((failed + 1))
+        fi
+    done
+    [ "$failed" -gt 0 ]
+}
+
+@test "directories: rmdir of a table with mkdir'ed rows fails; rmdir of a family of a mkdir'ed row removes it" {
+    printf "{NAME => 'cf'}\n{NAME => 'g'}\n" > "$T/.schema"
+    mkdir -p "$T/new/g" "$T/new/cf"
+    [ "$(ls "$T/new" | tr '\n' ' ')" = "cf g " ]
+    rmdir "$T/new/g"
+    [ ! -e "$T/new/g" ]
+    [ "$(ls "$T/new")" = cf ]
+    mkdir "$T/new/g"
+    [ -d "$T/new/g" ]
+    mkdir "$MNT/default/t2"
+    mkdir -p "$MNT/default/t2/row/cf"
+    run rmdir "$MNT/default/t2"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"not empty"* ]]
+    rmdir "$MNT/default/t2/row/cf" "$MNT/default/t2/row"
+    rmdir "$MNT/default/t2"
+    [ ! -e "$MNT/default/t2" ]
+    mkdir "$MNT/default/t2"
+    [ "$(ls -A "$MNT/default/t2")" = .schema ]
+}
+
+@test "renaming a family gives EXDEV, so mv copies it" {
+    printf "{NAME => 'cf'}\n{NAME => 'g'}\n" > "$T/.schema"
+    echo 1 > "$C/a"
+    run python3 -c 'import os,sys; os.rename(sys.argv[1], sys.argv[2])' "$C" "$T/r/g"
+    [[ "$output" == *"Invalid cross-device link"* ]]
+}
+
+@test "mkdir'ed empty rows are not forgotten after 1,024" {
+    for i in $(seq 1 1500); do echo "$T/e$i/cf"; done | xargs mkdir -p
+    [ "$(ls "$T" | grep -c '^e')" -eq 1500 ]
+    echo v > "$T/e1/cf/q"
+    [ "$(cat "$T/e1/cf/q")" = v ]
+    [ -d "$T/e2/cf" ]
+}
+
+@test "tar x into a table ends: .schema opened with O_CREAT|O_EXCL after tar removes it" {
+    src="$FS_TMP/src"
+    mkdir -p "$src/t/r/cf" "$src/t/r/g"
+    printf "{NAME => 'cf', VERSIONS => '3'}\n{NAME => 'g'}\n" > "$src/t/.schema"
+    echo one > "$src/t/r/cf/q"
+    echo two > "$src/t/r/g/x"
+    tar -C "$src" -cf "$FS_TMP/t.tar" t
+    run timeout 30 tar -C "$MNT/default" -xf "$FS_TMP/t.tar"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    grep -q "VERSIONS => '3'" "$T/.schema"
+    grep -q "NAME => 'g'" "$T/.schema"
+    [ "$(cat "$T/r/cf/q")" = one ]
+    [ "$(cat "$T/r/g/x")" = two ]
+    [ -e "$T/.schema" ]
+    rm "$T/.schema"
+    [ ! -e "$T/.schema" ]
+    [ "$(ls -A "$T")" = r ]
+    [ "$(cat "$T/r/g/x")" = two ]      # the families stay
+    printf "{NAME => 'cf'}\n{NAME => 'g'}\n" > "$T/.schema"
+    [ "$(grep -c NAME "$T/.schema")" -eq 2 ]
+}
+
+@test "names: NAME_MAX is what holds (234); longer names fail with ENAMETOOLONG" {
+    [ "$(getconf NAME_MAX "$C")" -eq 234 ]
+    n234=$(printf 'a%.0s' $(seq 1 234))
+    echo v > "$C/$n234"
+    [ "$(cat "$C/$n234")" = v ]
+    run python3 -c '
+import os, sys
+for n in (235, 240, 255):
+    try:
+        os.close(os.open(os.path.join(sys.argv[1], "b" * n), os.O_WRONLY | os.O_CREAT))
+        print(n, "created")
+    except OSError as e:
+        print(n, e.strerror)' "$C"
+    echo "$output"
+    [ "$output" = "$(printf '235 File name too long\n240 File name too long\n255 File name too long')" ]
+}
+
+@test ".schema that leaves a family out keeps it; METHOD => 'delete' drops it" {
+    printf "{NAME => 'cf'}\n{NAME => 'h'}\n" > "$T/.schema"
+    mkdir -p "$T/r/h"
+    echo keep > "$T/r/h/x"
+    printf "{NAME => 'cf', VERSIONS => '4'}\n" > "$T/.schema"
+    grep -q "NAME => 'h'" "$T/.schema"
+    grep -q "VERSIONS => '4'" "$T/.schema"
+    [ "$(cat "$T/r/h/x")" = keep ]
+    sed -i "/NAME => 'h'/d" "$T/.schema"
+    grep -q "NAME => 'h'" "$T/.schema"
+    echo "{NAME => 'h', METHOD => 'delete'}" > "$T/.schema"
+    ! grep -q "NAME => 'h'" "$T/.schema"
+    [ "$(wc -l < "$T/.schema")" -eq 1 ]
+    [ ! -e "$T/r/h/x" ]
+    run bash -c "echo \"{NAME => 'nosuch', METHOD => 'delete'}\" > '$T/.schema'"
+    [ "$status" -ne 0 ]
+}
+
+@test "touch -d / cp -a to a time older than another version: the file shows the value, with that time (T4)" {
+    echo 1 > "$C/q"
+    sleep 0.05
+    echo 2 > "$C/q"                    # VERSIONS 1: version 1 may still be held
+    touch -d 2020-01-01 "$C/q"
+    [ "$(cat "$C/q")" = 2 ]
+    [ "$(stat -c %Y "$C/q")" -eq "$(date -d 2020-01-01 +%s)" ]
+    printf "{NAME => 'cf', VERSIONS => '5'}\n" > "$T/.schema"
+    echo a > "$C/p"; sleep 0.05; echo b > "$C/p"
+    echo src > "$FS_TMP/src"; touch -d 2019-05-05 "$FS_TMP/src"
+    cp -a "$FS_TMP/src" "$C/p"
+    [ "$(cat "$C/p")" = src ]
+    [ "$(stat -c %Y "$C/p")" -eq "$(date -d 2019-05-05 +%s)" ]
+}
+
+@test "rename over a cell (sed -i, editors) adds the value as newest version and keeps history; mv keeps mtime (T5)" {
+    printf "{NAME => 'cf', VERSIONS => '5'}\n" > "$T/.schema"
+    echo a > "$C/q"
+    sleep 0.05
+    sed -i s/a/b/ "$C/q"
+    sleep 0.05
+    sed -i s/b/c/ "$C/q"
+    [ "$(cat "$C/q")" = c ]
+    echo a > "$C/s"; sleep 0.05; echo b > "$C/t"; sleep 0.05; echo c > "$C/t"
+    ms_s=$(ms "$C/s")
+    mv "$C/s" "$C/t"
+    [ "$(cat "$C/t")" = a ]
+    [ "$(ms "$C/t")" -eq "$ms_s" ]
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o versions
+    [ "$(ls "$C" | grep -c '^q@')" -eq 3 ]
+    [ "$(ls "$C" | grep -c '^t@')" -eq 1 ]
+}
+
+@test "rename onto a removed name keeps the file's mtime; rsync's restore over a name deleted in the same run (T3)" {
+    echo a > "$C/s"; sleep 0.05; echo b > "$C/t"; rm "$C/t"
+    m=$(ms "$C/s")
+    mv "$C/s" "$C/t"
+    [ "$(ms "$C/t")" -eq "$m" ]
+    [ "$(cat "$C/t")" = a ]
+    # and a put at an older time after rm (tar/rsync restore) is not hidden
+    rm "$C/t"
+    echo old > "$C/u"; touch -d 2015-01-01 "$C/u"
+    [ "$(cat "$C/u")" = old ]
+    [ "$(stat -c %Y "$C/u")" -eq "$(date -d 2015-01-01 +%s)" ]
+}
+
+@test "tar of an -o versions table restores exactly with --format=posix, .schema first, --skip-old-files; --overwrite -x works" {
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o versions
+    printf "{NAME => 'cf', VERSIONS => '3'}\n" > "$T/.schema"
+    mkdir -p "$C"
+    echo a > "$C/q"; sleep 0.05; echo b > "$C/q"; echo x > "$C/p"
+    tar -C "$MNT/default" --format=posix -cf "$FS_TMP/t.tar" t
+    run tar -C "$MNT/default" --format=posix --overwrite -xf "$FS_TMP/t.tar"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    mkdir "$MNT/default/u"
+    tar -C "$MNT/default/u" --strip-components=1 -xf "$FS_TMP/t.tar" t/.schema
+    run tar -C "$MNT/default/u" --strip-components=1 --skip-old-files -xf "$FS_TMP/t.tar"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    list() { (cd "$1" && find . -type f ! -name .schema -printf '%P %T@ %s\n' | sort); }
+    [ "$(list "$T")" = "$(list "$MNT/default/u")" ]
+    [ "$(cat "$MNT/default/u/r/cf/q")" = b ]
+}
+
+@test "row and family mtimes are the newest cell time below them: a second rsync after a restore has nothing to do" {
+    printf "{NAME => 'cf'}\n{NAME => 'g'}\n" > "$T/.schema"
+    mkdir -p "$T/r/g" "$T/s/cf"
+    echo 1 > "$C/a"; touch -d 2021-01-01 "$C/a"
+    echo 2 > "$T/r/g/b"; touch -d 2022-02-02 "$T/r/g/b"
+    echo 3 > "$T/s/cf/c"; touch -d 2020-03-03 "$T/s/cf/c"
+    [ "$(stat -c %Y "$T/r")" -eq "$(date -d 2022-02-02 +%s)" ]
+    [ "$(stat -c %Y "$C")" -eq "$(date -d 2021-01-01 +%s)" ]
+    rsync -a "$T/" "$FS_TMP/backup/"
+    mkdir "$MNT/default/u"
+    cp "$FS_TMP/backup/.schema" "$MNT/default/u/.schema"
+    rsync -a "$FS_TMP/backup/" "$MNT/default/u/"
+    run rsync -anc --itemize-changes --exclude=.schema "$FS_TMP/backup/" "$MNT/default/u/"
+    echo "$output"
+    [ "$(printf '%s\n' "$output" | grep -v ' \./$' | grep -c .)" -eq 0 ]
+}
+
+@test "rsync restores escaped names (empty qualifier %, q%405, %2Eschema): its temporary names are creatable" {
+    src="$FS_TMP/src"
+    mkdir -p "$src/r/cf"
+    echo empty > "$src/r/cf/%"; touch -d 2021-04-04 "$src/r/cf/%"
+    echo at > "$src/r/cf/q%405"
+    echo dot > "$src/r/cf/%2Eschema"
+    run rsync -a "$src/" "$T/"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(ls -A "$C" | tr '\n' ' ')" = "% %2Eschema q%405 " ]
+    [ "$(cat "$C/%")" = empty ]
+    [ "$(cat "$C/q%405")" = at ]
+    [ "$(stat -c %Y "$C/%")" -eq "$(date -d 2021-04-04 +%s)" ]
+    # such a name by hand: a temporary file until renamed into place
+    echo t > "$C/.%.tmp"
+    [ "$(cat "$C/.%.tmp")" = t ]
+    ls -A "$C" | grep -qx '.%.tmp'
+    mv "$C/.%.tmp" "$C/%"
+    [ "$(cat "$C/%")" = t ]
+    [ ! -e "$C/.%.tmp" ]
+    echo u > "$C/.%.tmp2"; rm "$C/.%.tmp2"
+    [ ! -e "$C/.%.tmp2" ]
+}
+
+@test "a truncating open of a cell with a value shows empty once close returns (T7)" {
+    run python3 -c '
+import os, sys
+q = sys.argv[1]
+bad = 0
+for i in range(50):
+    with open(q, "wb") as f:
+        f.write(b"x" * (100 + i))
+    os.close(os.open(q, os.O_WRONLY | os.O_TRUNC))
+    with open(q, "rb") as f:
+        data = f.read()
+    if data or os.stat(q).st_size:
+        bad += 1
+        print(i, len(data), os.stat(q).st_size)
+sys.exit(1 if bad else 0)' "$C/q"
+    echo "$output" | head
+    [ "$status" -eq 0 ]
+}
+
+@test "a regular file beside the rows is listed, takes a time, and keeps rmdir of the table from succeeding" {
+    echo tmp > "$T/notes"
+    ls "$T" | grep -qx notes
+    touch -d 2020-02-02 "$T/notes"
+    [ "$(stat -c %Y "$T/notes")" -eq "$(date -d 2020-02-02 +%s)" ]
+    mkdir "$MNT/default/t2"
+    echo x > "$MNT/default/t2/f"
+    run rmdir "$MNT/default/t2"
+    [ "$status" -ne 0 ]
+    rm "$MNT/default/t2/f"
+    rmdir "$MNT/default/t2"
+    mkdir "$MNT/default/t2"
+    [ "$(ls -A "$MNT/default/t2")" = .schema ]
+}
+
+@test "after rm q@ts of the last version, creating q again works at once (T6)" {
+    for i in 1 2 3 4 5; do
+        echo a > "$C/q"
+        ls "$C/q" >/dev/null
+        rm "$C/q@$(ms "$C/q")"
+        echo "b$i" > "$C/q"
+        [ "$(cat "$C/q")" = "b$i" ]
+    done
+}

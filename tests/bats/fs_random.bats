@@ -100,10 +100,10 @@ teardown() {
 
 @test "fsx table mode on cellfs: every operation, remounts" {
     fsx_mount_table
-    fsx_known_failure T1-T9 "$FSX" -M -S 1 -N 1000 -C 100 -r "$FSX_REMOUNT" -m 200 "$TABLE"
+    fsx_known_failure T10 "$FSX" -M -S 1 -N 1000 -C 100 -r "$FSX_REMOUNT" -m 200 "$TABLE"
 }
 
 @test "fsx table mode on cellfs: -o versions mount, every operation but future times" {
     fsx_mount_table -o versions
-    fsx_known_failure T1-T9 "$FSX" -M -S 3 -N 1000 -C 100 -U -V -r "$FSX_REMOUNT" -m 200 "$TABLE"
+    fsx_known_failure T10 "$FSX" -M -S 3 -N 1000 -C 100 -U -V -r "$FSX_REMOUNT" -m 200 "$TABLE"
 }

@@ -402,7 +402,8 @@ static void test_local_store_copies_options(void) {
     uint64_t all = KV_CAP_DELETE_MARKERS | KV_CAP_DELETE_FAMILY_VERSION | KV_CAP_RAW_SCANS |
                    KV_CAP_NAMESPACES | KV_CAP_FLUSH | KV_CAP_COMPACT | KV_CAP_SNAPSHOT_SCANS |
                    KV_CAP_KEEP_DELETED_CELLS | KV_CAP_MIN_VERSIONS | KV_CAP_NEW_VERSION_BEHAVIOR |
-                   KV_CAP_DISABLE_TABLES | KV_CAP_DURABLE | KV_CAP_EXCLUSIVE;
+                   KV_CAP_DISABLE_TABLES | KV_CAP_DURABLE | KV_CAP_EXCLUSIVE |
+                   KV_CAP_TABLE_ATTRIBUTES;
     CHECK_EQ(kv_store_capabilities(s), all);
     kv_family_desc f = KV_FAMILY_DESC_INIT;
     snprintf(f.name, sizeof f.name, "f");

@@ -5,7 +5,7 @@
  * newest version, family and row deletes, TTL, counters, appends,
  * check-and-mutate, batches, scans with bounds, prefixes, limits, column
  * selections (the later spec wins), filters and binary keys, the catalog,
- * implicit timestamps, and reopening. Where a backend lacks a capability
+ * table attributes (READONLY), implicit timestamps, and reopening. Where a backend lacks a capability
  * (kv_store_capabilities), the case checks the documented other behaviour
  * instead: the call fails with KV_NOT_SUPPORTED and a message that names
  * the backend and says why, or (without KV_CAP_DELETE_MARKERS) a later put
@@ -799,6 +799,44 @@ static void test_catalog(void) {
     fx_end(&fx);
 }
 
+/* Table attributes: READONLY refuses writes, naming the table, and
+   describe shows what was set; without the capability the call is
+   refused naming the attribute, and nothing is shown. */
+static void test_table_attributes(void) {
+    fixture fx;
+    fx_start(&fx, "tableatt");
+    kv_family_desc f = fam("cf", 1);
+    make_table(&fx, "t", &f, 1);
+    put(&fx, "t", "r", "cf", "q", 5, "a");
+    kv_property set[] = {{"READONLY", "true"}, {"MAX_FILESIZE", "134217728"}};
+    kv_table_desc *d = NULL;
+    if (!has(&fx, KV_CAP_TABLE_ATTRIBUTES)) {
+        CHECK_REFUSED(&fx, kv_table_set_attributes(fx.s, "t", set, 2));
+        CHECK(strstr(kv_store_errmsg(fx.s), "READONLY") != NULL);
+        REQUIRE(kv_table_describe(&d, fx.s, "t") == KV_OK);
+        CHECK_EQ(d->nattributes, 0);
+        kv_table_desc_free(d);
+        fx_end(&fx);
+        return;
+    }
+    CHECK_EQ(kv_table_set_attributes(fx.s, "t", set, 2), KV_OK);
+    REQUIRE(kv_table_describe(&d, fx.s, "t") == KV_OK);
+    REQUIRE(d->nattributes == 2);
+    CHECK(strcmp(d->attributes[0].key, "MAX_FILESIZE") == 0);
+    CHECK(strcmp(d->attributes[0].value, "134217728") == 0);
+    CHECK(strcmp(d->attributes[1].key, "READONLY") == 0);
+    CHECK(strcmp(d->attributes[1].value, "true") == 0);
+    kv_table_desc_free(d);
+    CHECK_EQ(kv_put(fx.s, "t", "r", 1, "cf", "q", 1, 6, "b", 1, NULL), KV_READ_ONLY);
+    CHECK(strstr(kv_store_errmsg(fx.s), "'t'") != NULL);
+    CHECK_STR(get(&fx, "t", "r", NULL), "cf:q@5=a ");
+    kv_property unset = {"READONLY", NULL};
+    CHECK_EQ(kv_table_set_attributes(fx.s, "t", &unset, 1), KV_OK);
+    put(&fx, "t", "r", "cf", "q", 6, "b");
+    CHECK_STR(get(&fx, "t", "r", NULL), "cf:q@6=b ");
+    fx_end(&fx);
+}
+
 /* Implicit timestamps come from the store's clock and never go back. */
 static void test_implicit_timestamps(void) {
     fixture fx;
@@ -832,6 +870,7 @@ static void run_all(const char *kind) {
     test_scans();
     test_family_then_column();
     test_catalog();
+    test_table_attributes();
     test_implicit_timestamps();
 }
 

@@ -104,7 +104,7 @@ int main(void)
         char big[300];
         memset(big, 'a', sizeof big);
         CHECK_EQ(fs_name_decode(&k, big, 256), -ENAMETOOLONG);
-        CHECK_EQ(fs_name_decode(&k, big, 240), -EINVAL);  /* over SHORT_MAX unhashed */
+        CHECK_EQ(fs_name_decode(&k, big, 240), -ENAMETOOLONG);  /* over SHORT_MAX unhashed */
         CHECK_EQ(fs_name_decode(&k, "", 0), -EINVAL);
     }
 

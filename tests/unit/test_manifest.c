@@ -160,6 +160,54 @@ static void test_malformed(void) {
     expect_refused(store, mf, NULL);
     free(nosum);
 
+    /* A version 2 manifest (before table attributes) opens. */
+    char *v2 = replace(body, "cellfs-manifest 3", "cellfs-manifest 2");
+    write_manifest(mf, v2);
+    s = open_store(store, NULL);
+    CHECK_EQ(kv_table_exists(s, "t"), KV_OK);
+    CHECK_EQ(kv_store_close(s), KV_OK);
+    free(v2);
+
+    /* Table attributes: of an unknown table, given twice, bad hex, an
+       empty key; a well-formed one is read back. */
+    unsigned tid = 0;
+    const char *tl = strstr(body, "\ntable ");
+    REQUIRE(tl && sscanf(tl, "\ntable %u", &tid) == 1);
+    static const char *const bad_attrs[][2] = {
+        {"attribute 999999 4b 76\n", "unknown table"},
+        {"attribute %u 4b 76\nattribute %u 4b 77\n", "twice"},
+        {"attribute %u 4g 76\n", "hex"},
+        {"attribute %u - 76\n", "hex"},
+        {"attribute %u 4b\n", "line"},
+    };
+    for (size_t i = 0; i < sizeof bad_attrs / sizeof bad_attrs[0]; i++) {
+        char attr_line[200];
+        snprintf(attr_line, sizeof attr_line, bad_attrs[i][0], tid, tid);
+        strncat(attr_line, "family ", sizeof attr_line - strlen(attr_line) - 1);
+        char *bad = replace(body, "family ", attr_line);
+        write_manifest(mf, bad);
+        expect_refused(store, mf, bad_attrs[i][1]);
+        free(bad);
+    }
+    {
+        char attr_line[200];
+        snprintf(attr_line, sizeof attr_line, "attribute %u 4f574e4552 626f62\nfamily ", tid);
+        char *ok = replace(body, "family ", attr_line);
+        write_manifest(mf, ok);
+        free(ok);
+        s = open_store(store, NULL);
+        kv_table_desc *d = NULL;
+        REQUIRE(kv_table_describe(&d, s, "t") == KV_OK);
+        CHECK(d->nattributes == 1 && strcmp(d->attributes[0].key, "OWNER") == 0 &&
+              strcmp(d->attributes[0].value, "bob") == 0);
+        kv_table_desc_free(d);
+        CHECK_EQ(kv_store_close(s), KV_OK);
+        char *again = read_text(mf);
+        CHECK(strstr(again, "cellfs-manifest 3\n") == again);
+        CHECK(strstr(again, "attribute ") != NULL);
+        free(again);
+    }
+
     /* Not a manifest at all. */
     write_raw(mf, "hello\n", 6);
     expect_refused(store, mf, "line 1");
@@ -199,9 +247,9 @@ static size_t count_rows(kv_store *s, const char *table) {
     return st == KV_END ? n : (size_t)-1;
 }
 
-enum change { DROP, TRUNCATE, DELETE_FAMILY, ALTER_ADD, SET_PROPERTY, DROP_NS };
+enum change { DROP, TRUNCATE, DELETE_FAMILY, ALTER_ADD, SET_PROPERTY, DROP_NS, SET_ATTRIBUTES };
 static const char *const change_names[] = {"drop", "truncate", "delete family", "add family",
-                                           "set property", "drop namespace"};
+                                           "set property", "drop namespace", "set attributes"};
 
 static kv_status apply_change(kv_store *s, enum change c) {
     kv_family_desc fd = KV_FAMILY_DESC_INIT;
@@ -214,6 +262,10 @@ static kv_status apply_change(kv_store *s, enum change c) {
         return kv_table_alter_family(s, "t", &fd);
     case SET_PROPERTY: return kv_namespace_set_property(s, "ns", "k", "v2");
     case DROP_NS: return kv_namespace_drop(s, "ns");
+    case SET_ATTRIBUTES: {
+        kv_property p[] = {{"READONLY", "true"}, {"MAX_FILESIZE", "1024"}};
+        return kv_table_set_attributes(s, "t", p, 2);
+    }
     }
     return KV_INVALID;
 }
@@ -226,6 +278,7 @@ static void check_old_state(kv_store *s, enum change c, const char *when) {
     kv_table_desc *d = NULL;
     CHECK_EQ(kv_table_describe(&d, s, "t"), KV_OK);
     CHECK(d && d->nfamilies == 2);
+    CHECK(d && d->nattributes == 0);
     free(d);
     kv_property *props = NULL;
     size_t np = 0;
@@ -364,7 +417,7 @@ static void test_edits(void) {
        longer file lists; the rewrite keeps it near its 64 KiB bound. */
     CHECK(largest < 200 * 1024);
     text = read_text(mf);
-    CHECK(strncmp(text, "cellfs-manifest 2\n", 18) == 0);
+    CHECK(strncmp(text, "cellfs-manifest 3\n", 18) == 0);
     free(text);
     CHECK_EQ(kv_store_close(s), KV_OK);
     s = open_store(store, NULL);
@@ -492,7 +545,7 @@ int main(void) {
     test_torn_edit();
     test_failed_compaction_edit("sync", 2);
     test_failed_compaction_edit("append", 2);
-    for (int c = DROP; c <= DROP_NS; c++) {
+    for (int c = DROP; c <= SET_ATTRIBUTES; c++) {
         test_failed_change((enum change)c, "space");
         test_failed_change((enum change)c, "rename");
         test_failed_change((enum change)c, "sync_dir"); /* after the rename: the new text is in place */

@@ -521,6 +521,20 @@ static void op_check_and_mutate(world *w, uint64_t seed, long ops) {
     kv_mutation_free(m);
 }
 
+/* The attributes of table @p name in both stores agree. */
+static void same_attributes(world *w, const char *name) {
+    kv_table_desc *a = NULL, *b = NULL;
+    REQUIRE(kv_table_describe(&a, w->mod, name) == KV_OK);
+    REQUIRE(kv_table_describe(&b, w->eng, name) == KV_OK);
+    CHECK_EQ(a->nattributes, b->nattributes);
+    for (size_t i = 0; i < a->nattributes && i < b->nattributes; i++) {
+        CHECK(strcmp(a->attributes[i].key, b->attributes[i].key) == 0);
+        CHECK(strcmp(a->attributes[i].value, b->attributes[i].value) == 0);
+    }
+    kv_table_desc_free(a);
+    kv_table_desc_free(b);
+}
+
 static void op_maintenance(world *w, uint64_t seed, long ops) {
     int k = pick(w, 10);
     const table_def *t = pick_table(w);
@@ -539,6 +553,7 @@ static void op_maintenance(world *w, uint64_t seed, long ops) {
         CHECK_EQ(kv_store_close(w->eng), KV_OK);
         open_engine(w);
         CHECK_EQ(kv_flush(w->mod, NULL), KV_OK);
+        for (int i = 0; i < NTABLES; i++) same_attributes(w, tables[i].name);
     }
 }
 
@@ -564,6 +579,34 @@ static void op_alter(world *w, uint64_t seed, long ops) {
                 kv_table_alter_family(w->eng, t->name, &fd));
 }
 
+/* alter 't', METHOD => 'table_att': a read-only table is made writable
+   again; otherwise READONLY, DURABILITY or MAX_FILESIZE is set. Writes to
+   a read-only table must fail alike in both. */
+static void op_table_att(world *w, uint64_t seed, long ops) {
+    (void)seed;
+    (void)ops;
+    const table_def *t = pick_table(w);
+    kv_table_desc *d;
+    REQUIRE(kv_table_describe(&d, w->mod, t->name) == KV_OK);
+    bool readonly = false;
+    for (size_t i = 0; i < d->nattributes; i++)
+        readonly |= strcmp(d->attributes[i].key, "READONLY") == 0 &&
+                    strcmp(d->attributes[i].value, "true") == 0;
+    kv_table_desc_free(d);
+    static const char *const durabilities[] = {"USE_DEFAULT", "SKIP_WAL", "SYNC_WAL", "FSYNC_WAL"};
+    char size[32];
+    snprintf(size, sizeof size, "%d", 1 + pick(w, 1 << 20));
+    kv_property p = {"READONLY", readonly ? NULL : "true"};
+    int k = readonly ? 0 : pick(w, 3);
+    if (k == 1) p = (kv_property){"DURABILITY", durabilities[pick(w, 4)]};
+    else if (k == 2) p = (kv_property){"max_filesize", size};
+    note(w, "alter %s METHOD => 'table_att%s', %s => %s", t->name, p.value ? "" : "_unset", p.key,
+         p.value ? p.value : "");
+    SAME_STATUS(w, kv_table_set_attributes(w->mod, t->name, &p, 1),
+                kv_table_set_attributes(w->eng, t->name, &p, 1));
+    same_attributes(w, t->name);
+}
+
 static void random_operation(world *w, uint64_t seed, long ops) {
     static const int64_t steps[] = {0, 0, 0, 1, 2, 5, 100, 700};
     w->clock += steps[pick(w, 8)];
@@ -573,7 +616,8 @@ static void random_operation(world *w, uint64_t seed, long ops) {
     else if (r < 73) op_increment(w, seed, ops);
     else if (r < 78) op_append(w, seed, ops);
     else if (r < 85) op_check_and_mutate(w, seed, ops);
-    else if (r < 98) op_maintenance(w, seed, ops);
+    else if (r < 97) op_maintenance(w, seed, ops);
+    else if (r < 98) op_table_att(w, seed, ops);
     else op_alter(w, seed, ops);
 }
 

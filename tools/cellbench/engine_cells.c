@@ -58,6 +58,8 @@ int cells_put(engine *e, const char *row, size_t row_len, const char *qual, size
     size_t n = column_prefix(key, row, row_len, qual, qual_len);
     if (n == 0)
         return too_long(e);
+    if (need_seek(e) != 0)      /* cells it could not read back */
+        return -1;
     put_ts(key + n, ts);
     return e->ops->put(e, key, n + 8, value, value_len);
 }

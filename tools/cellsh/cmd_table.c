@@ -3,7 +3,9 @@
  * is_enabled, is_disabled, drop, truncate, truncate_preserve, flush,
  * compact, major_compact. Family attributes go through kvcore's
  * kv_family_desc_set / kv_family_desc_format, so that cellsh, cellfs's
- * .schema and the store agree on names and defaults.
+ * .schema and the store agree on names and defaults; table attributes
+ * (MAX_FILESIZE, READONLY, DURABILITY, METADATA, ...) through
+ * kv_table_set_attributes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,12 +18,78 @@
 #include "output.h"
 
 /* Table options of create/alter that concern regions or clusters: accepted
- * so that HBase scripts run, and ignored (a local store has one region). */
+ * so that HBase scripts run, and ignored (a local store has one region).
+ * Table attributes (kv_table_attribute_known, METADATA) are kept. */
 static const char *const region_options[] = {
-    "SPLITS", "SPLITS_FILE", "NUMREGIONS", "SPLITALGO", "REGION_REPLICATION", "OWNER",
-    "DURABILITY", "MAX_FILESIZE", "MEMSTORE_FLUSHSIZE", "READONLY", "COMPACTION_ENABLED",
-    "NORMALIZATION_ENABLED", "CONFIGURATION", "METADATA", "SPLIT_POLICY", NULL,
+    "SPLITS", "SPLITS_FILE", "NUMREGIONS", "SPLITALGO", "CONFIGURATION", NULL,
 };
+
+/* A list of table attribute changes gathered from the arguments. */
+typedef struct attr_list {
+    kv_property *items;
+    size_t n, cap;
+} attr_list;
+
+static int attr_add(cellsh *sh, attr_list *l, const char *key, const char *value) {
+    char k[KV_NAME_MAX + 1], err[300];
+    char *v = value ? sh_arena_alloc(sh->arena, KV_TABLE_ATTR_VALUE_MAX + 1) : NULL;
+    if (value && !v) return sh_error(sh, "out of memory");
+    if (kv_table_attribute_check(key, value, k, v, err, sizeof err) != KV_OK)
+        return sh_error(sh, "%s", err);
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 8;
+        kv_property *p = sh_arena_alloc(sh->arena, cap * sizeof *p);
+        if (!p) return sh_error(sh, "out of memory");
+        if (l->n) memcpy(p, l->items, l->n * sizeof *p);
+        l->items = p;
+        l->cap = cap;
+    }
+    l->items[l->n].key = sh_arena_strndup(sh->arena, k, strlen(k));
+    l->items[l->n].value = v;
+    if (!l->items[l->n].key) return sh_error(sh, "out of memory");
+    l->n++;
+    return 0;
+}
+
+/* The table attributes of a hash (create's options, alter's table_att):
+ * known keys, METADATA => {'key' => 'value', ...}; region options are
+ * ignored, other keys are ignored with HBase's notice. */
+static int attrs_from_hash(cellsh *sh, const sh_value *h, attr_list *l) {
+    for (size_t i = 0; i < h->n; i++) {
+        const sh_value *k = &h->items[2 * i], *v = &h->items[2 * i + 1];
+        char key[KV_NAME_MAX + 1];
+        if (sh_value_is(k, "METHOD")) continue;
+        bool region = false;
+        for (const char *const *r = region_options; *r && !region; r++) region = sh_value_is(k, *r);
+        if (region) continue;
+        if (sh_value_text(sh, k, "an attribute name", key, sizeof key) < 0) return -1;
+        if (sh_value_is(k, "METADATA")) {
+            if (v->kind != SH_HASH)
+                return sh_error(sh, "METADATA takes a hash {'key' => 'value', ...}, not %s",
+                                sh_kind_name(v->kind));
+            for (size_t j = 0; j < v->n; j++) {
+                char mk[KV_NAME_MAX + 1];
+                char *mv = sh_arena_alloc(sh->arena, KV_TABLE_ATTR_VALUE_MAX + 1);
+                if (!mv) return sh_error(sh, "out of memory");
+                if (sh_value_text(sh, &v->items[2 * j], "a METADATA key", mk, sizeof mk) < 0 ||
+                    sh_value_text(sh, &v->items[2 * j + 1], mk, mv, KV_TABLE_ATTR_VALUE_MAX + 1) < 0 ||
+                    attr_add(sh, l, mk, mv) < 0)
+                    return -1;
+            }
+            continue;
+        }
+        if (!kv_table_attribute_known(key)) {
+            fprintf(sh->out, "Unknown argument ignored: %s\n", key);
+            continue;
+        }
+        char *value = sh_arena_alloc(sh->arena, KV_TABLE_ATTR_VALUE_MAX + 1);
+        if (!value) return sh_error(sh, "out of memory");
+        if (sh_value_text(sh, v, key, value, KV_TABLE_ATTR_VALUE_MAX + 1) < 0 ||
+            attr_add(sh, l, key, value) < 0)
+            return -1;
+    }
+    return 0;
+}
 
 /* Fills *d from a family hash {NAME => 'f', VERSIONS => 3, ...} on top of
  * what *d already holds. */
@@ -48,6 +116,7 @@ int cmd_create(cellsh *sh, const sh_command *cmd) {
     if (sh_arg_name(sh, &cmd->args[0], "table name", &table) < 0) return -1;
     kv_family_desc *fams = sh_arena_alloc(sh->arena, cmd->nargs * sizeof *fams);
     if (!fams) return sh_error(sh, "out of memory");
+    attr_list attrs = {0};
     size_t n = 0;
     for (size_t i = 1; i < cmd->nargs; i++) {
         const sh_value *v = &cmd->args[i];
@@ -59,7 +128,7 @@ int cmd_create(cellsh *sh, const sh_command *cmd) {
             kv_status st = kv_family_desc_set(&d, "NAME", name, err, sizeof err);
             if (st != KV_OK) return sh_error(sh, "%s", err);
         } else if (is_table_options(v)) {
-            if (sh_hash_check(sh, v, region_options, "create") < 0) return -1;
+            if (attrs_from_hash(sh, v, &attrs) < 0) return -1;
             continue;
         } else if (v->kind == SH_HASH) {
             if (family_from_hash(sh, &d, v) < 0) return -1;
@@ -73,6 +142,9 @@ int cmd_create(cellsh *sh, const sh_command *cmd) {
         fams[n++] = d;
     }
     if (n == 0) return sh_error(sh, "Table must have at least one column family");
+    if (attrs.n && !(kv_store_capabilities(sh->store) & KV_CAP_TABLE_ATTRIBUTES))
+        return sh_error(sh, "table attribute %s: the %s backend keeps no table attributes",
+                        attrs.items[0].key, kv_store_backend(sh->store));
     kv_status st = kv_table_create(sh->store, table, fams, n);
     if (st != KV_OK) {
         if (st == KV_NOT_FOUND) {
@@ -82,6 +154,13 @@ int cmd_create(cellsh *sh, const sh_command *cmd) {
         }
         return sh_kv_error(sh, st, table);
     }
+    /* Checked above, so this fails only when the store does: the new,
+     * empty table is then dropped again, so that create fails as a whole. */
+    if (attrs.n && (st = kv_table_set_attributes(sh->store, table, attrs.items, attrs.n)) != KV_OK) {
+        int rc = sh_kv_error(sh, st, table);
+        if (kv_table_disable(sh->store, table) == KV_OK) (void)kv_table_drop(sh->store, table);
+        return rc;
+    }
     fprintf(sh->out, "Created table %s\n", table);
     return 0;
 }
@@ -89,13 +168,40 @@ int cmd_create(cellsh *sh, const sh_command *cmd) {
 /* One change of an alter command, gathered before anything is applied. */
 typedef struct alter_op {
     bool remove;
-    kv_family_desc desc;   /* remove: only the name */
+    kv_family_desc desc;   /* remove: only the name; empty: no family change */
+    attr_list attrs;       /* table attributes to set or (value NULL) unset */
 } alter_op;
+
+/* alter 't', METHOD => 'table_att_unset', NAME => 'KEY' or ['K1', 'K2']:
+ * every attribute must be set, as in HBase. */
+static int unset_attrs(cellsh *sh, const kv_table_desc *t, const sh_value *names, alter_op *op) {
+    if (!names) return sh_error(sh, "NAME parameter missing for table_att_unset method");
+    size_t n = names->kind == SH_ARRAY ? names->n : 1;
+    for (size_t i = 0; i < n; i++) {
+        char key[KV_NAME_MAX + 1];
+        const sh_value *v = names->kind == SH_ARRAY ? &names->items[i] : names;
+        if (sh_value_text(sh, v, "NAME", key, sizeof key) < 0) return -1;
+        char k[KV_NAME_MAX + 1], err[300];
+        if (kv_table_attribute_check(key, NULL, k, NULL, err, sizeof err) != KV_OK)
+            return sh_error(sh, "%s", err);
+        bool found = false;
+        for (size_t j = 0; j < t->nattributes && !found; j++)
+            found = strcmp(t->attributes[j].key, k) == 0;
+        if (!found) return sh_error(sh, "Could not find attribute: %s", key);
+        if (attr_add(sh, &op->attrs, k, NULL) < 0) return -1;
+    }
+    return 0;
+}
 
 static const kv_family_desc *find_family(const kv_table_desc *t, const char *name) {
     for (size_t i = 0; i < t->nfamilies; i++)
         if (strcmp(t->families[i].name, name) == 0) return &t->families[i];
     return NULL;
+}
+
+static int bad_method(cellsh *sh) {
+    return sh_error(sh, "unknown METHOD for alter; use 'delete', 'table_att', 'table_att_unset' "
+                    "or leave it out");
 }
 
 /* Turns one alter argument into an operation, starting from the family's
@@ -114,14 +220,12 @@ static int alter_arg(cellsh *sh, const kv_table_desc *t, const sh_value *v, alte
         }
         method = sh_hash_get(v, "METHOD");
         const sh_value *nv = sh_hash_get(v, "NAME");
-        if (method && sh_value_is(method, "table_att"))
-            return sh_error(sh, "table attributes (METHOD => 'table_att') are not supported");
-        if (!nv) {
-            if (sh_hash_check(sh, v, region_options, "alter") < 0) return -1;
-            op->remove = false;
-            op->desc.name[0] = '\0';   /* nothing to do */
-            return 0;
-        }
+        if (method && sh_value_is(method, "table_att")) return attrs_from_hash(sh, v, &op->attrs);
+        if (method && sh_value_is(method, "table_att_unset")) return unset_attrs(sh, t, nv, op);
+        if (!nv && !method) return attrs_from_hash(sh, v, &op->attrs);   /* MAX_FILESIZE => ... */
+        if (!nv && sh_value_is(method, "delete"))
+            return sh_error(sh, "NAME parameter missing for delete method");
+        if (!nv) return bad_method(sh);
         if (sh_value_text(sh, nv, "NAME", name, sizeof name) < 0) return -1;
         if (method && sh_value_is(method, "delete")) {
             op->remove = true;
@@ -129,7 +233,7 @@ static int alter_arg(cellsh *sh, const kv_table_desc *t, const sh_value *v, alte
             return 0;
         }
         if (method && !sh_value_is(method, "add") && !sh_value_is(method, "modify"))
-            return sh_error(sh, "unknown METHOD for alter; use 'delete' or leave it out");
+            return bad_method(sh);
     } else {
         return sh_error(sh, "alter takes family names or hashes, not %s", sh_kind_name(v->kind));
     }
@@ -185,7 +289,11 @@ int cmd_alter(cellsh *sh, const sh_command *cmd) {
     if (rc == 0) rc = check_alter(sh, table, t, ops, n);
     kv_table_desc_free(t);
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        if (!ops[i].desc.name[0]) continue;
+        if (ops[i].attrs.n) {
+            st = kv_table_set_attributes(sh->store, table, ops[i].attrs.items, ops[i].attrs.n);
+            if (st != KV_OK) rc = sh_kv_error(sh, st, table);
+        }
+        if (rc != 0 || !ops[i].desc.name[0]) continue;
         st = ops[i].remove ? kv_table_delete_family(sh->store, table, ops[i].desc.name)
                            : kv_table_alter_family(sh->store, table, &ops[i].desc);
         if (st != KV_OK) rc = sh_kv_error(sh, st, table);
@@ -197,6 +305,48 @@ int cmd_alter(cellsh *sh, const sh_command *cmd) {
     return rc;
 }
 
+/* A quoted attribute key or value, with ' and \\ escaped. */
+static void put_quoted(FILE *out, const char *s) {
+    fputc('\'', out);
+    for (; *s; s++) {
+        if (*s == '\'' || *s == '\\') fputc('\\', out);
+        fputc(*s, out);
+    }
+    fputc('\'', out);
+}
+
+/* HBase 2's table line: "t" or
+ * "t, {TABLE_ATTRIBUTES => {MAX_FILESIZE => '1', METADATA => {'k' => 'v'}}}". */
+static void print_table_attributes(cellsh *sh, const char *table, const kv_table_desc *t) {
+    fputs(table, sh->out);
+    if (t->nattributes) {
+        fputs(", {TABLE_ATTRIBUTES => {", sh->out);
+        size_t shown = 0, meta = 0;
+        for (size_t i = 0; i < t->nattributes; i++) {
+            if (!kv_table_attribute_known(t->attributes[i].key)) {
+                meta++;
+                continue;
+            }
+            fprintf(sh->out, "%s%s => ", shown++ ? ", " : "", t->attributes[i].key);
+            put_quoted(sh->out, t->attributes[i].value);
+        }
+        if (meta) {
+            fprintf(sh->out, "%sMETADATA => {", shown ? ", " : "");
+            size_t m = 0;
+            for (size_t i = 0; i < t->nattributes; i++) {
+                if (kv_table_attribute_known(t->attributes[i].key)) continue;
+                if (m++) fputs(", ", sh->out);
+                put_quoted(sh->out, t->attributes[i].key);
+                fputs(" => ", sh->out);
+                put_quoted(sh->out, t->attributes[i].value);
+            }
+            fputc('}', sh->out);
+        }
+        fputs("}}", sh->out);
+    }
+    fputc('\n', sh->out);
+}
+
 int cmd_describe(cellsh *sh, const sh_command *cmd) {
     const char *table;
     if (sh_arg_name(sh, &cmd->args[0], "table name", &table) < 0) return -1;
@@ -204,7 +354,7 @@ int cmd_describe(cellsh *sh, const sh_command *cmd) {
     kv_status st = kv_table_describe(&t, sh->store, table);
     if (st != KV_OK) return sh_kv_error(sh, st, table);
     fprintf(sh->out, "Table %s is %s\n", table, t->enabled ? "ENABLED" : "DISABLED");
-    fprintf(sh->out, "%s\n", table);
+    print_table_attributes(sh, table, t);
     fprintf(sh->out, "COLUMN FAMILIES DESCRIPTION\n");
     for (size_t i = 0; i < t->nfamilies; i++) {
         char buf[1024];

@@ -47,24 +47,36 @@ static const sh_command_def commands[] = {
       "attributes: NAME, VERSIONS (1), MIN_VERSIONS (0), TTL (FOREVER, seconds),\n"
       "KEEP_DELETED_CELLS (FALSE/TRUE/TTL), COMPRESSION (NONE/LZ4/SNAPPY), BLOOMFILTER\n"
       "(NONE/ROW/ROWCOL), BLOCKSIZE (4096), DATA_BLOCK_ENCODING (NONE/PREFIX/DIFF),\n"
-      "IN_MEMORY, BLOCKCACHE, NEW_VERSION_BEHAVIOR. Region options (SPLITS, NUMREGIONS, ...)\n"
-      "are accepted and ignored. Prints 'Created table NAME'. Examples:\n"
+      "IN_MEMORY, BLOCKCACHE, NEW_VERSION_BEHAVIOR. A hash without NAME holds table\n"
+      "attributes (MAX_FILESIZE, READONLY, DURABILITY, ..., METADATA; see alter); region\n"
+      "options (SPLITS, NUMREGIONS, ...) are accepted and ignored. Prints 'Created table\n"
+      "NAME'. Examples:\n"
       "  cellsh> create 't1', 'f1', 'f2'\n"
+      "  cellsh> create 't1', 'f1', {MAX_FILESIZE => '134217728', OWNER => 'bob'}\n"
       "  cellsh> create 'ns1:t1', {NAME => 'f1', VERSIONS => 5, TTL => 86400}\n"
       "  cellsh> create 't1', {NAME => 'f1', COMPRESSION => 'LZ4'}, {NAME => 'f2'}" },
     { "alter", "ddl", cmd_alter, 2, -1,
       "alter 'table', {NAME => 'family', ATTRIBUTE => value} | 'family' | 'delete' => 'family' "
-      "| {NAME => 'family', METHOD => 'delete'}, ...",
+      "| {NAME => 'family', METHOD => 'delete'} | METHOD => 'table_att', KEY => value "
+      "| METHOD => 'table_att_unset', NAME => 'KEY', ...",
       "Adds a family, changes a family's attributes (others keep their values), or deletes a\n"
       "family and all its cells. Every change is checked before the first is made; the last\n"
-      "family cannot be deleted. The table may be enabled. Prints HBase 2's 'Updating all\n"
-      "regions with the new schema...' lines. Examples:\n"
+      "family cannot be deleted. The table may be enabled. Table attributes: MAX_FILESIZE,\n"
+      "MEMSTORE_FLUSHSIZE, READONLY (true refuses every write), DURABILITY (USE_DEFAULT,\n"
+      "SKIP_WAL, ASYNC_WAL, SYNC_WAL, FSYNC_WAL), COMPACTION_ENABLED, NORMALIZATION_ENABLED,\n"
+      "SPLIT_ENABLED, MERGE_ENABLED, REGION_REPLICATION, PRIORITY, SPLIT_POLICY, OWNER,\n"
+      "FLUSH_POLICY, METADATA => {'key' => 'value'}; shown by describe. Prints HBase 2's\n"
+      "'Updating all regions with the new schema...' lines. Examples:\n"
       "  cellsh> alter 't1', {NAME => 'f1', VERSIONS => 5}\n"
       "  cellsh> alter 't1', 'f3'\n"
       "  cellsh> alter 't1', NAME => 'f1', METHOD => 'delete'\n"
-      "  cellsh> alter 't1', 'delete' => 'f1'" },
+      "  cellsh> alter 't1', 'delete' => 'f1'\n"
+      "  cellsh> alter 't1', MAX_FILESIZE => '134217728'\n"
+      "  cellsh> alter 't1', METHOD => 'table_att', READONLY => 'true', DURABILITY => 'ASYNC_WAL'\n"
+      "  cellsh> alter 't1', METHOD => 'table_att_unset', NAME => 'MAX_FILESIZE'" },
     { "describe", "ddl", cmd_describe, 1, 1, "describe 'table'",
-      "Shows whether the table is enabled and its families with all their attributes:\n"
+      "Shows whether the table is enabled, its table attributes (TABLE_ATTRIBUTES => {...})\n"
+      "and its families with all their attributes:\n"
       "  cellsh> describe 't1'" },
     { "desc", "ddl", cmd_describe, 1, 1, "desc 'table'", "Same as describe." },
     { "list", "ddl", cmd_list, 0, 1, "list ['regex']",

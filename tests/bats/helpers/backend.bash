@@ -36,7 +36,7 @@ backend_lacks() {
             echo "delete_markers delete_family_version raw_scans namespaces flush compact" \
                  "snapshot_scans keep_deleted_cells min_versions new_version_behavior" \
                  "disable_tables exclusive local_store storage_settings timestamp_rules" \
-                 "store_stats negative_timestamps" \
+                 "store_stats negative_timestamps table_attributes" \
                  "$([ -n "${BIGTABLE_EMULATOR_HOST:-}" ] && echo reversed_scans)" ;;
         *) echo "" ;;
     esac

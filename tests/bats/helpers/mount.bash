@@ -4,6 +4,8 @@
 # (retrying, then lazily), ends only the daemon it started, by pid, and
 # removes the temp dir. Skips only where /dev/fuse is absent.
 
+source "${BASH_SOURCE[0]%/*}/backend.bash"
+
 BUILD="${CELLFS_BUILD:-$BATS_TEST_DIRNAME/../../build}"
 CELLFS="$BUILD/fusefs/cellfs"
 FILL="$BUILD/fusefs/cellfs-test-fill"
@@ -62,10 +64,14 @@ fs_unmount() {
 }
 
 # fs_setup_dirs: temp dir with STORE (not yet created) and MNT, unmounted.
+# STORE is the location backend_store gives (helpers/backend.bash): a
+# directory in the temp dir, or with CELLFS_BACKEND=bigtable an instance of
+# its own on the emulator.
 fs_setup_dirs() {
     fs_require_fuse
+    backend_require
     FS_TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/cellfs-bats.XXXXXX")
-    STORE="$FS_TMP/store"
+    STORE=$(backend_store "$FS_TMP/store")
     MNT="$FS_TMP/mnt"
     mkdir -p "$MNT"
     FS_PIDS=""

@@ -1,0 +1,202 @@
+/*
+ * The read path's shortcuts keep HBase's answers: a read stops a column once
+ * it has its versions or is below the time range (a get seeks past the rest,
+ * a scan steps a few entries first), FirstKeyOnlyFilter stops a row at its
+ * first visible cell, KeyOnlyFilter copies no value; delete markers newer
+ * than a time range still mask the cells inside it. Each case is read from
+ * the memstore, after a flush to a sorted file, and with the two mixed.
+ * Through kvcore.h only.
+ */
+#include "kvcore.h"
+#include "testutil.h"
+
+#include <inttypes.h>
+
+#define VERSIONS 40
+#define COLUMNS 12
+
+static kv_store *open_store(const char *dir) {
+    kv_store_options o = KV_STORE_OPTIONS_INIT;
+    o.create_if_missing = true;
+    char msg[300];
+    kv_store *s = NULL;
+    if (kv_store_open(&s, dir, &o, msg, sizeof msg) != KV_OK) {
+        fprintf(stderr, "open %s: %s\n", dir, msg);
+        exit(1);
+    }
+    kv_family_desc f = KV_FAMILY_DESC_INIT;
+    snprintf(f.name, sizeof f.name, "cf");
+    f.versions = VERSIONS;
+    f.blocksize = 1024; /* many blocks: seeks cross them */
+    if (kv_table_create(s, "t", &f, 1) != KV_OK) exit(1);
+    return s;
+}
+
+static void put(kv_store *s, const char *row, const char *q, int64_t ts, const char *v) {
+    CHECK_EQ(kv_put(s, "t", row, strlen(row), "cf", q, strlen(q), ts, v, strlen(v), NULL), KV_OK);
+}
+
+static void delete_column(kv_store *s, const char *row, const char *q, int64_t ts) {
+    kv_mutation *m = NULL;
+    REQUIRE(kv_mutation_new(&m, row, strlen(row)) == KV_OK);
+    CHECK_EQ(kv_mutation_delete_column(m, "cf", q, strlen(q), ts), KV_OK);
+    CHECK_EQ(kv_mutate(s, "t", m, NULL), KV_OK);
+    kv_mutation_free(m);
+}
+
+/* Rows r0..r2: COLUMNS columns of VERSIONS versions each (value "q<c>@<ts>",
+   ts 1..VERSIONS); in r1 column q00 is deleted up to ts VERSIONS, so its first
+   visible cell is q01's. With split, half the versions are flushed first. */
+static void load(kv_store *s, bool split) {
+    char q[16], v[32], row[8];
+    for (int half = 0; half < 2; half++) {
+        for (int r = 0; r < 3; r++) {
+            snprintf(row, sizeof row, "r%d", r);
+            for (int c = 0; c < COLUMNS; c++) {
+                snprintf(q, sizeof q, "q%02d", c);
+                for (int ts = 1 + half * VERSIONS / 2; ts <= (half + 1) * VERSIONS / 2; ts++) {
+                    snprintf(v, sizeof v, "q%02d@%d", c, ts);
+                    put(s, row, q, ts, v);
+                }
+            }
+        }
+        if (half == 0 && split) CHECK_EQ(kv_flush(s, "t"), KV_OK);
+    }
+    delete_column(s, "r1", "q00", VERSIONS);
+}
+
+static bool cell_is(const kv_cell *c, const char *q, int64_t ts) {
+    char v[32];
+    snprintf(v, sizeof v, "%s@%" PRId64, q, ts);
+    return c->qualifier_len == strlen(q) && memcmp(c->qualifier, q, c->qualifier_len) == 0 &&
+           c->timestamp == ts && c->value_len == strlen(v) && memcmp(c->value, v, c->value_len) == 0;
+}
+
+static void check_gets(kv_store *s) {
+    kv_column col = {"cf", "q05", 3};
+    kv_read_options ro = KV_READ_OPTIONS_INIT;
+    ro.columns = &col;
+    ro.ncolumns = 1;
+    kv_result *r = NULL;
+    /* newest of VERSIONS */
+    REQUIRE(kv_get(&r, s, "t", "r0", 2, &ro) == KV_OK);
+    CHECK(r->ncells == 1 && cell_is(&r->cells[0], "q05", VERSIONS));
+    kv_result_free(r);
+    /* three newest */
+    ro.max_versions = 3;
+    REQUIRE(kv_get(&r, s, "t", "r0", 2, &ro) == KV_OK);
+    CHECK(r->ncells == 3 && cell_is(&r->cells[0], "q05", VERSIONS) &&
+          cell_is(&r->cells[2], "q05", VERSIONS - 2));
+    kv_result_free(r);
+    /* a time range: the newest inside [7, 11), then two more */
+    ro.time_min = 7;
+    ro.time_max = 11;
+    REQUIRE(kv_get(&r, s, "t", "r0", 2, &ro) == KV_OK);
+    CHECK(r->ncells == 3 && cell_is(&r->cells[0], "q05", 10) && cell_is(&r->cells[2], "q05", 8));
+    kv_result_free(r);
+    /* a DeleteColumn at VERSIONS masks the range below it in r1's q00 */
+    col.qualifier = "q00";
+    REQUIRE(kv_get(&r, s, "t", "r1", 2, &ro) == KV_OK);
+    CHECK_EQ(r->ncells, 0);
+    kv_result_free(r);
+    /* the whole row, newest version of each column */
+    ro = (kv_read_options)KV_READ_OPTIONS_INIT;
+    REQUIRE(kv_get(&r, s, "t", "r2", 2, &ro) == KV_OK);
+    CHECK_EQ(r->ncells, COLUMNS);
+    CHECK(r->ncells == COLUMNS && cell_is(&r->cells[0], "q00", VERSIONS) &&
+          cell_is(&r->cells[COLUMNS - 1], "q11", VERSIONS));
+    kv_result_free(r);
+}
+
+/* A scan of all rows with the filter text: the cells of each row. */
+static void scan_rows(kv_store *s, const char *filter, int32_t versions, size_t *ncells,
+                      const kv_cell *first[3], size_t *nrows) {
+    kv_filter *f = NULL;
+    char msg[200];
+    if (filter) REQUIRE(kv_filter_parse(&f, filter, msg, sizeof msg) == KV_OK);
+    kv_read_options ro = KV_READ_OPTIONS_INIT;
+    ro.filter = f;
+    ro.max_versions = versions;
+    kv_scan *sc = NULL;
+    REQUIRE(kv_scan_open(&sc, s, "t", &ro) == KV_OK);
+    const kv_result *row;
+    static kv_cell keep[3];
+    static uint8_t qual[3][16], val[3][32];
+    *nrows = 0;
+    kv_status st;
+    while ((st = kv_scan_next(&row, sc)) == KV_OK && *nrows < 3) {
+        ncells[*nrows] = row->ncells;
+        keep[*nrows] = row->cells[0];
+        memcpy(qual[*nrows], row->cells[0].qualifier, row->cells[0].qualifier_len);
+        memcpy(val[*nrows], row->cells[0].value,
+               row->cells[0].value_len < 32 ? row->cells[0].value_len : 31);
+        keep[*nrows].qualifier = qual[*nrows];
+        keep[*nrows].value = val[*nrows];
+        first[*nrows] = &keep[*nrows];
+        (*nrows)++;
+    }
+    CHECK_EQ(st, KV_END);
+    kv_scan_close(sc);
+    kv_filter_free(f);
+}
+
+static void check_scans(kv_store *s) {
+    size_t n[3], rows;
+    const kv_cell *first[3];
+    scan_rows(s, NULL, 2, n, first, &rows);
+    REQUIRE(rows == 3);
+    CHECK(n[0] == 2 * COLUMNS && n[1] == 2 * (COLUMNS - 1) && n[2] == 2 * COLUMNS);
+    CHECK(cell_is(first[0], "q00", VERSIONS) && cell_is(first[1], "q01", VERSIONS));
+
+    scan_rows(s, "FirstKeyOnlyFilter()", 0, n, first, &rows);
+    REQUIRE(rows == 3);
+    CHECK(n[0] == 1 && n[1] == 1 && n[2] == 1);
+    CHECK(cell_is(first[0], "q00", VERSIONS));
+    CHECK(cell_is(first[1], "q01", VERSIONS)); /* q00 is deleted in r1 */
+
+    scan_rows(s, "KeyOnlyFilter() AND FirstKeyOnlyFilter()", 0, n, first, &rows);
+    REQUIRE(rows == 3);
+    CHECK(n[0] == 1 && first[0]->value_len == 0 && first[0]->timestamp == VERSIONS &&
+          first[1]->qualifier_len == 3 && memcmp(first[1]->qualifier, "q01", 3) == 0);
+
+    scan_rows(s, "KeyOnlyFilter()", 1, n, first, &rows);
+    REQUIRE(rows == 3);
+    CHECK(n[0] == COLUMNS && first[0]->value_len == 0);
+}
+
+/* Rows holding 0x00 bytes come back whole from a scan (the row is
+   unescaped from the internal key). */
+static void check_binary_rows(kv_store *s) {
+    static const char rows[][6] = {{'\0'}, {'z', '\0', 'b'}, {'z', '\0', '\0', 'c', '\0'}};
+    static const size_t lens[] = {1, 3, 5};
+    for (size_t i = 0; i < 3; i++)
+        CHECK_EQ(kv_put(s, "t", rows[i], lens[i], "cf", "q", 1, 1, "v", 1, NULL), KV_OK);
+    kv_scan *sc = NULL;
+    REQUIRE(kv_scan_open(&sc, s, "t", NULL) == KV_OK);
+    const kv_result *r;
+    size_t seen = 0;
+    while (kv_scan_next(&r, sc) == KV_OK) {
+        if (seen == 0) CHECK(r->row_len == 1 && r->row[0] == 0);
+        if (r->row_len == 3 && memcmp(r->row, rows[1], 3) == 0) seen |= 2;
+        if (r->row_len == 5 && memcmp(r->row, rows[2], 5) == 0) seen |= 4;
+        if (seen == 0) seen = 1;
+    }
+    CHECK_EQ(seen, 7);
+    kv_scan_close(sc);
+}
+
+int main(void) {
+    for (int mode = 0; mode < 3; mode++) {
+        char *dir = test_tmpdir("readpath");
+        kv_store *s = open_store(dir);
+        load(s, mode == 2);
+        if (mode == 1) CHECK_EQ(kv_flush(s, "t"), KV_OK);
+        check_gets(s);
+        check_scans(s);
+        check_binary_rows(s);
+        CHECK_EQ(kv_store_close(s), KV_OK);
+        test_rmtree(dir);
+        free(dir);
+    }
+    return test_finish("test_read_path");
+}
