@@ -487,3 +487,65 @@ sys.exit(1 if bad else 0)' "$C/q"
         [ "$(cat "$C/q")" = "b$i" ]
     done
 }
+
+# three_family_row: tables t and u with families cf, g and h (U is u), and
+# the row t/r holding a, b and c, one in each.
+three_family_row() {
+    U="$MNT/default/u"
+    mkdir "$U"
+    local d
+    for d in "$T" "$U"; do
+        printf "{NAME => 'cf'}\n{NAME => 'g'}\n{NAME => 'h'}\n" > "$d/.schema"
+    done
+    echo a > "$C/a"
+    mkdir -p "$T/r/g" "$T/r/h"
+    echo b > "$T/r/g/b"
+    echo c > "$T/r/h/c"
+}
+
+# row_has_all DIR: the row DIR lists cf, g and h with their cells a, b, c.
+row_has_all() {
+    [ "$(ls "$1" | tr '\n' ' ')" = "cf g h " ]
+    [ "$(cat "$1/cf/a")" = a ]
+    [ "$(cat "$1/g/b")" = b ]
+    [ "$(cat "$1/h/c")" = c ]
+}
+
+@test "cp -r, cp -a and mv of a row carry every family, within a table and into another" {
+    # Fails today: cp: cannot create directory '.../r2/g': File exists. GNU
+    # cp 9.1 mkdirs each family of a new row without a stat first; once the
+    # first cell lands the row shows every family (SPEC 3), so the kernel's
+    # LOOKUP before MKDIR finds r2/g and answers EEXIST without asking the
+    # daemon. The high-level API has no intent on LOOKUP, so a fix has to
+    # hide unmade families of a new row after its first cell, against SPEC
+    # 3 (fs_basic.bats tests 13 and 16 then fail): a decision for the lead.
+    skip "issue 8: cp -r/cp -a/mv of a row stop at the second family (EEXIST)"
+    three_family_row
+    row_has_all "$T/r"
+    cp -r "$T/r" "$T/r2"
+    row_has_all "$T/r2"
+    cp -a "$T/r" "$T/r3"
+    row_has_all "$T/r3"
+    [ "$(stat -c %Y "$T/r3/g/b")" -eq "$(stat -c %Y "$T/r/g/b")" ]
+    cp -r "$T/r" "$U/r"
+    row_has_all "$U/r"
+    cp -a "$T/r" "$U/r4"
+    row_has_all "$U/r4"
+    mv "$T/r" "$U/r5"
+    row_has_all "$U/r5"
+    [ ! -e "$T/r" ]
+    [ "$(ls "$T" | tr '\n' ' ')" = "r2 r3 " ]
+}
+
+@test "the way cellfs(1) gives around it: mkdir the new row, cp -a row/. into it, rm -r the old one" {
+    three_family_row
+    mkdir "$T/r2"
+    cp -r "$T/r/." "$T/r2/"
+    row_has_all "$T/r2"
+    mkdir "$U/r3"
+    cp -a "$T/r/." "$U/r3/"
+    row_has_all "$U/r3"
+    [ "$(stat -c %Y "$U/r3/g/b")" -eq "$(stat -c %Y "$T/r/g/b")" ]
+    rm -r "$T/r"
+    [ "$(ls "$T" | tr '\n' ' ')" = "r2 " ]
+}
