@@ -37,6 +37,7 @@ struct fs_dirh;
 
 /* Bounds on what the daemon keeps in memory besides the store. */
 #define FS_PENDING_MAX 65536         /* mkdir'ed rows without cells */
+#define FS_PENDING_BUCKETS 16384     /* buckets of their index */
 #define FS_SCRATCH_MAX 32            /* table-level temporary files */
 #define FS_SCRATCH_BYTES (4u << 20)  /* largest scratch file */
 
@@ -75,6 +76,7 @@ typedef struct cellfs {
     pthread_cond_t readers_gone;     /* a cached reader closed (open_file.h) */
     struct fs_handle *handles;       /* every open file */
     struct fs_pending *pending;      /* mkdir'ed rows, newest first */
+    struct fs_pending **pending_index; /* the same by table and row (pending.c) */
     size_t npending;
     struct fs_scratch *scratch;
     size_t nscratch;

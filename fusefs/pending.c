@@ -18,7 +18,9 @@ typedef struct fs_gone {
 } fs_gone;
 
 typedef struct fs_pending {
-    struct fs_pending *next;
+    struct fs_pending *next, *prev; /* fs->pending, newest first */
+    struct fs_pending *hnext;       /* the chain of its bucket in fs->pending_index */
+    size_t bucket;
     char table[2 * KV_NAME_MAX + 2];
     bool all_families;           /* emptied by rm: shows every family */
     char *fams;                  /* mkdir'ed families, each NUL-terminated */
@@ -46,13 +48,49 @@ static bool pending_is(const fs_pending *e, const char *table, const uint8_t *ro
     return e->len == len && memcmp(e->key, row, len) == 0 && strcmp(e->table, table) == 0;
 }
 
+/* Every lookup of a path below a table asks whether its row is pending,
+   and rsync's generator makes thousands of rows before their first cells
+   land: the rows are found through a hash index, not by walking them all
+   (which made an rsync of 100,000 rows into a table quadratic). */
+static size_t pending_bucket(const char *table, const uint8_t *row, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    for (const char *c = table; *c; c++) h = (h ^ (uint8_t)*c) * 1099511628211ull;
+    h = (h ^ 0xffu) * 1099511628211ull;
+    for (size_t i = 0; i < len; i++) h = (h ^ row[i]) * 1099511628211ull;
+    return (size_t)(h % FS_PENDING_BUCKETS);
+}
+
+static fs_pending *pending_find(cellfs *fs, const char *table, const uint8_t *row, size_t len)
+{
+    if (!fs->pending_index) return NULL;
+    fs_pending *e = fs->pending_index[pending_bucket(table, row, len)];
+    while (e && !pending_is(e, table, row, len)) e = e->hnext;
+    return e;
+}
+
+/* Takes @p e out of the list and the index and frees it. */
+static void pending_drop(cellfs *fs, fs_pending *e)
+{
+    if (e->prev) e->prev->next = e->next;
+    else fs->pending = e->next;
+    if (e->next) e->next->prev = e->prev;
+    fs_pending **pp = &fs->pending_index[e->bucket];
+    while (*pp != e) pp = &(*pp)->hnext;
+    *pp = e->hnext;
+    fs->npending--;
+    pending_free(e);
+}
+
 int fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_families)
 {
     int rc = 0;
     pthread_mutex_lock(&fs->mu);
-    fs_pending *e = fs->pending;
-    while (e && !pending_is(e, p->table, p->row, p->row_len)) e = e->next;
-    if (!e && fs->npending >= FS_PENDING_MAX) {
+    if (!fs->pending_index) fs->pending_index = calloc(FS_PENDING_BUCKETS, sizeof *fs->pending_index);
+    fs_pending *e = pending_find(fs, p->table, p->row, p->row_len);
+    if (!fs->pending_index) {
+        rc = -ENOMEM;
+    } else if (!e && fs->npending >= FS_PENDING_MAX) {
         rc = -ENOSPC;            /* never forget one silently */
     } else if (!e) {
         e = calloc(1, sizeof *e + p->row_len);
@@ -63,7 +101,11 @@ int fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_fa
             e->len = p->row_len;
             memcpy(e->key, p->row, p->row_len);
             e->next = fs->pending;
+            if (e->next) e->next->prev = e;
             fs->pending = e;
+            e->bucket = pending_bucket(p->table, p->row, p->row_len);
+            e->hnext = fs->pending_index[e->bucket];
+            fs->pending_index[e->bucket] = e;
             fs->npending++;
         }
     }
@@ -89,8 +131,8 @@ int fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_fa
 void fs_pending_unlist(cellfs *fs, const fs_path *p, const char *family)
 {
     pthread_mutex_lock(&fs->mu);
-    for (fs_pending *e = fs->pending; e; e = e->next) {
-        if (!pending_is(e, p->table, p->row, p->row_len) || e->all_families) continue;
+    fs_pending *e = pending_find(fs, p->table, p->row, p->row_len);
+    if (e && !e->all_families) {
         for (size_t i = 0; i < e->fams_len; i += strlen(e->fams + i) + 1) {
             if (strcmp(e->fams + i, family) != 0) continue;
             size_t n = strlen(family) + 1;
@@ -117,15 +159,9 @@ void fs_pending_drop_table(cellfs *fs, const char *table)
 {
     fs_schema_back(fs, table);
     pthread_mutex_lock(&fs->mu);
-    for (fs_pending **pp = &fs->pending; *pp;) {
-        if (strcmp((*pp)->table, table) == 0) {
-            fs_pending *e = *pp;
-            *pp = e->next;
-            pending_free(e);
-            fs->npending--;
-        } else {
-            pp = &(*pp)->next;
-        }
+    for (fs_pending *e = fs->pending, *next; e; e = next) {
+        next = e->next;
+        if (strcmp(e->table, table) == 0) pending_drop(fs, e);
     }
     for (fs_scratch *s = fs->scratch, *next; s; s = next) {
         next = s->next;
@@ -184,6 +220,8 @@ void fs_pending_clear(cellfs *fs)
         fs->pending = e->next;
         pending_free(e);
     }
+    free(fs->pending_index);
+    fs->pending_index = NULL;
     fs->npending = 0;
     while (fs->scratch) fs_scratch_unlink(fs, fs->scratch);
     pthread_mutex_unlock(&fs->mu);
@@ -193,8 +231,8 @@ bool fs_pending_has(cellfs *fs, const fs_path *p, const char *family)
 {
     bool found = false;
     pthread_mutex_lock(&fs->mu);
-    for (fs_pending *e = fs->pending; e && !found; e = e->next)
-        found = pending_is(e, p->table, p->row, p->row_len) && (!family || has_family(e, family));
+    fs_pending *e = pending_find(fs, p->table, p->row, p->row_len);
+    found = e && (!family || has_family(e, family));
     pthread_mutex_unlock(&fs->mu);
     return found;
 }
@@ -202,16 +240,8 @@ bool fs_pending_has(cellfs *fs, const fs_path *p, const char *family)
 void fs_pending_remove(cellfs *fs, const char *table, const uint8_t *row, size_t len)
 {
     pthread_mutex_lock(&fs->mu);
-    for (fs_pending **pp = &fs->pending; *pp;) {
-        if (pending_is(*pp, table, row, len)) {
-            fs_pending *e = *pp;
-            *pp = e->next;
-            pending_free(e);
-            fs->npending--;
-        } else {
-            pp = &(*pp)->next;
-        }
-    }
+    fs_pending *e = pending_find(fs, table, row, len);   /* one per row (fs_pending_add) */
+    if (e) pending_drop(fs, e);
     pthread_mutex_unlock(&fs->mu);
 }
 
