@@ -143,9 +143,9 @@ static kv_status flush_imm_locked(kv_engine *s) {
         /* Build every new set first: an allocation failure leaves every
            family as it was. */
         kv_fileset *new_sets[n ? n : 1];
+        for (size_t i = 0; i < n; i++) new_sets[i] = NULL;   /* all of them: a failure stops the loop */
         for (size_t i = 0; i < n && st == KV_OK; i++) {
             kv_family *fam = items[i].fam;
-            new_sets[i] = NULL;
             if (fam->dropped || !items[i].file) continue;
             if (!(new_sets[i] = kv_fileset_new(fam->files->n + 1))) st = KV_NO_MEMORY;
         }
