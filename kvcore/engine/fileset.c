@@ -121,6 +121,16 @@ bool kv_sstfile_may_hold_row(const kv_sstfile *f, const uint8_t *row_key, size_t
     return true;
 }
 
+bool kv_sstfile_starts_at_or_after(const kv_sstfile *f, const uint8_t *row_key, size_t len) {
+    const kv_sst_meta *m = &f->meta;
+    if (!m->smallest_len) return false;
+    size_t n = m->smallest_len < len ? m->smallest_len : len;
+    int c = memcmp(m->smallest, row_key, n);
+    /* encoded rows are prefix-free: equal over the row's length means the
+       file's first row is that row */
+    return c > 0 || (c == 0 && m->smallest_len >= len);
+}
+
 void kv_sstfile_last_error(const kv_sstfile *f, char *buf, size_t len) {
     if (!len) return;
     buf[0] = 0;

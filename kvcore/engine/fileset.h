@@ -50,6 +50,10 @@ kv_iter *kv_sstfile_iter(kv_sstfile *f, bool fill_cache, bool high_priority);
    judged from the smallest and largest keys the manifest recorded (true
    when unknown). */
 bool kv_sstfile_may_hold_row(const kv_sstfile *f, const uint8_t *row_key, size_t len);
+/* Whether every key of a file (by the range the manifest recorded) is at
+   or after the row whose esc(row) is given: a forward scan that stops at
+   that row needs nothing of the file. False when the range is unknown. */
+bool kv_sstfile_starts_at_or_after(const kv_sstfile *f, const uint8_t *row_key, size_t len);
 /* The message of the file's last read error, or why it is broken; "" if
    none. */
 void kv_sstfile_last_error(const kv_sstfile *f, char *buf, size_t len);

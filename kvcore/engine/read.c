@@ -116,8 +116,8 @@ static bool file_may_hold(const kv_sstfile *file, const kv_family_desc *desc, co
 /* Builds the merged iterator over a family's sources. Takes over the
    references in src (the file set's goes to *files_out). */
 static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv_fileset **files_out,
-                                const kv_buf *point_row, const kv_column *cols, size_t ncols,
-                                bool fill_cache, kv_buf *colkey) {
+                                const kv_buf *point_row, const kv_buf *stop_key, const kv_column *cols,
+                                size_t ncols, bool fill_cache, kv_buf *colkey) {
     size_t nfiles = src->files ? src->files->n : 0, n = 0;
     kv_iter *stack_kids[STACK_KIDS];
     kv_iter **kids = nfiles + 2 <= STACK_KIDS ? stack_kids : malloc((nfiles + 2) * sizeof *kids);
@@ -128,6 +128,10 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
         for (size_t i = 0; i < nfiles; i++) {
             kv_sstfile *file = src->files->files[i];
             if (point_row && !file_may_hold(file, desc, point_row, cols, ncols, colkey)) continue;
+            /* a broken file wholly past a forward scan's stop row is not
+               needed (issue 11 defect 6); healthy files are cheap to keep */
+            if (file->broken && stop_key && kv_sstfile_starts_at_or_after(file, stop_key->data, stop_key->len))
+                continue;
             kids[n++] = kv_sstfile_iter(file, fill_cache && desc->blockcache, desc->in_memory);
         }
         it = kv_merge_iter_new(kids, n);
@@ -376,12 +380,16 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
     for (size_t i = 0; i < sc->nfams; i++) grab_sources(sc->fams[i].fam, &srcs[i]);
     pthread_mutex_unlock(&s->mu);
     bool built = true;
+    kv_buf stop_key = {0};   /* the encoded stop row of a forward scan */
+    bool has_stop = o->stop_row && o->stop_row_len > 0 && !o->reversed && !single_row;
+    if (has_stop && kv_key_encode_row(&stop_key, o->stop_row, o->stop_row_len)) has_stop = false;
     for (size_t i = 0; i < sc->nfams; i++) {
         fam_reader *fr = &sc->fams[i];
         fr->matcher.snapshot = sc->snapshot;
         if (built) {
-            fr->it = family_iterator(&srcs[i], &fr->desc, &fr->files, point_row, fr->cols, fr->ncols,
-                                     o->fill_cache, &sc->colkey);
+            fr->it = family_iterator(&srcs[i], &fr->desc, &fr->files, point_row,
+                                     has_stop ? &stop_key : NULL, fr->cols, fr->ncols, o->fill_cache,
+                                     &sc->colkey);
             built = fr->it != NULL;
         } else {
             kv_memstore_unref(srcs[i].mem);
@@ -390,6 +398,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
         }
     }
     if (srcs != stack_srcs) free(srcs);
+    kv_buf_free(&stop_key);
     if (!built) goto nomem;
     /* Position every family. */
     if (!o->reversed) {

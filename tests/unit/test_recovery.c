@@ -317,6 +317,24 @@ static void damaged_file_case(bool missing, bool read_only) {
     CHECK_EQ(st, KV_END);
     CHECK_EQ(rows, 1); /* z */
     kv_scan_close(sc);
+    /* Nor does one that stops before them. */
+    kv_read_options upto = KV_READ_OPTIONS_INIT;
+    upto.stop_row = "m";
+    upto.stop_row_len = 1;
+    REQUIRE(kv_scan_open(&sc, s, "bad", &upto) == KV_OK);
+    rows = 0;
+    while ((st = kv_scan_next(&r, sc)) == KV_OK) rows++;
+    if (st != KV_END) fprintf(stderr, "scan up to 'm': %s: %s\n", kv_strerror(st), kv_store_errmsg(s));
+    CHECK_EQ(st, KV_END);
+    CHECK_EQ(rows, 0);
+    kv_scan_close(sc);
+    /* One that stops inside them needs the file. */
+    upto.stop_row = "m005";
+    upto.stop_row_len = 4;
+    REQUIRE(kv_scan_open(&sc, s, "bad", &upto) == KV_OK);
+    while ((st = kv_scan_next(&r, sc)) == KV_OK) {}
+    CHECK_EQ(st, KV_CORRUPT);
+    kv_scan_close(sc);
     /* A reversed scan from before the file's rows does not either. */
     kv_read_options rev = KV_READ_OPTIONS_INIT;
     rev.reversed = true;
