@@ -11,14 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *path_join(const char *dir, const char *name) {
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    REQUIRE(p != NULL);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
 typedef struct collected {
     int damage, warning, lost;
     char text[8192];
@@ -61,7 +53,7 @@ static void get_value(kv_store *s, const char *table, const char *row, char *out
 
 static void test_check_and_salvage(void) {
     char *dir = test_tmpdir("check");
-    char *store = path_join(dir, "store");
+    char *store = test_path_join(dir, "store");
     kv_store *s = open_store(store);
     kv_family_desc f = KV_FAMILY_DESC_INIT;
     snprintf(f.name, sizeof f.name, "f");
@@ -95,7 +87,7 @@ static void test_check_and_salvage(void) {
     CHECK(st.cells >= 5); /* the flush drops the put the delete masks */
 
     /* A salvage of a clean store loses nothing and keeps the meaning. */
-    char *copy = path_join(dir, "copy");
+    char *copy = test_path_join(dir, "copy");
     memset(&c, 0, sizeof c);
     CHECK_EQ(kv_store_salvage(&st, store, copy, collect, &c), KV_OK);
     CHECK_EQ(c.lost, 0);
@@ -123,7 +115,7 @@ static void test_check_and_salvage(void) {
 
     /* Damage in the oldest sorted file: found, named; salvage loses it
        only. The first file written holds table a's cells. */
-    char *victim = path_join(store, "000003.sst");
+    char *victim = test_path_join(store, "000003.sst");
     struct stat sb;
     REQUIRE(stat(victim, &sb) == 0);
     FILE *fp = fopen(victim, "r+b");
@@ -137,7 +129,7 @@ static void test_check_and_salvage(void) {
     CHECK_EQ(kv_store_check(&st, store, collect, &c), KV_CORRUPT);
     CHECK(c.damage >= 1);
     CHECK(strstr(c.text, "0 000003.sst 0 ") != NULL);
-    char *copy2 = path_join(dir, "copy2");
+    char *copy2 = test_path_join(dir, "copy2");
     memset(&c, 0, sizeof c);
     CHECK_EQ(kv_store_salvage(&st, store, copy2, collect, &c), KV_CORRUPT);
     CHECK(c.lost >= 1);
@@ -156,7 +148,7 @@ static void test_check_and_salvage(void) {
     CHECK_EQ(after.st_size, sb.st_size);
     /* No store; an existing target. */
     CHECK_EQ(kv_store_check(NULL, copy2, NULL, NULL), KV_OK);
-    char *none = path_join(dir, "none");
+    char *none = test_path_join(dir, "none");
     CHECK_EQ(kv_store_check(NULL, none, NULL, NULL), KV_NOT_FOUND);
     CHECK_EQ(kv_store_salvage(NULL, store, copy, NULL, NULL), KV_EXISTS);
     free(none);

@@ -17,21 +17,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *path_join(const char *dir, const char *name) {
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    REQUIRE(p != NULL);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
 /* A temporary directory and the store path inside it. */
 typedef struct place { char *dir, *path; } place;
 
 static place place_new(const char *tag) {
     place p;
     p.dir = test_tmpdir(tag);
-    p.path = path_join(p.dir, "store");
+    p.path = test_path_join(p.dir, "store");
     return p;
 }
 
@@ -262,7 +254,7 @@ static char *store_files(const char *path) {
     closedir(d);
     qsort(names, (size_t)count, sizeof names[0], (int (*)(const void *, const void *))strcmp);
     for (int i = 0; i < count; i++) {
-        char *p = path_join(path, names[i]);
+        char *p = test_path_join(path, names[i]);
         struct stat sb;
         CHECK(stat(p, &sb) == 0);
         n += (size_t)snprintf(buf + n, sizeof buf - n, "%s:%lld:%lld.%09ld ", names[i],
@@ -418,7 +410,7 @@ static void test_read_only_writes_nothing(void) {
 
     /* A read-only open never creates a store: not in a missing directory,
        not in an empty one (which gets no lock file either). */
-    char *missing = path_join(dir, "missing");
+    char *missing = test_path_join(dir, "missing");
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     o.read_only = true;
     o.create_if_missing = true;
@@ -427,7 +419,7 @@ static void test_read_only_writes_nothing(void) {
     CHECK(stat(missing, &sb) != 0);
     CHECK_EQ(mkdir(missing, 0755), 0);
     CHECK_EQ(kv_store_open(&r, missing, &o, err, sizeof err), KV_NOT_FOUND);
-    char *lock = path_join(missing, "LOCK");
+    char *lock = test_path_join(missing, "LOCK");
     CHECK(stat(lock, &sb) != 0);
     free(lock);
     free(missing);

@@ -39,24 +39,10 @@ static const char *const result_names[NRESULTS] = {
     "open-err", "read-err", "harmless", "WRONG", "UNNAMED", "CRASH", "torn",
 };
 
-typedef struct sbuf { char *p; size_t len, cap; } sbuf;
-static void sb_add(sbuf *b, const void *data, size_t n) {
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = (b->cap ? b->cap * 2 : 4096) + n;
-        char *np = realloc(b->p, cap);
-        REQUIRE(np != NULL);
-        b->p = np;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, data, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
 /* Every cell of every table as text; on a failure, *st and msg say why. */
 static char *read_everything(kv_store *s, kv_status *st, char *msg, size_t mlen) {
-    sbuf b = {0};
-    sb_add(&b, "", 0);
+    test_text b = {0};
+    test_text_add(&b, "", 0);
     char **tables = NULL;
     *st = kv_table_list(&tables, s, NULL);
     if (*st != KV_OK) {
@@ -74,14 +60,14 @@ static char *read_everything(kv_store *s, kv_status *st, char *msg, size_t mlen)
             for (size_t c = 0; c < r->ncells; c++) {
                 const kv_cell *cl = &r->cells[c];
                 char head[128];
-                sb_add(&b, cl->row, cl->row_len);
+                test_text_add(&b, cl->row, cl->row_len);
                 int n = snprintf(head, sizeof head, "/%s:%d@%lld=", cl->family, (int)cl->type,
                                  (long long)cl->timestamp);
-                sb_add(&b, head, (size_t)n);
-                sb_add(&b, cl->qualifier, cl->qualifier_len);
-                sb_add(&b, "=", 1);
-                sb_add(&b, cl->value, cl->value_len);
-                sb_add(&b, "\n", 1);
+                test_text_add(&b, head, (size_t)n);
+                test_text_add(&b, cl->qualifier, cl->qualifier_len);
+                test_text_add(&b, "=", 1);
+                test_text_add(&b, cl->value, cl->value_len);
+                test_text_add(&b, "\n", 1);
             }
         if (*st == KV_END)
             *st = KV_OK;

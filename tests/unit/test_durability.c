@@ -30,14 +30,6 @@ static uint64_t rng_next(uint64_t *s) {
     return *s = x;
 }
 
-static char *path_join(const char *dir, const char *name) {
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    REQUIRE(p != NULL);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
 static kv_store *open_store(const char *path, kv_store_options *o) {
     kv_store_options def = KV_STORE_OPTIONS_INIT;
     if (!o) o = &def;
@@ -171,7 +163,7 @@ static void check_reopen_model(kv_store *s, int round) {
 
 static void test_reopen_after_close(void) {
     char *dir = test_tmpdir("dur-reopen");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     kv_store *s = open_store(path, NULL);
     CHECK_EQ(kv_namespace_create(s, "ns1"), KV_OK);
     CHECK_EQ(kv_namespace_set_property(s, "ns1", "owner", "alice"), KV_OK);
@@ -365,7 +357,7 @@ static void check_kill_rounds(kv_store *s, const uint32_t *acked, int rounds) {
 
 static void test_killed_without_close(void) {
     char *dir = test_tmpdir("dur-kill");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     enum { ROUNDS = 6 };
     /* Kill targets: a few early ones, and some late enough that flushes and
        compactions run (64 KiB buffer, ~700 bytes a row: a flush every ~90). */
@@ -437,7 +429,7 @@ static void test_killed_without_close(void) {
 
 static void test_second_opener(void) {
     char *dir = test_tmpdir("dur-lock");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     o.owner = "cellfs mounted at /mnt/test";
     kv_store *s = open_store(path, &o);
@@ -514,7 +506,7 @@ static kv_status put_row_retry(kv_store *s, const char *prefix, int i) {
 
 static void test_full_disk(void) {
     char *dir = test_tmpdir("dur-full");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
     REQUIRE(fe != NULL);
     kv_store_options o = KV_STORE_OPTIONS_INIT;
@@ -566,7 +558,7 @@ static void test_full_disk(void) {
    around the failure must still replay every acknowledged write. */
 static void test_full_disk_then_crash(void) {
     char *dir = test_tmpdir("dur-fullcrash");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     int fds[2];
     REQUIRE(pipe(fds) == 0);
     pid_t pid = fork();
@@ -622,7 +614,7 @@ static void test_full_disk_then_crash(void) {
 
 static void test_flush_failure(const char *op) {
     char *dir = test_tmpdir("dur-flushfail");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
     REQUIRE(fe != NULL);
     kv_store_options o = KV_STORE_OPTIONS_INIT;
@@ -665,7 +657,7 @@ static void test_flush_failure(const char *op) {
    everything unsynced, and dies. */
 static void test_power_loss(bool with_flush) {
     char *dir = test_tmpdir("dur-power");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     pid_t pid = fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
@@ -740,7 +732,7 @@ static bool largest_file(const char *dir, const char *suffix, char *out, size_t 
     while ((e = readdir(d))) {
         size_t n = strlen(e->d_name), sl = strlen(suffix);
         if (n < sl || strcmp(e->d_name + n - sl, suffix) != 0) continue;
-        char *p = path_join(dir, e->d_name);
+        char *p = test_path_join(dir, e->d_name);
         struct stat st;
         if (stat(p, &st) == 0 && st.st_size > best) {
             best = st.st_size;
@@ -754,7 +746,7 @@ static bool largest_file(const char *dir, const char *suffix, char *out, size_t 
 
 static void test_corrupt_sst(kv_compression comp) {
     char *dir = test_tmpdir("dur-corrupt");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     kv_store *s = open_store(path, NULL);
     kv_family_desc f = KV_FAMILY_DESC_INIT;
     snprintf(f.name, sizeof f.name, "f");
@@ -766,7 +758,7 @@ static void test_corrupt_sst(kv_compression comp) {
     CHECK_EQ(kv_store_close(s), KV_OK);
     char name[256];
     REQUIRE(largest_file(path, ".sst", name, sizeof name));
-    char *file = path_join(path, name);
+    char *file = test_path_join(path, name);
     REQUIRE(flip_byte(file, 0.3) == 0);
     free(file);
 
@@ -837,12 +829,12 @@ static void test_corrupt_sst(kv_compression comp) {
 
 static void test_corrupt_manifest(void) {
     char *dir = test_tmpdir("dur-manifest");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     kv_store *s = open_store(path, NULL);
     make_table(s, "t", "f", NULL);
     CHECK_EQ(put_row(s, "t", "a", 1, 0), KV_OK);
     CHECK_EQ(kv_store_close(s), KV_OK);
-    char *mf = path_join(path, "MANIFEST");
+    char *mf = test_path_join(path, "MANIFEST");
     REQUIRE(flip_byte(mf, 0.5) == 0);
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     char err[512] = "";

@@ -7,38 +7,12 @@
 #include "kvcore.h"
 #include "util/coding.h"
 #include "util/env.h"
-#include "testutil.h"
+#include "teststore.h"
 
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static char *path_join(const char *dir, const char *name) {
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    REQUIRE(p != NULL);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
-static kv_store *open_store(const char *path, kv_local_options *lo) {
-    kv_store_options o = KV_STORE_OPTIONS_INIT;
-    o.create_if_missing = true;
-    o.local = lo;
-    kv_store *s = NULL;
-    char err[512];
-    kv_status st = kv_store_open(&s, path, &o, err, sizeof err);
-    if (st != KV_OK) fprintf(stderr, "open %s: %s: %s\n", path, kv_strerror(st), err);
-    REQUIRE(st == KV_OK);
-    return s;
-}
-
-static void make_table(kv_store *s, const char *name) {
-    kv_family_desc f = KV_FAMILY_DESC_INIT;
-    snprintf(f.name, sizeof f.name, "f");
-    REQUIRE(kv_table_create(s, name, &f, 1) == KV_OK);
-}
 
 static void write_raw(const char *path, const char *data, size_t len) {
     FILE *f = fopen(path, "wb");
@@ -104,11 +78,11 @@ static char *replace(const char *text, const char *from, const char *to) {
 
 static void test_malformed(void) {
     char *dir = test_tmpdir("manifest-bad");
-    char *store = path_join(dir, "store");
-    kv_store *s = open_store(store, NULL);
-    make_table(s, "t");
+    char *store = test_path_join(dir, "store");
+    kv_store *s = test_open_store(store, NULL);
+    test_make_table(s, "t");
     CHECK_EQ(kv_store_close(s), KV_OK);
-    char *mf = path_join(store, "MANIFEST");
+    char *mf = test_path_join(store, "MANIFEST");
     char *good = read_text(mf);
     char *body = body_of(mf);
 
@@ -163,7 +137,7 @@ static void test_malformed(void) {
     /* A version 2 manifest (before table attributes) opens. */
     char *v2 = replace(body, "cellfs-manifest 3", "cellfs-manifest 2");
     write_manifest(mf, v2);
-    s = open_store(store, NULL);
+    s = test_open_store(store, NULL);
     CHECK_EQ(kv_table_exists(s, "t"), KV_OK);
     CHECK_EQ(kv_store_close(s), KV_OK);
     free(v2);
@@ -195,7 +169,7 @@ static void test_malformed(void) {
         char *ok = replace(body, "family ", attr_line);
         write_manifest(mf, ok);
         free(ok);
-        s = open_store(store, NULL);
+        s = test_open_store(store, NULL);
         kv_table_desc *d = NULL;
         REQUIRE(kv_table_describe(&d, s, "t") == KV_OK);
         CHECK(d->nattributes == 1 && strcmp(d->attributes[0].key, "OWNER") == 0 &&
@@ -214,7 +188,7 @@ static void test_malformed(void) {
 
     /* The good one still opens. */
     write_raw(mf, good, strlen(good));
-    s = open_store(store, NULL);
+    s = test_open_store(store, NULL);
     CHECK_EQ(kv_store_close(s), KV_OK);
     free(good);
     free(body);
@@ -292,12 +266,12 @@ static void check_old_state(kv_store *s, enum change c, const char *when) {
    running store and after reopening, and nothing stored is lost. */
 static void test_failed_change(enum change c, const char *fault) {
     char *dir = test_tmpdir("manifest-tx");
-    char *store = path_join(dir, "store");
+    char *store = test_path_join(dir, "store");
     kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
     kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
     lo.env = kv_fault_env_env(fe);
     lo.compaction = KV_COMPACTION_MANUAL;
-    kv_store *s = open_store(store, &lo);
+    kv_store *s = test_open_store(store, &lo);
     kv_family_desc f[2] = {KV_FAMILY_DESC_INIT, KV_FAMILY_DESC_INIT};
     snprintf(f[0].name, sizeof f[0].name, "f");
     snprintf(f[1].name, sizeof f[1].name, "g");
@@ -321,13 +295,13 @@ static void test_failed_change(enum change c, const char *fault) {
     check_old_state(s, c, "after the failure");
     CHECK_EQ(kv_store_close(s), KV_OK);
     /* Reopened without faults: the old state, everything there. */
-    s = open_store(store, NULL);
+    s = test_open_store(store, NULL);
     check_old_state(s, c, "after reopening");
     /* And the change can be made now. */
     if (c == DROP) REQUIRE(kv_table_disable(s, "t") == KV_OK);
     CHECK_EQ(apply_change(s, c), KV_OK);
     CHECK_EQ(kv_store_close(s), KV_OK);
-    s = open_store(store, NULL);
+    s = test_open_store(store, NULL);
     CHECK_EQ(kv_store_close(s), KV_OK);
     kv_fault_env_free(fe);
     test_rmtree(dir);
@@ -338,7 +312,7 @@ static void test_failed_change(enum change c, const char *fault) {
 /* The same failure, then a crash before anything else is written. */
 static void test_failed_change_then_crash(enum change c) {
     char *dir = test_tmpdir("manifest-txc");
-    char *store = path_join(dir, "store");
+    char *store = test_path_join(dir, "store");
     pid_t pid = fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
@@ -346,7 +320,7 @@ static void test_failed_change_then_crash(enum change c) {
         kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
         lo.env = kv_fault_env_env(fe);
         lo.compaction = KV_COMPACTION_MANUAL;
-        kv_store *s = open_store(store, &lo);
+        kv_store *s = test_open_store(store, &lo);
         kv_family_desc f[2] = {KV_FAMILY_DESC_INIT, KV_FAMILY_DESC_INIT};
         snprintf(f[0].name, sizeof f[0].name, "f");
         snprintf(f[1].name, sizeof f[1].name, "g");
@@ -363,7 +337,7 @@ static void test_failed_change_then_crash(enum change c) {
     int status;
     REQUIRE(waitpid(pid, &status, 0) == pid);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    kv_store *s = open_store(store, NULL);
+    kv_store *s = test_open_store(store, NULL);
     if (c == DROP) CHECK_EQ(kv_table_enable(s, "t"), KV_OK);
     check_old_state(s, c, "after a crash");
     CHECK_EQ(kv_store_close(s), KV_OK);
@@ -390,14 +364,14 @@ static size_t count_str(const char *text, const char *what) {
    small; every state in between opens with all cells. */
 static void test_edits(void) {
     char *dir = test_tmpdir("manifest-edits");
-    char *store = path_join(dir, "store");
+    char *store = test_path_join(dir, "store");
     kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
     lo.compaction = KV_COMPACTION_MANUAL;
-    kv_store *s = open_store(store, &lo);
+    kv_store *s = test_open_store(store, &lo);
     kv_family_desc f = KV_FAMILY_DESC_INIT;
     snprintf(f.name, sizeof f.name, "f");
     REQUIRE(kv_table_create(s, "t", &f, 1) == KV_OK);
-    char *mf = path_join(store, "MANIFEST");
+    char *mf = test_path_join(store, "MANIFEST");
     long after_create = file_size(mf);
     put_n(s, "t", "f", 0, 5);
     REQUIRE(kv_flush(s, NULL) == KV_OK);
@@ -420,7 +394,7 @@ static void test_edits(void) {
     CHECK(strncmp(text, "cellfs-manifest 3\n", 18) == 0);
     free(text);
     CHECK_EQ(kv_store_close(s), KV_OK);
-    s = open_store(store, NULL);
+    s = test_open_store(store, NULL);
     CHECK_EQ(count_rows(s, "t"), 2000);
     CHECK_EQ(kv_store_close(s), KV_OK);
     free(mf);
@@ -441,17 +415,17 @@ static void log_to_buf(void *ctx, int level, const char *msg) {
 
 static void test_torn_edit(void) {
     char *dir = test_tmpdir("manifest-torn");
-    char *store = path_join(dir, "store");
+    char *store = test_path_join(dir, "store");
     kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
     lo.compaction = KV_COMPACTION_MANUAL;
-    kv_store *s = open_store(store, &lo);
+    kv_store *s = test_open_store(store, &lo);
     kv_family_desc f = KV_FAMILY_DESC_INIT;
     snprintf(f.name, sizeof f.name, "f");
     REQUIRE(kv_table_create(s, "t", &f, 1) == KV_OK);
     put_n(s, "t", "f", 0, 10);
     REQUIRE(kv_flush(s, NULL) == KV_OK);
     CHECK_EQ(kv_store_close(s), KV_OK);
-    char *mf = path_join(store, "MANIFEST");
+    char *mf = test_path_join(store, "MANIFEST");
     char *good = read_text(mf);
     const char *last_edit = strstr(good, "\nedit ");
     REQUIRE(last_edit != NULL);
@@ -483,7 +457,7 @@ static void test_torn_edit(void) {
     write_raw(mf, bad, good_len);
     expect_refused(store, mf, "edit checksum");
     write_raw(mf, good, good_len);
-    s = open_store(store, NULL);
+    s = test_open_store(store, NULL);
     CHECK_EQ(count_rows(s, "t"), 10);
     CHECK_EQ(kv_store_close(s), KV_OK);
     free(bad);
@@ -500,12 +474,12 @@ static void test_torn_edit(void) {
    and after a reopen every cell is there and the store checks clean. */
 static void test_failed_compaction_edit(const char *op, int nth) {
     char *dir = test_tmpdir("manifest-compact");
-    char *store = path_join(dir, "store");
+    char *store = test_path_join(dir, "store");
     kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
     kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
     lo.env = kv_fault_env_env(fe);
     lo.compaction = KV_COMPACTION_MANUAL;
-    kv_store *s = open_store(store, &lo);
+    kv_store *s = test_open_store(store, &lo);
     kv_family_desc f = KV_FAMILY_DESC_INIT;
     snprintf(f.name, sizeof f.name, "f");
     REQUIRE(kv_table_create(s, "t", &f, 1) == KV_OK);
@@ -525,7 +499,7 @@ static void test_failed_compaction_edit(const char *op, int nth) {
     kv_check_stats cs;
     CHECK_EQ(kv_store_check(&cs, store, NULL, NULL), KV_OK);
     CHECK_EQ(cs.damage, 0);
-    s = open_store(store, NULL);
+    s = test_open_store(store, NULL);
     CHECK_EQ(count_rows(s, "t"), 40);
     CHECK_EQ(kv_compact(s, "t", false), KV_OK);
     CHECK_EQ(count_rows(s, "t"), 40);

@@ -15,14 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *path_join(const char *dir, const char *name) {
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    REQUIRE(p != NULL);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
 /* A clock that stands still: every implicit timestamp is the same. */
 static int64_t frozen_clock(void *ctx) {
     (void)ctx;
@@ -71,7 +63,7 @@ static kv_status delete_latest(kv_store *s, const char *row) {
    again: the new put is newer than the delete, as it is without a crash. */
 static void test_put_after_replayed_delete(void) {
     char *dir = test_tmpdir("recovery-clock");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     kv_store *s = open_frozen(path);
     kv_family_desc f = KV_FAMILY_DESC_INIT;
     snprintf(f.name, sizeof f.name, "f");
@@ -158,7 +150,7 @@ static long size_of(const char *path) {
 
 static void test_torn_log_tail(void) {
     char *dir = test_tmpdir("recovery-torn");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     crash_after_writes(path);
     char *log = the_log(path);
     long size = size_of(log);
@@ -201,7 +193,7 @@ static void test_torn_log_tail(void) {
 
 static void test_damaged_log_middle(void) {
     char *dir = test_tmpdir("recovery-middle");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     crash_after_writes(path);
     char *log = the_log(path);
     long size = size_of(log);
@@ -253,7 +245,7 @@ static int list_ssts(const char *store, char names[][64], int max) {
 
 static void damaged_file_case(bool missing, bool read_only) {
     char *dir = test_tmpdir("recovery-badsst");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     o.create_if_missing = true;
     kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
@@ -277,7 +269,7 @@ static void damaged_file_case(bool missing, bool read_only) {
     REQUIRE(kv_put(s, "bad", "z", 1, "f", "q", 1, 1, "v", 1, NULL) == KV_OK);
     REQUIRE(kv_flush(s, NULL) == KV_OK);
     REQUIRE(kv_store_close(s) == KV_OK);
-    char *victim = path_join(path, before[0]);
+    char *victim = test_path_join(path, before[0]);
     if (missing) REQUIRE(unlink(victim) == 0);
     else REQUIRE(truncate(victim, size_of(victim) / 2) == 0);
 
@@ -402,7 +394,7 @@ static bool forge_block(const char *file) {
 
 static void test_lying_compressed_block(void) {
     char *dir = test_tmpdir("recovery-lz4");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     o.create_if_missing = true;
     kv_store *s = NULL;
@@ -422,7 +414,7 @@ static void test_lying_compressed_block(void) {
     REQUIRE(kv_store_close(s) == KV_OK);
     char names[4][64];
     REQUIRE(list_ssts(path, names, 4) == 1);
-    char *file = path_join(path, names[0]);
+    char *file = test_path_join(path, names[0]);
     REQUIRE(forge_block(file));
     /* In a child with 1 GiB of address space: allocating the declared size
        would fail with KV_NO_MEMORY; checked first, it is KV_CORRUPT. */
@@ -479,7 +471,7 @@ static void put_rows(kv_store *s, int from) {
 
 static void test_compaction_failure_reason(void) {
     char *dir = test_tmpdir("recovery-compact");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     o.create_if_missing = true;
     kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
@@ -497,7 +489,7 @@ static void test_compaction_failure_reason(void) {
     put_rows(s, 30);
     REQUIRE(kv_flush(s, NULL) == KV_OK);
     REQUIRE(kv_store_close(s) == KV_OK);
-    char *victim = path_join(path, names[0]);
+    char *victim = test_path_join(path, names[0]);
     REQUIRE(truncate(victim, size_of(victim) / 2) == 0);
 
     /* A requested compaction fails naming the file. */

@@ -14,14 +14,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *path_join(const char *dir, const char *name) {
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    REQUIRE(p != NULL);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
 static kv_store *open_store(const char *path, const char *owner) {
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     o.create_if_missing = true;
@@ -37,7 +29,7 @@ static kv_store *open_store(const char *path, const char *owner) {
 static void test_private_files(void) {
     mode_t old = umask(022);
     char *dir = test_tmpdir("files-mode");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     kv_store *s = open_store(path, NULL);
     kv_family_desc f = KV_FAMILY_DESC_INIT;
     snprintf(f.name, sizeof f.name, "f");
@@ -55,7 +47,7 @@ static void test_private_files(void) {
     int files = 0;
     for (struct dirent *e; (e = readdir(d));) {
         if (e->d_name[0] == '.') continue;
-        char *p = path_join(path, e->d_name);
+        char *p = test_path_join(path, e->d_name);
         REQUIRE(stat(p, &st) == 0);
         if ((st.st_mode & 0777) != 0600) fprintf(stderr, "%s has mode %o\n", e->d_name, st.st_mode & 0777);
         CHECK_EQ(st.st_mode & 0777, 0600);
@@ -72,7 +64,7 @@ static void test_private_files(void) {
 
 static void test_second_opener_other_process(void) {
     char *dir = test_tmpdir("files-lock");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     int ready[2], done[2];
     REQUIRE(pipe(ready) == 0 && pipe(done) == 0);
     pid_t pid = fork();
@@ -118,7 +110,7 @@ static void test_second_opener_other_process(void) {
    the store, naming that holder. */
 static void test_writer_refused_by_reader(void) {
     char *dir = test_tmpdir("files-rlock");
-    char *path = path_join(dir, "store");
+    char *path = test_path_join(dir, "store");
     kv_store *s = open_store(path, NULL);
     REQUIRE(kv_store_close(s) == KV_OK);
     int ready[2], done[2];

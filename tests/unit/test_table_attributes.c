@@ -7,27 +7,10 @@
  * unlogged writes, unset, and an all-or-nothing change (issue 10 rule 7).
  */
 #include "kvcore.h"
-#include "testutil.h"
+#include "teststore.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
-
-static kv_store *open_store(const char *path) {
-    kv_store_options o = KV_STORE_OPTIONS_INIT;
-    o.create_if_missing = true;
-    kv_store *s = NULL;
-    char err[512];
-    kv_status st = kv_store_open(&s, path, &o, err, sizeof err);
-    if (st != KV_OK) fprintf(stderr, "open %s: %s: %s\n", path, kv_strerror(st), err);
-    REQUIRE(st == KV_OK);
-    return s;
-}
-
-static void make_table(kv_store *s, const char *name) {
-    kv_family_desc f = KV_FAMILY_DESC_INIT;
-    snprintf(f.name, sizeof f.name, "f");
-    REQUIRE(kv_table_create(s, name, &f, 1) == KV_OK);
-}
 
 static kv_status set1(kv_store *s, const char *table, const char *key, const char *value) {
     kv_property p = {key, value};
@@ -100,8 +83,8 @@ static void test_check_call(void) {
 
 /* Set, normalise, refuse bad values without a change, unset. */
 static void test_set_and_unset(const char *location) {
-    kv_store *s = open_store(location);
-    make_table(s, "t");
+    kv_store *s = test_open_store(location, NULL);
+    test_make_table(s, "t");
     CHECK_EQ(nattrs(s, "t"), 0);
     kv_property two[] = {{"MAX_FILESIZE", "134217728"}, {"readonly", "True"}};
     CHECK_EQ(kv_table_set_attributes(s, "t", two, 2), KV_OK);
@@ -129,8 +112,8 @@ static void test_set_and_unset(const char *location) {
 
 /* READONLY refuses every kind of write, naming the table; reads go on. */
 static void test_readonly(const char *location) {
-    kv_store *s = open_store(location);
-    make_table(s, "ns_ro");
+    kv_store *s = test_open_store(location, NULL);
+    test_make_table(s, "ns_ro");
     CHECK_EQ(put(s, "ns_ro", "r1", "v", KV_DURABILITY_DEFAULT), KV_OK);
     CHECK_EQ(set1(s, "ns_ro", "READONLY", "true"), KV_OK);
     CHECK_EQ(put(s, "ns_ro", "r2", "v", KV_DURABILITY_DEFAULT), KV_READ_ONLY);
@@ -156,15 +139,15 @@ static void test_readonly(const char *location) {
 /* Attributes are in the manifest: kept across close and reopen. */
 static void test_reopen(void) {
     char *dir = test_tmpdir("tableatt");
-    kv_store *s = open_store(dir);
-    make_table(s, "t");
-    make_table(s, "u");
+    kv_store *s = test_open_store(dir, NULL);
+    test_make_table(s, "t");
+    test_make_table(s, "u");
     kv_property attrs[] = {{"MAX_FILESIZE", "1073741824"}, {"READONLY", "true"},
                            {"DURABILITY", "ASYNC_WAL"}, {"key with spaces", "va'lue\n2"},
                            {"OWNER", ""}};
     CHECK_EQ(kv_table_set_attributes(s, "t", attrs, 5), KV_OK);
     CHECK_EQ(kv_store_close(s), KV_OK);
-    s = open_store(dir);
+    s = test_open_store(dir, NULL);
     CHECK_EQ(nattrs(s, "t"), 5);
     CHECK_EQ(nattrs(s, "u"), 0);
     CHECK(attr(s, "t", "MAX_FILESIZE") && strcmp(attr(s, "t", "MAX_FILESIZE"), "1073741824") == 0);
@@ -173,7 +156,7 @@ static void test_reopen(void) {
     CHECK_EQ(put(s, "t", "r", "v", KV_DURABILITY_DEFAULT), KV_READ_ONLY);
     CHECK_EQ(set1(s, "t", "READONLY", NULL), KV_OK);
     CHECK_EQ(kv_store_close(s), KV_OK);
-    s = open_store(dir);
+    s = test_open_store(dir, NULL);
     CHECK(attr(s, "t", "READONLY") == NULL);
     CHECK_EQ(put(s, "t", "r", "v", KV_DURABILITY_DEFAULT), KV_OK);
     /* Truncate keeps them, as HBase's truncate keeps the descriptor. */
@@ -190,13 +173,13 @@ static size_t survives_crash(const char *dir, const char *row, kv_durability d) 
     pid_t pid = fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
-        kv_store *s = open_store(dir);
+        kv_store *s = test_open_store(dir, NULL);
         _exit(put(s, "t", row, "v", d) == KV_OK ? 0 : 1);
     }
     int status = 0;
     REQUIRE(waitpid(pid, &status, 0) == pid);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    kv_store *s = open_store(dir);
+    kv_store *s = test_open_store(dir, NULL);
     size_t n = cells_of(s, "t", row);
     CHECK_EQ(kv_store_close(s), KV_OK);
     return n;
@@ -206,16 +189,16 @@ static size_t survives_crash(const char *dir, const char *row, kv_durability d) 
    process dies before a flush) unless the write asks for more. */
 static void test_durability(void) {
     char *dir = test_tmpdir("tableatt_wal");
-    kv_store *s = open_store(dir);
-    make_table(s, "t");
+    kv_store *s = test_open_store(dir, NULL);
+    test_make_table(s, "t");
     CHECK_EQ(kv_store_close(s), KV_OK);
     CHECK_EQ(survives_crash(dir, "logged", KV_DURABILITY_DEFAULT), 1);
-    s = open_store(dir);
+    s = test_open_store(dir, NULL);
     CHECK_EQ(set1(s, "t", "DURABILITY", "SKIP_WAL"), KV_OK);
     CHECK_EQ(kv_store_close(s), KV_OK);
     CHECK_EQ(survives_crash(dir, "unlogged", KV_DURABILITY_DEFAULT), 0);
     CHECK_EQ(survives_crash(dir, "asked", KV_SYNC_WAL), 1);
-    s = open_store(dir);
+    s = test_open_store(dir, NULL);
     CHECK_EQ(set1(s, "t", "DURABILITY", "USE_DEFAULT"), KV_OK);
     CHECK_EQ(kv_store_close(s), KV_OK);
     CHECK_EQ(survives_crash(dir, "default", KV_DURABILITY_DEFAULT), 1);

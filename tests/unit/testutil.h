@@ -8,6 +8,7 @@
 #define CELLFS_TESTUTIL_H
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,43 @@ static inline void test_rmtree(const char *dir) {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", dir);
+}
+
+/* dir + "/" + name, malloc'd. */
+static inline char *test_path_join(const char *dir, const char *name) {
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    REQUIRE(p != NULL);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+/* A growing NUL-terminated text, for tests that describe a store's state
+   as text to compare it. */
+typedef struct test_text { char *p; size_t len, cap; } test_text;
+
+static inline void test_text_add(test_text *b, const void *data, size_t n) {
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = (b->cap ? b->cap * 2 : 1024) + n;
+        char *np = realloc(b->p, cap);
+        REQUIRE(np != NULL);
+        b->p = np;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, data, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static inline void test_text_printf(test_text *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline void test_text_printf(test_text *b, const char *fmt, ...) {
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    test_text_add(b, tmp, n < 0 ? 0 : n < (int)sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
 #endif
