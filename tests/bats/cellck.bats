@@ -258,3 +258,29 @@ every_value_in() {
         every_value_in "$TEST_DIR/new"
     done
 }
+
+@test "cellck --salvage: a damaged edit of the manifest is left out, the edits after it are used" {
+    # One session: the snapshot, then an edit per flush.
+    local cmds=() i
+    for i in 0 1 2 3 4; do cmds+=(-e "put 't', 'r$i', 'f:q', 'value$i'"); done
+    cmds+=(-e "flush 't'")
+    for i in 0 1 2; do cmds+=(-e "put 'u', 'x$i', 'f:q', 'other$i'"); done
+    cmds+=(-e "flush 'u'")
+    for i in 5 6 7 8 9; do cmds+=(-e "put 't', 'r$i', 'f:q', 'value$i'"); done
+    cmds+=(-e "flush 't'")
+    "$CELLSH" "$STORE" -e "create 't', 'f'" -e "create 'u', 'f'" "${cmds[@]}" >/dev/null
+    [ "$(grep -c '^edit ' "$STORE/MANIFEST")" -ge 3 ]
+    # A byte of the first edit's scalars.
+    off=$(grep -bo '^edit 1$' "$STORE/MANIFEST" | cut -d: -f1)
+    flip "$STORE/MANIFEST" $((off + 10))
+    run "$CELLCK" "$STORE"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"damage: MANIFEST @$off: "*"edit checksum mismatch"* ]]
+    run "$CELLCK" --salvage "$STORE" "$TEST_DIR/new"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"lost: MANIFEST @$off: "*"edit checksum mismatch"* ]]
+    run "$CELLSH" -r "$TEST_DIR/new" -e "count 't'" -e "count 'u'"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"10 row(s)"*"3 row(s)"* ]]
+    every_value_in "$TEST_DIR/new"
+}
