@@ -284,3 +284,12 @@ every_value_in() {
     [[ "$output" == *"10 row(s)"*"3 row(s)"* ]]
     every_value_in "$TEST_DIR/new"
 }
+
+# Long mode: CELLCK_DAMAGE_ITERATIONS=1000 bats tests/bats/cellck.bats
+@test "cellck --salvage: random damage to the manifest loses no cell (fixed seed)" {
+    run python3 "$BATS_TEST_DIRNAME/helpers/manifest_damage.py" "$BUILD" \
+        "${CELLCK_DAMAGE_ITERATIONS:-12}" "${CELLCK_DAMAGE_SEED:-11}"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"0 failures"* ]]
+}
