@@ -678,7 +678,7 @@ static size_t find_line(const char *text, size_t from, size_t len, const char *p
    edit whose checksum holds. What is left out is reported ("lost: "). */
 static kv_status load_lenient(loader *ld, char *text, size_t len, size_t first_nl, size_t sum_at,
                               size_t sum_end, const char *why) {
-    lost(ld, "%s: %s; the catalog is read from the lines that parse, the rest is left out", ld->path, why);
+    lost(ld, "%s; the catalog is read from the lines that parse, the rest is left out", why);
     for (size_t i = 0; i < len; i++)
         if (text[i] == 0) text[i] = '?'; /* a damaged byte; its line will not parse */
     if (first_nl >= len) return KV_OK;
@@ -762,39 +762,29 @@ kv_status kv_manifest_load(kv_engine *s, const uint8_t *data, size_t len) {
         }
         p = next;
     }
-    char why[256] = "";
+    /* What is wrong with the file as a whole, if anything. */
+    char why[512] = "";
     if (len == 0) {
-        snprintf(why, sizeof why, "it is empty");
+        snprintf(why, sizeof why, "%s is empty", path);
     } else if (memchr(text, 0, len)) {
-        snprintf(why, sizeof why, "it holds a zero byte");
+        snprintf(why, sizeof why, "%s holds a zero byte: not a manifest", path);
     } else if (first_nl == len || first_nl < magic_len || memcmp(text, MANIFEST_MAGIC_PREFIX, magic_len) != 0) {
-        snprintf(why, sizeof why, "line 1 is not a cellfs manifest's");
+        snprintf(why, sizeof why, "%s line 1: not a cellfs manifest (expected '%s')", path, MANIFEST_MAGIC);
     } else if (!v1 && !v2) {
-        snprintf(why, sizeof why, "line 1 names an unknown manifest version");
+        snprintf(why, sizeof why, "%s line 1: unknown manifest version '%.*s' (this library reads versions "
+                 "1 to 3)", path, (int)(first_nl < 40 ? first_nl : 40), text);
     } else if (!sum_at) {
-        snprintf(why, sizeof why, "it is truncated or damaged (no checksum line; it ends at offset %zu)", len);
+        snprintf(why, sizeof why, "%s is truncated or damaged (no checksum line; it ends at offset %zu)",
+                 path, len);
     } else if (!checksum_line_ok(text, sum_at, sum_end)) {
-        snprintf(why, sizeof why, "checksum mismatch at line %d (offset %zu; damaged or truncated)",
+        snprintf(why, sizeof why, "%s checksum mismatch at line %d (offset %zu; damaged or truncated)", path,
                  count_lines(text, text + sum_at) + 1, sum_at);
     }
     if (why[0] && ld.lenient) {
         s->manifest_base = s->manifest_size = len;
         st = load_lenient(&ld, text, len, first_nl, sum_at, sum_end, why);
-    } else if (len == 0) {
-        st = kv_fail(s, KV_CORRUPT, "%s is empty", path);
-    } else if (memchr(text, 0, len)) {
-        st = kv_fail(s, KV_CORRUPT, "%s holds a zero byte: not a manifest", path);
-    } else if (first_nl == len || first_nl < magic_len || memcmp(text, MANIFEST_MAGIC_PREFIX, magic_len) != 0) {
-        st = kv_fail(s, KV_CORRUPT, "%s line 1: not a cellfs manifest (expected '%s')", path, MANIFEST_MAGIC);
-    } else if (!v1 && !v2) {
-        st = kv_fail(s, KV_CORRUPT, "%s line 1: unknown manifest version '%.*s' (this library reads "
-                     "versions 1 to 3)", path, (int)(first_nl < 40 ? first_nl : 40), text);
-    } else if (!sum_at) {
-        st = kv_fail(s, KV_CORRUPT, "%s is truncated or damaged (no checksum line; it ends at offset %zu)",
-                     path, len);
-    } else if (!checksum_line_ok(text, sum_at, sum_end)) {
-        st = kv_fail(s, KV_CORRUPT, "%s checksum mismatch at line %d (offset %zu; damaged or truncated)",
-                     path, count_lines(text, text + sum_at) + 1, sum_at);
+    } else if (why[0]) {
+        st = kv_fail(s, KV_CORRUPT, "%s", why);
     } else {
         s->manifest_base = s->manifest_size = sum_end;
         s->manifest_edits = 0;
