@@ -80,9 +80,10 @@ static kv_status add_cell(void *ctx, const char *family, const kv_key_parts *key
     return st == KV_OK ? KV_OK : target_failed(t, st, t->table);
 }
 
-static kv_status end_table(void *ctx, bool enabled) {
+static kv_status end_table(void *ctx, const kv_property *attrs, size_t nattrs, bool enabled) {
     salvage_target *t = ctx;
-    kv_status st = enabled ? KV_OK : kv_table_disable(t->store, t->table);
+    kv_status st = nattrs ? kv_table_set_attributes(t->store, t->table, attrs, nattrs) : KV_OK;
+    if (st == KV_OK && !enabled) st = kv_table_disable(t->store, t->table);
     return st == KV_OK ? KV_OK : target_failed(t, st, t->table);
 }
 

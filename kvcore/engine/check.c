@@ -77,7 +77,11 @@ static void open_sink(void *ctx, int level, const char *msg) {
     checker *c = ctx;
     if (level > KV_LOG_WARN || strncmp(msg, "sorted file ", 12) == 0) return;
     char name[256];
-    kv_finding_kind kind = strncmp(msg, "lost: ", 6) == 0 ? KV_FINDING_LOST : KV_FINDING_WARNING;
+    kv_finding_kind kind = KV_FINDING_WARNING;
+    if (strncmp(msg, "lost: ", 6) == 0) {
+        kind = KV_FINDING_LOST;
+        msg += 6;
+    }
     emit(c, kind, file_in(c, msg, name, sizeof name), offset_in(msg), "%s", msg);
 }
 
@@ -237,8 +241,23 @@ kv_status kv_engine_check(kv_check_stats *stats, const char *path, kv_finding_fn
         kv_free_names(names);
         return KV_NO_MEMORY;
     }
+    bool has_manifest = false, has_data = false;
+    for (char **p = names; *p; p++) {
+        uint64_t num;
+        char kind = kv_filename_parse(*p, &num);
+        if (strcmp(*p, "MANIFEST") == 0) has_manifest = true;
+        else if (kind == 's' || kind == 'l') has_data = true;
+    }
     kv_engine *s = NULL;
-    st = open_store(&c, path, rep, false, &s);
+    if (!has_manifest && has_data) {
+        /* Not an empty directory: a store that lost its manifest. */
+        emit(&c, KV_FINDING_DAMAGE, "MANIFEST", -1, "%s/MANIFEST is missing, but the directory holds sorted "
+             "files or logs: the catalog is unknown (cellck --salvage copies their cells into a table "
+             "lost_found)", path);
+        st = KV_CORRUPT;
+    } else {
+        st = open_store(&c, path, rep, false, &s);
+    }
     if (st != KV_OK && st != KV_CORRUPT && st != KV_IO) {
         kv_report_destroy(rep);
         free(rep);
@@ -286,7 +305,7 @@ kv_status kv_engine_check(kv_check_stats *stats, const char *path, kv_finding_fn
 /* Copies one source of a family (a sorted file's or memstore's iterator)
    into the sink; what cannot be read is reported lost. */
 static kv_status copy_source(checker *c, const kv_salvage_sink *sink, const char *family, kv_iter *it,
-                             const char *name, const kv_sstfile *file) {
+                             const char *name, const kv_sstfile *file, const kv_sst_reader *reader) {
     kv_buf scratch = {0}, last = {0};
     uint64_t n = 0;
     kv_status st = KV_OK;
@@ -307,10 +326,15 @@ static kv_status copy_source(checker *c, const kv_salvage_sink *sink, const char
     if (st == KV_OK && (is != KV_OK || it->valid(it))) {
         char msg[512] = "";
         if (file) kv_sstfile_last_error(file, msg, sizeof msg);
+        else if (reader) kv_sst_last_error(reader, msg, sizeof msg);
         if (!msg[0]) snprintf(msg, sizeof msg, "%s", is != KV_OK ? kv_strerror(is) : "a malformed key");
         uint64_t total = file ? file->meta.entries : 0;
         c->st.cells_lost += total > n ? total - n : 0;
-        if (n)
+        if (n && !file)
+            emit(c, KV_FINDING_LOST, name, offset_in(msg), "%s: lost the rest of the file after row '%.*s' "
+                 "(%" PRIu64 " entries copied): %s", name, (int)(last.len > 64 ? 64 : last.len),
+                 (const char *)last.data, n, msg);
+        else if (n)
             emit(c, KV_FINDING_LOST, name, offset_in(msg), "%s: lost the rest of the file after row '%.*s' "
                  "(%" PRIu64 " of %" PRIu64 " entries copied): %s", name, (int)(last.len > 64 ? 64 : last.len),
                  (const char *)last.data, n, total, msg);
@@ -342,7 +366,7 @@ static kv_status salvage_family(checker *c, const kv_salvage_sink *sink, kv_fami
         kv_iter *it = kv_sst_iter(f->reader, false, false);
         if (!it) return KV_NO_MEMORY;
         c->st.sorted_files++;
-        st = copy_source(c, sink, family, it, name, f);
+        st = copy_source(c, sink, family, it, name, f, NULL);
         it->destroy(it);
     }
     kv_memstore *mems[2] = {fam->imm, fam->mem};
@@ -350,9 +374,216 @@ static kv_status salvage_family(checker *c, const kv_salvage_sink *sink, kv_fami
         if (!mems[i]) continue;
         kv_iter *it = kv_memstore_iter(mems[i]);
         if (!it) return KV_NO_MEMORY;
-        st = copy_source(c, sink, family, it, "the write-ahead logs", NULL);
+        st = copy_source(c, sink, family, it, "the write-ahead logs", NULL, NULL);
         it->destroy(it);
     }
+    return st;
+}
+
+/* ---- lost_found: what a damaged manifest cannot place ---- */
+
+/* A family of lost_found: the cells of one sorted file that no manifest
+   line names, or the logged cells of one (table id, family id) that the
+   catalog read does not know. */
+typedef struct lf_family {
+    char name[KV_NAME_MAX + 1];
+    uint64_t sst;               /* its sorted file, or 0 */
+    kv_sst_reader *reader;      /* the file, open */
+    uint32_t table_id, family_id; /* of logged cells (sst == 0) */
+    uint64_t entries;           /* logged cells */
+} lf_family;
+
+typedef struct lost_found {
+    checker *c;
+    kv_engine *s;
+    const kv_salvage_sink *sink;
+    lf_family *fams;
+    size_t n, cap;
+    bool copying;               /* the second pass over the logs */
+} lost_found;
+
+static lf_family *lf_add(lost_found *lf) {
+    if (lf->n == lf->cap) {
+        size_t cap = lf->cap ? 2 * lf->cap : 8;
+        lf_family *p = realloc(lf->fams, cap * sizeof *p);
+        if (!p) return NULL;
+        lf->fams = p;
+        lf->cap = cap;
+    }
+    lf_family *f = &lf->fams[lf->n++];
+    memset(f, 0, sizeof *f);
+    return f;
+}
+
+/* One logged cell: counted (first pass), then copied (second pass) when
+   the catalog read has no family for its ids. */
+static kv_status lf_log_op(void *ctx, const kv_batch_op *op) {
+    lost_found *lf = ctx;
+    if (kv_catalog_family_by_id(lf->s, op->table_id, op->family_id)) return KV_OK; /* replayed */
+    lf_family *f = NULL;
+    for (size_t i = 0; i < lf->n && !f; i++)
+        if (!lf->fams[i].sst && lf->fams[i].table_id == op->table_id && lf->fams[i].family_id == op->family_id)
+            f = &lf->fams[i];
+    if (!f) {
+        if (lf->copying || !(f = lf_add(lf))) return KV_NO_MEMORY;
+        f->table_id = op->table_id;
+        f->family_id = op->family_id;
+        snprintf(f->name, sizeof f->name, "log_t%" PRIu32 "_f%" PRIu32, op->table_id, op->family_id);
+    }
+    if (!lf->copying) {
+        f->entries++;
+        return KV_OK;
+    }
+    kv_key_parts kp = {.row = op->row, .row_len = op->row_len, .qualifier = op->qualifier,
+                       .qualifier_len = op->qualifier_len, .ts = op->ts, .type = op->type, .seq = op->seq};
+    kv_status st = lf->sink->add_cell(lf->sink->ctx, f->name, &kp, op->value, op->value_len);
+    if (st == KV_OK) lf->c->st.cells++;
+    return st;
+}
+
+/* Reads every log in number order through lf_log_op; a log's damage ends
+   it (the replay has reported what is lost). */
+static kv_status lf_read_logs(lost_found *lf, kv_env *env, const uint64_t *logs, size_t nlogs) {
+    for (size_t i = 0; i < nlogs; i++) {
+        char *path = kv_filename_log(lf->s->dir, logs[i]);
+        if (!path) return KV_NO_MEMORY;
+        kv_wal_reader *r = NULL;
+        char err[512] = "";
+        kv_status st = kv_wal_reader_open(&r, env, path, err, sizeof err);
+        free(path);
+        if (st != KV_OK) continue;
+        for (;;) {
+            const uint8_t *rec;
+            size_t len;
+            uint64_t last = 0;
+            if (kv_wal_read(r, &rec, &len, err, sizeof err) != KV_OK) break;
+            st = kv_batch_decode(rec, len, lf_log_op, lf, &last);
+            if (st == KV_CORRUPT) break;
+            if (st != KV_OK) {
+                kv_wal_reader_close(r);
+                return st;
+            }
+        }
+        kv_wal_reader_close(r);
+    }
+    return KV_OK;
+}
+
+static int cmp_number(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The sorted files of the directory that the catalog read does not name,
+   and all its logs, each sorted by number. */
+static kv_status lf_list(kv_engine *s, kv_env *env, uint64_t **ssts, size_t *nssts, uint64_t **logs,
+                         size_t *nlogs) {
+    char **names = NULL;
+    char err[512] = "";
+    kv_status st = env->list(env, s->dir, &names, err, sizeof err);
+    if (st != KV_OK) return st;
+    size_t n = 0;
+    for (char **p = names; *p; p++) n++;
+    *ssts = calloc(n + 1, sizeof **ssts);
+    *logs = calloc(n + 1, sizeof **logs);
+    *nssts = *nlogs = 0;
+    if (!*ssts || !*logs) st = KV_NO_MEMORY;
+    for (char **p = names; st == KV_OK && *p; p++) {
+        uint64_t num;
+        char kind = kv_filename_parse(*p, &num);
+        if (kind == 's' && !kv_recovery_names_file(s, num)) (*ssts)[(*nssts)++] = num;
+        else if (kind == 'l') (*logs)[(*nlogs)++] = num;
+    }
+    kv_free_names(names);
+    if (st == KV_OK) {
+        qsort(*ssts, *nssts, sizeof **ssts, cmp_number);
+        qsort(*logs, *nlogs, sizeof **logs, cmp_number);
+    }
+    return st;
+}
+
+/* After a missing or damaged manifest: a table lost_found (lost_found_2...
+   when the catalog has one) with a family per sorted file no manifest line
+   names (sst_NNNNNN) and per (table id, family id) of logged cells the
+   catalog does not know (log_tT_fF), each keeping every version and
+   delete marker. Each is reported as a loss (of its table and family). */
+static kv_status salvage_lost_found(checker *c, const kv_salvage_sink *sink, kv_engine *s) {
+    kv_env *env = kv_env_posix();
+    lost_found lf = {.c = c, .s = s, .sink = sink};
+    uint64_t *ssts = NULL, *logs = NULL;
+    size_t nssts = 0, nlogs = 0;
+    kv_status st = lf_list(s, env, &ssts, &nssts, &logs, &nlogs);
+    for (size_t i = 0; st == KV_OK && i < nssts; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "%06" PRIu64 ".sst", ssts[i]);
+        char *path = kv_filename_sst(s->dir, ssts[i]);
+        kv_sst_reader *r = NULL;
+        char err[512] = "";
+        st = path ? kv_sst_open(&r, env, path, ssts[i], NULL, err, sizeof err) : KV_NO_MEMORY;
+        free(path);
+        if (st == KV_NO_MEMORY) break;
+        if (st != KV_OK) {
+            emit(c, KV_FINDING_LOST, name, offset_in(err), "%s: no manifest line names it, and it does not "
+                 "open: lost the whole file: %s", name, err);
+            st = KV_OK;
+            continue;
+        }
+        lf_family *f = lf_add(&lf);
+        if (!f) {
+            kv_sst_close(r);
+            st = KV_NO_MEMORY;
+            break;
+        }
+        f->sst = ssts[i];
+        f->reader = r;
+        snprintf(f->name, sizeof f->name, "sst_%06" PRIu64, ssts[i]);
+    }
+    if (st == KV_OK) st = lf_read_logs(&lf, env, logs, nlogs);
+    char table[2 * KV_NAME_MAX + 2] = "lost_found";
+    for (int k = 2; kv_catalog_find(s, table); k++) snprintf(table, sizeof table, "lost_found_%d", k);
+    kv_family_desc *descs = st == KV_OK && lf.n ? calloc(lf.n, sizeof *descs) : NULL;
+    if (st == KV_OK && lf.n && !descs) st = KV_NO_MEMORY;
+    for (size_t i = 0; st == KV_OK && i < lf.n; i++) {
+        kv_family_desc d = KV_FAMILY_DESC_INIT;
+        snprintf(d.name, sizeof d.name, "%s", lf.fams[i].name);
+        d.versions = INT32_MAX;
+        d.keep_deleted = KV_KEEP_DELETED_TRUE;
+        descs[i] = d;
+    }
+    if (st == KV_OK && lf.n) st = sink->add_table(sink->ctx, table, descs, lf.n);
+    free(descs);
+    for (size_t i = 0; st == KV_OK && i < lf.n; i++) {
+        lf_family *f = &lf.fams[i];
+        if (!f->sst) continue;
+        char name[32];
+        snprintf(name, sizeof name, "%06" PRIu64 ".sst", f->sst);
+        kv_iter *it = kv_sst_iter(f->reader, false, false);
+        if (!it) {
+            st = KV_NO_MEMORY;
+            break;
+        }
+        c->st.sorted_files++;
+        uint64_t before = c->st.cells;
+        st = copy_source(c, sink, f->name, it, name, NULL, f->reader);
+        it->destroy(it);
+        emit(c, KV_FINDING_LOST, name, -1, "%s: no manifest line names it: its table and family are lost; "
+             "its %" PRIu64 " entries are copied into table %s, family %s", name, c->st.cells - before,
+             table, f->name);
+    }
+    lf.copying = true;
+    if (st == KV_OK && lf.n) st = lf_read_logs(&lf, env, logs, nlogs);
+    for (size_t i = 0; st == KV_OK && i < lf.n; i++)
+        if (!lf.fams[i].sst)
+            emit(c, KV_FINDING_LOST, NULL, -1, "the logs hold %" PRIu64 " entries of table id %" PRIu32 ", family "
+                 "id %" PRIu32 ", which the manifest does not name: their table and family are lost; they "
+                 "are copied into table %s, family %s", lf.fams[i].entries, lf.fams[i].table_id,
+                 lf.fams[i].family_id, table, lf.fams[i].name);
+    if (st == KV_OK && lf.n) st = sink->end_table(sink->ctx, NULL, 0, true);
+    for (size_t i = 0; i < lf.n; i++)
+        if (lf.fams[i].reader) kv_sst_close(lf.fams[i].reader);
+    free(lf.fams);
+    free(ssts);
+    free(logs);
     return st;
 }
 
@@ -381,8 +612,9 @@ kv_status kv_engine_salvage(kv_check_stats *stats, const char *path, const kv_sa
         st = sink->add_table(sink->ctx, tname, descs, t->nfamilies);
         free(descs);
         for (size_t f = 0; st == KV_OK && f < t->nfamilies; f++) st = salvage_family(&c, sink, t->families[f]);
-        if (st == KV_OK) st = sink->end_table(sink->ctx, t->enabled);
+        if (st == KV_OK) st = sink->end_table(sink->ctx, t->attrs.p, t->attrs.n, t->enabled);
     }
+    if (st == KV_OK && s->manifest_damaged) st = salvage_lost_found(&c, sink, s);
     if (s) kv_engine_close(s);
     kv_report_destroy(rep);
     free(rep);

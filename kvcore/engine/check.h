@@ -25,12 +25,17 @@ typedef struct kv_salvage_sink {
     /* One cell or delete marker of a family of the last table added. */
     kv_status (*add_cell)(void *ctx, const char *family, const kv_key_parts *key, const uint8_t *value,
                           size_t value_len);
-    /* The table's cells are all given; @p enabled is its state to keep. */
-    kv_status (*end_table)(void *ctx, bool enabled);
+    /* The table's cells are all given; its attributes (kv_table_set_attributes)
+       and @p enabled, its state, are to be kept. */
+    kv_status (*end_table)(void *ctx, const kv_property *attrs, size_t nattrs, bool enabled);
 } kv_salvage_sink;
 
 /* Reads everything readable of the store at @p path (read-only) into
-   @p sink, reporting to fn what was lost. Returns as kv_store_salvage. */
+   @p sink, reporting to fn what was lost. With a missing or damaged
+   manifest, the catalog is what can be read of it, and the cells it cannot
+   place (sorted files it does not name, logged cells of table or family
+   ids it does not know) go to a table lost_found (see kv_store_salvage).
+   Returns as kv_store_salvage. */
 kv_status kv_engine_salvage(kv_check_stats *stats, const char *path, const kv_salvage_sink *sink,
                             kv_finding_fn fn, void *ctx);
 

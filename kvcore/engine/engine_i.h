@@ -111,7 +111,13 @@ struct kv_engine {
     bool read_only;
     bool salvage;               /* read-only open for kv_store_salvage: log
                                    damage ends that log's replay instead of
-                                   failing the open */
+                                   failing the open; a missing or
+                                   damaged manifest is read as far as it
+                                   can be (manifest.c) */
+    bool manifest_damaged;      /* salvage: the manifest was missing or
+                                   damaged, so sorted files it does not
+                                   name and log cells of ids it does not
+                                   know are the store's data (check.c) */
 
     /* closed scans kept with their buffers for the next get (read.c);
        a slot is taken and given back with atomic exchanges */

@@ -13,6 +13,7 @@
 #include "errors.h"
 #include "fileset.h"
 #include "tables.h"
+#include "hbase/schema.h"
 #include "util/filename.h"
 
 #include <errno.h>
@@ -293,7 +294,29 @@ typedef struct loader {
     named_file *files;
     size_t nfiles, cap;
     bool in_edit;               /* only scalars and file lists in edits */
+    bool lenient;               /* salvage: a line or edit that does not
+                                   apply is reported and skipped */
+    const char *text;           /* the whole manifest, for offsets */
 } loader;
+
+/* Salvage: reports what of a damaged manifest is left out (a "lost: "
+   message, which cellck shows as a loss) and marks the manifest damaged. */
+static void lost(loader *ld, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void lost(loader *ld, const char *fmt, ...) {
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ld->s->manifest_damaged = true;
+    kv_log(ld->s, KV_LOG_WARN, "lost: %s", msg);
+}
+
+static bool named_twice(const loader *ld, uint64_t number) {
+    for (size_t i = 0; i < ld->nfiles; i++)
+        if (ld->files[i].number == number) return true;
+    return false;
+}
 
 /* Applies one line (split into words); returns NULL or what is wrong. */
 static const char *apply_line(loader *ld, words *wd, kv_status *st) {
@@ -329,6 +352,7 @@ static const char *apply_line(loader *ld, words *wd, kv_status *st) {
     } else if (strcmp(k, "namespace") == 0) {
         char name[KV_NAME_MAX + 1];
         if (n != 2 || parse_name(w[1], name)) return "expected one namespace name";
+        if (ld->lenient && kv_check_name(name) != KV_OK) return "not a valid namespace name";
         if (kv_catalog_find_ns(s, name)) return "namespace given twice";
         if ((*st = kv_catalog_add_namespace(s, name)) != KV_OK) return "cannot add the namespace";
     } else if (strcmp(k, "property") == 0) {
@@ -362,6 +386,16 @@ static const char *apply_line(loader *ld, words *wd, kv_status *st) {
             parse_int(w[4], &en))
             return "expected id, namespace, name and enabled";
         if (kv_catalog_table_by_id(s, id)) return "table id given twice";
+        if (ld->lenient) {
+            /* A table's namespace is known from its record even when the
+               namespace's own record was lost. */
+            if (kv_check_name(nsname) != KV_OK || kv_check_name(name) != KV_OK) return "not a valid name";
+            char full[2 * KV_NAME_MAX + 2];
+            snprintf(full, sizeof full, "%s:%s", nsname, name);
+            if (kv_catalog_find(s, full)) return "table given twice";
+            if (!kv_catalog_find_ns(s, nsname) && (*st = kv_catalog_add_namespace(s, nsname)) != KV_OK)
+                return "out of memory";
+        }
         kv_table *t = calloc(1, sizeof *t);
         kv_table **tt = realloc(s->tables, (s->ntables + 1) * sizeof *tt);
         if (tt) s->tables = tt;
@@ -416,6 +450,8 @@ static const char *apply_line(loader *ld, words *wd, kv_status *st) {
         d.encoding = (kv_encoding)enc;
         kv_table *t = kv_catalog_table_by_id(s, tid);
         if (!t) return "family of an unknown table";
+        if (ld->lenient && (kv_family_desc_check(&d, NULL, 0) != KV_OK || kv_table_family(t, d.name)))
+            return "not a valid family";
         if (kv_catalog_family_by_id(s, 0, fid)) return "family id given twice";
         kv_family **ff = realloc(t->families, (t->nfamilies + 1) * sizeof *ff);
         if (!ff) {
@@ -443,6 +479,10 @@ static const char *apply_line(loader *ld, words *wd, kv_status *st) {
             kv_sst_meta_clear(m);
             return "file of an unknown family";
         }
+        if (ld->lenient && named_twice(ld, nf.number)) {
+            kv_sst_meta_clear(m);
+            return "file named twice";
+        }
         if (ld->nfiles == ld->cap) {
             size_t cap = ld->cap ? 2 * ld->cap : 16;
             named_file *p = realloc(ld->files, cap * sizeof *p);
@@ -469,6 +509,7 @@ static kv_status apply_lines(loader *ld, char *text, int first_line) {
     int lineno = first_line;
     for (char *line = text; *line && st == KV_OK; lineno++) {
         char *nl = strchr(line, '\n');
+        if (!nl) break; /* the callers end the text with a newline */
         *nl = 0;
         char copy[128];
         snprintf(copy, sizeof copy, "%s", line);
@@ -476,7 +517,13 @@ static kv_status apply_lines(loader *ld, char *text, int first_line) {
         const char *why = split_words(line, &wd) ? "not single-space separated words" : apply_line(ld, &wd, &st);
         if (why) {
             if (st == KV_OK) st = KV_CORRUPT;
-            kv_fail(ld->s, st, "%s line %d: %s: '%.80s'", ld->path, lineno, why, copy);
+            if (ld->lenient && st == KV_CORRUPT) {
+                lost(ld, "%s line %d (offset %td): %s: '%.80s' (left out)", ld->path, lineno,
+                     line - ld->text, why, copy);
+                st = KV_OK;
+            } else {
+                kv_fail(ld->s, st, "%s line %d: %s: '%.80s'", ld->path, lineno, why, copy);
+            }
         }
         line = nl + 1;
     }
@@ -538,6 +585,23 @@ static kv_status apply_edits(loader *ld, char *text, size_t at, size_t len, int 
             s->manifest_snapshot_needed = true;
             break;
         }
+        if (why && ld->lenient) {
+            /* Salvage: skip to the next edit; the files only this edit
+               named are left to lost_found. */
+            char *next = NULL;
+            for (size_t p = start; p < len && !next;) {
+                char *nl = memchr(text + p, '\n', len - p);
+                if (!nl) break;
+                p = (size_t)(nl - text) + 1;
+                if (strncmp(text + p, "edit ", 5) == 0) next = text + p;
+            }
+            size_t skip_to = next ? (size_t)(next - text) : len;
+            lost(ld, "%s line %d (offset %zu): %s (%zu bytes left out)", ld->path, lineno, start, why,
+                 skip_to - start);
+            lineno += count_lines(text + start, text + skip_to);
+            at = skip_to;
+            continue;
+        }
         if (why) {
             ld->in_edit = false;
             return kv_fail(s, KV_CORRUPT, "%s line %d (offset %zu): %s, and more follows", ld->path,
@@ -595,10 +659,81 @@ static bool checksum_line_ok(const char *text, size_t at, size_t end) {
     return sum == kv_checksum(text, at);
 }
 
+/* The first line at or after @p from that starts with @p prefix, or len. */
+static size_t find_line(const char *text, size_t from, size_t len, const char *prefix) {
+    size_t pl = strlen(prefix);
+    for (size_t p = from; p < len;) {
+        if (len - p >= pl && memcmp(text + p, prefix, pl) == 0) return p;
+        const char *nl = memchr(text + p, '\n', len - p);
+        if (!nl) break;
+        p = (size_t)(nl - text) + 1;
+    }
+    return len;
+}
+
+/* Salvage: reads what it can of a manifest that failed the checks (why
+   says how). The snapshot's lines after the first (up to its checksum
+   line, else up to the first edit, else up to the last whole line) are
+   applied one by one, leaving out those that do not parse; then every
+   edit whose checksum holds. What is left out is reported ("lost: "). */
+static kv_status load_lenient(loader *ld, char *text, size_t len, size_t first_nl, size_t sum_at,
+                              size_t sum_end, const char *why) {
+    lost(ld, "%s; the catalog is read from the lines that parse, the rest is left out", why);
+    for (size_t i = 0; i < len; i++)
+        if (text[i] == 0) text[i] = '?'; /* a damaged byte; its line will not parse */
+    if (first_nl >= len) return KV_OK;
+    size_t start = first_nl + 1, end, edits;
+    if (sum_at) {
+        end = sum_at;
+        edits = sum_end;
+    } else {
+        end = edits = find_line(text, start, len, "edit ");
+        if (end == len) {
+            /* Cut short: only whole lines count. */
+            while (end > start && text[end - 1] != '\n') end--;
+            if (end < len)
+                lost(ld, "%s line %d (offset %zu): a line cut short, left out: '%.*s'", ld->path,
+                     count_lines(text, text + end) + 1, end, (int)(len - end > 80 ? 80 : len - end),
+                     text + end);
+            edits = len;
+        }
+    }
+    char saved = text[end];
+    text[end] = 0;
+    kv_status st = apply_lines(ld, text + start, 2);
+    text[end] = saved;
+    if (st == KV_OK && edits < len) st = apply_edits(ld, text, edits, len, count_lines(text, text + edits) + 1);
+    return st;
+}
+
+/* Salvage, after a damaged manifest was read: every store has the default
+   and hbase namespaces, and a table without a family is left out. */
+static kv_status complete_catalog(loader *ld) {
+    kv_status st;
+    if (!kv_catalog_find_ns(ld->s, "default") && (st = kv_catalog_add_namespace(ld->s, "default")) != KV_OK)
+        return st;
+    if (!kv_catalog_find_ns(ld->s, "hbase") && (st = kv_catalog_add_namespace(ld->s, "hbase")) != KV_OK)
+        return st;
+    kv_engine *s = ld->s;
+    size_t keep = 0;
+    for (size_t i = 0; i < s->ntables; i++) {
+        kv_table *t = s->tables[i];
+        if (t->nfamilies) {
+            s->tables[keep++] = t;
+            continue;
+        }
+        lost(ld, "%s: no family of table %s:%s could be read: the table is left out (its cells go to "
+             "lost_found)", ld->path, t->ns, t->name);
+        kv_table_free(t);
+    }
+    s->ntables = keep;
+    return KV_OK;
+}
+
 kv_status kv_manifest_load(kv_engine *s, const uint8_t *data, size_t len) {
     char *path = kv_filename_manifest(s->dir);
     if (!path) return KV_NO_MEMORY;
-    loader ld = {.s = s, .path = path};
+    loader ld = {.s = s, .path = path, .lenient = s->salvage};
     kv_status st = KV_OK;
     /* One NUL-terminated copy: nothing below reads past it. */
     char *text = malloc(len + 1);
@@ -608,6 +743,7 @@ kv_status kv_manifest_load(kv_engine *s, const uint8_t *data, size_t len) {
     }
     memcpy(text, data, len);
     text[len] = 0;
+    ld.text = text;
     size_t magic_len = sizeof MANIFEST_MAGIC_PREFIX - 1;
     size_t first_nl = 0;
     while (first_nl < len && text[first_nl] != '\n') first_nl++;
@@ -626,20 +762,29 @@ kv_status kv_manifest_load(kv_engine *s, const uint8_t *data, size_t len) {
         }
         p = next;
     }
+    /* What is wrong with the file as a whole, if anything. */
+    char why[512] = "";
     if (len == 0) {
-        st = kv_fail(s, KV_CORRUPT, "%s is empty", path);
+        snprintf(why, sizeof why, "%s is empty", path);
     } else if (memchr(text, 0, len)) {
-        st = kv_fail(s, KV_CORRUPT, "%s holds a zero byte: not a manifest", path);
+        snprintf(why, sizeof why, "%s holds a zero byte: not a manifest", path);
     } else if (first_nl == len || first_nl < magic_len || memcmp(text, MANIFEST_MAGIC_PREFIX, magic_len) != 0) {
-        st = kv_fail(s, KV_CORRUPT, "%s line 1: not a cellfs manifest (expected '%s')", path, MANIFEST_MAGIC);
+        snprintf(why, sizeof why, "%s line 1: not a cellfs manifest (expected '%s')", path, MANIFEST_MAGIC);
     } else if (!v1 && !v2) {
-        st = kv_fail(s, KV_CORRUPT, "%s line 1: unknown manifest version '%.*s' (this library reads "
-                     "versions 1 to 3)", path, (int)(first_nl < 40 ? first_nl : 40), text);
+        snprintf(why, sizeof why, "%s line 1: unknown manifest version '%.*s' (this library reads versions "
+                 "1 to 3)", path, (int)(first_nl < 40 ? first_nl : 40), text);
     } else if (!sum_at) {
-        st = kv_fail(s, KV_CORRUPT, "%s is truncated or damaged (no checksum line)", path);
+        snprintf(why, sizeof why, "%s is truncated or damaged (no checksum line; it ends at offset %zu)",
+                 path, len);
     } else if (!checksum_line_ok(text, sum_at, sum_end)) {
-        st = kv_fail(s, KV_CORRUPT, "%s checksum mismatch at line %d (damaged or truncated)", path,
-                     count_lines(text, text + sum_at) + 1);
+        snprintf(why, sizeof why, "%s checksum mismatch at line %d (offset %zu; damaged or truncated)", path,
+                 count_lines(text, text + sum_at) + 1, sum_at);
+    }
+    if (why[0] && ld.lenient) {
+        s->manifest_base = s->manifest_size = len;
+        st = load_lenient(&ld, text, len, first_nl, sum_at, sum_end, why);
+    } else if (why[0]) {
+        st = kv_fail(s, KV_CORRUPT, "%s", why);
     } else {
         s->manifest_base = s->manifest_size = sum_end;
         s->manifest_edits = 0;
@@ -650,6 +795,7 @@ kv_status kv_manifest_load(kv_engine *s, const uint8_t *data, size_t len) {
         if (st == KV_OK && sum_end < len)
             st = apply_edits(&ld, text, sum_end, len, count_lines(text, text + sum_end) + 1);
     }
+    if (st == KV_OK && ld.lenient && s->manifest_damaged) st = complete_catalog(&ld);
     if (st == KV_OK) st = open_files(&ld);
     for (size_t i = 0; i < ld.nfiles; i++) kv_sst_meta_clear(&ld.files[i].meta);
     free(ld.files);

@@ -210,7 +210,13 @@ static kv_status check_manifest_complete(kv_engine *s) {
 
 kv_status kv_recovery_replay(kv_engine *s, uint64_t **logs, size_t *nlogs) {
     kv_status cst = check_manifest_complete(s);
-    if (cst != KV_OK) return cst;
+    if (cst == KV_CORRUPT && s->salvage) {
+        /* The files no edit names are the store's data: lost_found. */
+        s->manifest_damaged = true;
+        kv_log(s, KV_LOG_WARN, "lost: %s", kv_report_last(s->report));
+    } else if (cst != KV_OK) {
+        return cst;
+    }
     if (!s->read_only) remove_orphans(s);
     for (size_t i = 0; i < s->ntables; i++)
         for (size_t f = 0; f < s->tables[i]->nfamilies; f++) {

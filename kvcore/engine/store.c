@@ -118,11 +118,13 @@ static kv_status open_engine(kv_engine **out, const char *path, const kv_store_o
             else if (strcmp(*n, "LOCK") != 0 && strcmp(*n, "MANIFEST.tmp") != 0) has_other = true;
         }
         kv_free_names(names);
-        if (!has_manifest && has_other) {
+        if (!has_manifest && has_other && salvage) {
+            /* A salvage reads what the files hold (below). */
+        } else if (!has_manifest && has_other) {
             st = kv_fail(s, KV_INVALID, "%s is not a cellfs store: it holds other files and no MANIFEST", path);
             goto out;
         }
-        if (!has_manifest && s->read_only) {
+        if (!has_manifest && s->read_only && !(salvage && has_other)) {
             st = kv_fail(s, KV_NOT_FOUND, "no store at %s (a read-only open creates none)", path);
             goto out;
         }
@@ -141,7 +143,14 @@ static kv_status open_engine(kv_engine **out, const char *path, const kv_store_o
 
     manifest = kv_filename_manifest(path);
     st = manifest ? kv_env_read_file(s->env, manifest, &mdata, &mlen, err, sizeof err) : KV_NO_MEMORY;
-    if (st == KV_NOT_FOUND) {
+    if (st == KV_NOT_FOUND && salvage) {
+        /* Nothing tells the catalog: the sorted files and logged cells go
+           to lost_found (check.c). */
+        s->manifest_damaged = true;
+        kv_log(s, KV_LOG_WARN, "lost: %s is missing: the catalog (namespaces, tables, families) is "
+               "unknown", manifest);
+        if ((st = kv_catalog_add_namespace(s, "default")) != KV_OK || (st = kv_catalog_add_namespace(s, "hbase")) != KV_OK) goto out;
+    } else if (st == KV_NOT_FOUND) {
         if (!s->opts.create_if_missing || s->read_only) { st = kv_fail(s, KV_NOT_FOUND, "no store at %s (no MANIFEST)", path); goto out; }
         if ((st = kv_catalog_add_namespace(s, "default")) != KV_OK || (st = kv_catalog_add_namespace(s, "hbase")) != KV_OK) goto out;
         kv_manifest_lock(s);

@@ -979,8 +979,10 @@ typedef struct kv_check_stats {
  * write-ahead log (framing, checksums, record payloads; a torn tail is a
  * warning), and the directory (files no manifest names, kept
  * NNNNNN.log.damaged copies). When the store does not open (a damaged
- * manifest or log) that is reported and every sorted file in the directory
- * is still checked on its own. Each finding goes to @p fn (may be NULL);
+ * manifest or log) that is reported (for the manifest with its line or
+ * offset) and every sorted file in the directory is still checked on its
+ * own; a directory with sorted files or logs but no MANIFEST is damage
+ * (file "MANIFEST"). Each finding goes to @p fn (may be NULL);
  * @p stats (may be NULL) receives the counts.
  * Returns KV_OK when nothing is damaged (warnings allowed), KV_CORRUPT when
  * something is, or the error that kept the check from running: KV_NOT_FOUND
@@ -1000,9 +1002,22 @@ kv_status kv_store_check(kv_check_stats *stats, const char *path, kv_finding_fn 
  * reported as KV_FINDING_LOST (naming file, offset and the key range lost
  * as far as known), and so is the rest of a log after damage in its middle
  * (its records before the damage are copied); everything else is copied.
- * The new store is flushed and closed before returning. Needs a store whose
- * manifest opens (with a damaged manifest nothing can be salvaged:
- * KV_CORRUPT, and no KV_FINDING_LOST).
+ * The new store is flushed and closed before returning.
+ * A missing or damaged manifest is read as far as it can be: the lines of
+ * its snapshot that parse (each line left out is a KV_FINDING_LOST naming
+ * its line and offset) and every edit whose checksum holds. What it cannot
+ * place goes to a table "lost_found" of the default namespace
+ * ("lost_found_2"... if the catalog read has one): a family "sst_NNNNNN"
+ * for each sorted file no manifest line names, and "log_tT_fF" for the
+ * logged cells of a table id T / family id F the catalog read does not
+ * know (sorted files do not record their table or family; log records
+ * record only these ids). Those families keep every version and delete
+ * marker (VERSIONS 2147483647, KEEP_DELETED_CELLS TRUE, TTL FOREVER, the
+ * other settings KV_FAMILY_DESC_INIT's); each is reported as a
+ * KV_FINDING_LOST (its table and family are lost). Namespaces, family
+ * settings and table attributes are kept as far as their lines can be
+ * read; a namespace is recreated from a table's line when its own line is
+ * lost.
  * Returns KV_OK when everything was copied, KV_CORRUPT when something was
  * lost (the new store then holds the rest), or the error that stopped it.
  */
