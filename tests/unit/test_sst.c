@@ -786,6 +786,60 @@ static void test_units_every_byte_checked(void) {
     free_dataset(&d);
 }
 
+/* Rewrites one byte of the first index entry's value of a file image (the
+   index must be stored raw) and fixes the index block's checksum, as a
+   hostile or buggy writer would. at: byte of the value. */
+static void forge_index(uint8_t *img, size_t len, size_t at, uint8_t byte) {
+    uint64_t off = kv_get_le64(img + len - 64), size = kv_get_le64(img + len - 56);
+    REQUIRE(img[off] == 0 && size > 5);   /* raw */
+    const uint8_t *p = img + off + 1, *end = img + off + size - 4;
+    uint32_t klen, vlen;
+    REQUIRE((p = kv_get_varint32(p, end, &klen)) && (p = kv_get_varint32(p, end, &vlen)));
+    REQUIRE(at < vlen);
+    img[(size_t)(p - img) + klen + at] = byte;
+    kv_put_le32(img + off + size - 4, kv_checksum(img + off, (size_t)size - 4));
+}
+
+/* An index whose units leave a byte of data outside every unit, or whose
+   unit list does not add up, is refused at open, naming the index. */
+static void test_units_forged_index(void) {
+    dataset d;
+    make_dataset(&d, 3000, 29);
+    char *good = path_of("forge-good.sst"), *bad = path_of("forge-bad.sst");
+    kv_sst_options o = { 65536, KV_COMPRESSION_NONE, KV_ENCODING_PREFIX, KV_BLOOM_NONE, 10 };
+    REQUIRE(write_dataset(good, &d, &o, NULL) == KV_OK);
+    size_t len;
+    uint8_t *img = slurp(good, &len);
+    uint8_t *copy = malloc(len);
+    REQUIRE(copy);
+    /* value: varint offset (0: one byte), varint size (3 bytes), varint N */
+    struct { size_t at; uint8_t byte; } forgeries[] = {
+        { 0, 1 },      /* block 0 starts at 1: byte 0 is in no unit */
+        { 4, 1 },      /* one unit instead of several: the list is left over */
+        { 4, 0x7f },   /* more units than listed */
+        { 4, 0 },      /* no unit */
+    };
+    for (size_t i = 0; i < sizeof forgeries / sizeof forgeries[0]; i++) {
+        memcpy(copy, img, len);
+        forge_index(copy, len, forgeries[i].at, forgeries[i].byte);
+        spit(bad, copy, len);
+        char err[256] = "";
+        CHECK_EQ(try_open(bad, err, sizeof err), KV_CORRUPT);
+        CHECK(strstr(err, bad) != NULL && strstr(err, "bad index") != NULL);
+    }
+    /* The same edit of nothing (byte rewritten to itself) still opens. */
+    memcpy(copy, img, len);
+    forge_index(copy, len, 0, 0);
+    spit(bad, copy, len);
+    char err[256];
+    CHECK_EQ(try_open(bad, err, sizeof err), KV_OK);
+    free(copy);
+    free(img);
+    free(good);
+    free(bad);
+    free_dataset(&d);
+}
+
 /* I/O failures from the env surface as errors, never as bad data. */
 static void test_io_errors(void) {
     dataset d;
@@ -844,6 +898,7 @@ int main(void) {
     test_io_errors();
     test_read_units();
     test_units_every_byte_checked();
+    test_units_forged_index();
     test_rmtree(dir);
     free(dir);
     return test_finish("test_sst");
