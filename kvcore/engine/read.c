@@ -575,7 +575,7 @@ static void skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_
    whatever the number or size of the older ones. With the first-cell hint
    it stops after the first cell kept and sets *row_done. */
 static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *prefix, size_t prefix_len,
-                              bool *row_done) {
+                              bool one_column, bool *row_done) {
     fam_reader *fr = &sc->fams[fi];
     kv_iter *it = fr->it;
     kv_matcher *m = &fr->matcher;
@@ -612,6 +612,8 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
             }
         }
         if (!family_marker && shown && column_done(m, kp.ts)) {
+            /* prefix is this column's: the caller seeks on from here */
+            if (one_column) return KV_OK;
             skip_prefix(sc, fi, key, kp.column_prefix_len);
             continue;
         }
@@ -619,6 +621,14 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
     }
     /* a valid iterator has met no error */
     return it->valid(it) ? KV_OK : iter_failed(sc, fi, it->status(it));
+}
+
+/* Whether the iterator is at an entry starting with prefix. */
+static bool at_prefix(const kv_iter *it, const uint8_t *prefix, size_t len) {
+    if (!it->valid(it)) return false;
+    size_t klen;
+    const uint8_t *key = it->key(it, &klen);
+    return klen >= len && memcmp(key, prefix, len) == 0;
 }
 
 /* Reads family fi's part of the row sc->row_key (the iterator is at the
@@ -630,8 +640,8 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
     bool done = false;
     kv_matcher_start_row(&fr->matcher);
     if (fr->ncols == 0) {
-        kv_status st = read_entries(sc, fi, sc->row_key.data, sc->row_key.len, &done);
-        if (st == KV_OK && done) skip_prefix(sc, fi, sc->row_key.data, sc->row_key.len);
+        kv_status st = read_entries(sc, fi, sc->row_key.data, sc->row_key.len, false, &done);
+        if (st == KV_OK && done && sc->point.len == 0) skip_prefix(sc, fi, sc->row_key.data, sc->row_key.len);
         return st;
     }
     kv_buf *tg = &sc->target;
@@ -640,17 +650,21 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
     uint8_t kind = KV_KIND_FAMILY_MARKER;
     if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &kind, 1))
         return KV_NO_MEMORY;
-    kv_status st = read_entries(sc, fi, tg->data, tg->len, &done);
+    kv_status st = read_entries(sc, fi, tg->data, tg->len, false, &done);
     for (size_t c = 0; st == KV_OK && !done && c < fr->ncols; c++) {
         tg->len = 0;
         uint8_t col = KV_KIND_COLUMN;
         if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &col, 1) ||
             kv_key_encode_row(tg, fr->cols[c].qualifier, fr->cols[c].qualifier_len))
             return KV_NO_MEMORY;
-        fr->it->seek(fr->it, tg->data, tg->len);
-        st = read_entries(sc, fi, tg->data, tg->len, &done);
+        /* Every entry before the iterator's has been read or skipped, so
+           when it is at one of the column's entries that is the column's
+           first: no seek (a get of the row's first column seeks once). */
+        if (!at_prefix(fr->it, tg->data, tg->len)) fr->it->seek(fr->it, tg->data, tg->len);
+        st = read_entries(sc, fi, tg->data, tg->len, true, &done);
     }
-    if (st == KV_OK) skip_family_row(sc, fi);
+    /* a get reads no further row: nothing to skip */
+    if (st == KV_OK && sc->point.len == 0) skip_family_row(sc, fi);
     return st;
 }
 
@@ -781,6 +795,9 @@ kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
         sc->bytes.len = (size_t)(dst - sc->bytes.data);
         size_t row_len = sc->bytes.len;
         if (past_bounds(sc, sc->bytes.data, row_len)) break;
+        if (sc->point.len && (sc->point.len != sc->row_key.len ||
+                              memcmp(sc->point.data, sc->row_key.data, sc->point.len) != 0))
+            break;   /* a get of an absent row */
         bool stop = false;
         bool want = !sc->filter ||
                     kv_filter_run_row_key(sc->filter, sc->bytes.data, row_len, sc->opts.reversed, &stop);
@@ -798,7 +815,8 @@ kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
             if (st != KV_OK) return scan_failed(sc, st);
             if (sc->opts.raw) order_family_markers(sc, first);
         }
-        if (stop) sc->finished = true;
+        /* a get's iterators are left inside its row: it has no next row */
+        if (stop || sc->point.len) sc->finished = true;
         if (!want || sc->ncells == 0) continue;
         fix_pointers(sc, sc->bytes.data, row_len);
         size_t n = sc->ncells;
