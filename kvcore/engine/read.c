@@ -481,12 +481,16 @@ static int add_cell(kv_engine_scan *sc, size_t fam, const kv_key_parts *kp, cons
     r->fam = fam;
     r->ts = kp->ts;
     r->type = kp->type;
-    r->qoff = sc->bytes.len;
+    kv_buf *b = &sc->bytes;
+    if (kv_buf_reserve(b, kp->qualifier_len + vlen)) return -1;
+    r->qoff = b->len;
     r->qlen = kp->qualifier_len;
-    if (kv_buf_append(&sc->bytes, kp->qualifier, kp->qualifier_len)) return -1;
-    r->voff = sc->bytes.len;
+    if (kp->qualifier_len) memcpy(b->data + b->len, kp->qualifier, kp->qualifier_len);
+    b->len += kp->qualifier_len;
+    r->voff = b->len;
     r->vlen = vlen;
-    if (kv_buf_append(&sc->bytes, v, vlen)) return -1;
+    if (vlen) memcpy(b->data + b->len, v, vlen);
+    b->len += vlen;
     sc->ncells++;
     return 0;
 }
@@ -564,18 +568,19 @@ static bool column_done(const kv_matcher *m, int64_t ts) {
    at most SKIP_NEXTS entries (none for a get) before it seeks. */
 static void skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_t len) {
     kv_iter *it = sc->fams[fi].it;
-    kv_buf *tg = &sc->skip;
-    tg->len = 0;
-    if (kv_buf_append(tg, key, len)) {
-        it->next(it); /* out of memory: step on instead */
-        return;
-    }
+    /* key is the scan's own copy (colkey, row_key): next() leaves it be */
     for (int i = 0; sc->point.len == 0 && i < SKIP_NEXTS; i++) {
         it->next(it);
         if (!it->valid(it)) return;
         size_t klen;
         const uint8_t *k = it->key(it, &klen);
-        if (klen < tg->len || memcmp(k, tg->data, tg->len) != 0) return;
+        if (klen < len || memcmp(k, key, len) != 0) return;
+    }
+    kv_buf *tg = &sc->skip;
+    tg->len = 0;
+    if (kv_buf_append(tg, key, len)) {
+        it->next(it); /* out of memory: step on instead */
+        return;
     }
     /* esc() ends 0x00 0x01: with 0x02 it is just past the prefix's keys */
     tg->data[tg->len - 1] = 0x02;
@@ -596,6 +601,7 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
     kv_buf *colkey = &sc->colkey;
     if (!resume) sc->col_prefix_len = colkey->len = 0;   /* else: the column it stopped in */
     size_t col_prefix_len = sc->col_prefix_len;
+    bool other_column = false;   /* skip_prefix left colkey's column */
     kv_key_parts kp;
     while (it->valid(it)) {
         /* a full part: stop here, after the entry of its last cell */
@@ -610,8 +616,9 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
             return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
         }
         if (kp.row_prefix_len != sc->row_key.len) break;
-        if (kp.column_prefix_len != col_prefix_len ||
+        if (other_column || kp.column_prefix_len != col_prefix_len ||
             memcmp(key, colkey->data, col_prefix_len) != 0) {
+            other_column = false;
             colkey->len = 0;
             if (kv_buf_append(colkey, key, kp.column_prefix_len)) return KV_NO_MEMORY;
             col_prefix_len = kp.column_prefix_len;
@@ -638,7 +645,8 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
                 sc->col_finished = true;
                 return KV_OK;
             }
-            skip_prefix(sc, fi, key, kp.column_prefix_len);
+            skip_prefix(sc, fi, colkey->data, col_prefix_len);
+            other_column = true;
             continue;
         }
         it->next(it);
