@@ -43,6 +43,7 @@ struct kv_memstore {
     atomic_int refs;
     atomic_int height;          /* levels in use; readers may see a stale value */
     node *head;                 /* MAX_HEIGHT levels, no key */
+    _Atomic(node *) last;       /* the node with the largest key, or NULL */
     /* Writer-only state. */
     chunk *chunks;              /* all chunks, newest first */
     unsigned char *alloc_ptr;   /* free space in the current chunk */
@@ -135,6 +136,7 @@ kv_memstore *kv_memstore_new(void) {
     atomic_init(&m->height, 1);
     atomic_init(&m->bytes, 0);
     atomic_init(&m->entries, 0);
+    atomic_init(&m->last, NULL);
     m->next_chunk = FIRST_CHUNK;
     /* Seeded from the address: heights need not be reproducible. */
     m->rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)m;
@@ -237,6 +239,9 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
                               memory_order_relaxed);
         atomic_store_explicit(&prev[i]->next[i], n, memory_order_release);
     }
+    /* linked at the end: the new largest key */
+    if (!atomic_load_explicit(&n->next[0], memory_order_relaxed))
+        atomic_store_explicit(&m->last, n, memory_order_release);
     atomic_fetch_add_explicit(&m->entries, 1, memory_order_relaxed);
     return KV_OK;
 }
@@ -260,10 +265,32 @@ typedef struct mem_iter {
 static mem_iter *mi(kv_iter *it) { return (mem_iter *)(void *)it; }
 static const mem_iter *cmi(const kv_iter *it) { return (const mem_iter *)(const void *)it; }
 
+/* find_ge's answer without a search when key is at or before the first
+   key or after the last (a get of a row the memstore has no entry near,
+   e.g. older rows while the newest are being written): true and *out set,
+   else false. Each answer holds at the moment its node was read: nodes
+   are only added, and last with no successor is the largest. */
+static bool find_ge_at_ends(const kv_memstore *m, const uint8_t *key, size_t klen, node **out) {
+    node *first = next_of(m->head, 0);
+    if (!first || kv_key_compare(node_key(first), first->klen, key, klen) >= 0) {
+        *out = first;
+        return true;
+    }
+    node *last = atomic_load_explicit(&((kv_memstore *)m)->last, memory_order_acquire);
+    if (last && kv_key_compare(node_key(last), last->klen, key, klen) < 0 && !next_of(last, 0)) {
+        *out = NULL;
+        return true;
+    }
+    return false;
+}
+
 static void mi_seek(kv_iter *it, const uint8_t *target, size_t len) {
     mem_iter *x = mi(it);
+    node *n;
     if (len == 0 || !target)
         x->cur = next_of(x->m->head, 0);
+    else if (find_ge_at_ends(x->m, target, len, &n))
+        x->cur = n;
     else
         x->cur = find_ge(x->m, target, len, NULL);
 }
