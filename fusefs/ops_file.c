@@ -90,9 +90,11 @@ static int open_common(cellfs *fs, pid_t pid, const char *path, struct fuse_file
         rc = fs_resolve(fs, &p);
         if (rc == 0 && !create && !p.has_version && (fi->flags & O_ACCMODE) != O_RDONLY) {
             /* The kernel still shows a name whose last version went
-               (rm q@ts; the high-level API cannot drop the name), so an
-               open(O_CREAT) comes here without O_CREAT: create. (An open
-               for writing without O_CREAT in that second creates too.) */
+               (rm q@ts) until its entry times out (it cannot be dropped
+               from inside the unlink, which holds the directory's lock),
+               so an open(O_CREAT) comes here without O_CREAT: create. (An
+               open for writing without O_CREAT in that second creates
+               too.) */
             size_t l, hl;
             int64_t t, ht;
             bool mine;
