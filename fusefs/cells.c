@@ -358,28 +358,39 @@ int fs_resolve(cellfs *fs, fs_path *p)
     return rc;
 }
 
+/* Drops the kernel's attributes and pages of @p path, when it holds them.
+   (-s: a notification sent from the one thread that would have to answer
+   the kernel's own requests meanwhile could deadlock.) */
+static void forget_inode(cellfs *fs, const char *path)
+{
+    fuse_ino_t ino, parent;
+    size_t name_off;
+    fs_nodes_find(&fs->nodes, path, &ino, &parent, &name_off);
+    if (ino) (void)fuse_lowlevel_notify_inval_inode(fs->se, ino, 0, 0);
+}
+
 void fs_notify_changed(cellfs *fs, const char *path)
 {
     atomic_fetch_add(&fs->commits, 1);
     fs_kernel_forget(fs, path);
     /* The family's and the row's mtimes are their newest cell's. */
-    if (!fs->fuse || fs->single_thread || !path) return;
+    if (!fs->se || fs->single_thread || !path) return;
     char *dir = strdup(path);
     for (int up = 0; dir && up < 2; up++) {
         char *slash = strrchr(dir, '/');
         if (!slash || slash == dir) break;
         *slash = '\0';
-        (void)fuse_invalidate_path(fs->fuse, dir);
+        forget_inode(fs, dir);
     }
     free(dir);
 }
 
 void fs_kernel_forget(cellfs *fs, const char *path)
 {
-    if (!fs->fuse || fs->single_thread || !path) return;
-    (void)fuse_invalidate_path(fs->fuse, path);
+    if (!fs->se || fs->single_thread || !path) return;
+    forget_inode(fs, path);
     char *latest = fs_latest_path(path);
-    if (latest && strcmp(latest, path) != 0) (void)fuse_invalidate_path(fs->fuse, latest);
+    if (latest && strcmp(latest, path) != 0) forget_inode(fs, latest);
     free(latest);
 }
 

@@ -1,8 +1,8 @@
 /**
  * @file fs.h
  * The cellfs daemon's shared state and the small contracts between its
- * modules: the mount context (one per mount, reached with fs_ctx() from
- * every FUSE callback), logging, status -> errno, store helpers (cells.c),
+ * modules: the mount context (one per mount, the session's user data:
+ * lowlevel.c passes it to every operation), logging, status -> errno, store helpers (cells.c),
  * pending directories and scratch files (pending.c), schema text
  * (ops_schema.c) and the operation tables (ops_*.c) that main.c assembles.
  *
@@ -13,13 +13,14 @@
  * handle's mu, then fs->stamp_mu, then fs->mu; fs->mu is innermost and
  * held briefly (no kvcore call and no other lock is taken under it), and
  * the fs_handles_* helpers take references under fs->mu, drop it, and only
- * then lock each handle.
+ * then lock each handle. The node table (nodes.h) has its own mutex,
+ * innermost of all.
  */
 #ifndef CELLFS_FS_H
 #define CELLFS_FS_H
 
 #define FUSE_USE_VERSION 312
-#include <fuse.h>
+#include <fuse_lowlevel.h>
 #include <kvcore.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -28,6 +29,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "nodes.h"
 #include "path.h"
 
 struct fs_handle;
@@ -43,7 +45,8 @@ struct fs_dirh;
 
 typedef struct cellfs {
     kv_store *store;
-    struct fuse *fuse;               /* for cache invalidation */
+    struct fuse_session *se;         /* for cache invalidation */
+    fs_nodes nodes;                  /* inode numbers the kernel holds */
     char *store_path;
     char *mountpoint;
     /* Mount options. */
@@ -83,9 +86,6 @@ typedef struct cellfs {
     struct fs_gone *schema_gone;     /* tables whose .schema was unlinked */
     struct fs_dirh *dirs;            /* open directory handles (ops_dir.c) */
 } cellfs;
-
-/** The mount context of the calling FUSE request. */
-cellfs *fs_ctx(void);
 
 /* ---- log.c ---- */
 /** One line to stderr (and syslog when daemonized): "cellfs: <text>". */
@@ -234,13 +234,15 @@ int fs_schema_check(cellfs *fs, const char *table, const char *text, size_t len,
 /** Applies a schema text: alters, adds and deletes families. */
 int fs_schema_apply(cellfs *fs, const char *table, const char *text, size_t len);
 
-/* ---- the operation tables ---- */
-void fs_ops_attr(struct fuse_operations *ops);
-void fs_ops_dir(struct fuse_operations *ops);
+/* ---- ops_dir.c ---- */
 /** Frees the directory handles still open at unmount (the kernel sends no
  *  RELEASEDIR for them). */
 void fs_dirs_free(cellfs *fs);
-void fs_ops_file(struct fuse_operations *ops);
+
+/* ---- lowlevel.c ---- */
+/** The low-level FUSE operations of a mount whose session user data is its
+ *  cellfs context. */
+void fs_lowlevel_ops(struct fuse_lowlevel_ops *ops);
 
 /** Fills @p st for a directory / a regular file. */
 void fs_stat_dir(const cellfs *fs, struct stat *st);

@@ -2,9 +2,9 @@
  * @file main.c
  * The cellfs program: parses `cellfs STORE MOUNTPOINT [options]`, opens
  * (or with -o create creates) the store, mounts it with libfuse's
- * high-level API, runs the multi-threaded loop and, in the destroy
- * callback, commits open files and closes the store (kv_store_close
- * flushes everything). Calls the ops_* tables and kvcore.h.
+ * low-level API (lowlevel.c), runs the multi-threaded loop and, in the
+ * destroy callback, commits open files and closes the store
+ * (kv_store_close flushes everything). Calls lowlevel.c and kvcore.h.
  */
 #include "open_file.h"
 
@@ -92,42 +92,6 @@ static void usage(const char *prog)
            "\n", prog);
 }
 
-static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
-{
-    (void)conn;
-    cellfs *fs = fuse_get_context()->private_data;
-    cfg->entry_timeout = fs->timeout;
-    cfg->attr_timeout = fs->timeout;
-    cfg->negative_timeout = 0;
-    cfg->hard_remove = 1;      /* no .fuse_hidden files: unlink is unlink */
-    cfg->nullpath_ok = 1;      /* open files work by handle after unlink */
-    cfg->use_ino = 0;
-    cfg->kernel_cache = 0;
-    cfg->auto_cache = 0;
-    return fs;
-}
-
-static void op_destroy(void *data)
-{
-    cellfs *fs = data;
-    /* Files still open at unmount: commit what they hold. */
-    for (;;) {
-        pthread_mutex_lock(&fs->mu);
-        fs_handle *h = fs->handles;
-        pthread_mutex_unlock(&fs->mu);
-        if (!h) break;
-        int rc = fs_handle_release(fs, h);
-        if (rc) fs_log(fs, "unmount: a file's last write failed: %s", strerror(-rc));
-    }
-    fs_pending_clear(fs);
-    fs_dirs_free(fs);
-    if (fs->store) {
-        kv_status st = kv_store_close(fs->store);
-        if (st != KV_OK) fs_log(fs, "unmount: closing the store: %s", kv_strerror(st));
-        fs->store = NULL;
-    }
-}
-
 static int open_store(cellfs *fs, char *err, size_t errlen)
 {
     kv_store_options o = KV_STORE_OPTIONS_INIT;
@@ -200,7 +164,7 @@ int main(int argc, char *argv[])
             usage(argv[0]);
             printf("FUSE options:\n");
             fuse_cmdline_help();
-            fuse_lib_help(&args);
+            fuse_lowlevel_help();
         }
         args_free(&args, &a);
         return 0;
@@ -249,8 +213,9 @@ int main(int argc, char *argv[])
     fs->gid = getgid();
     clock_gettime(CLOCK_REALTIME, &fs->mount_time);
     int rc = 1;
-    struct fuse *f = NULL;
-    if (!fs->store_path) goto out_free;
+    struct fuse_session *se = NULL;
+    bool nodes_ready = fs_nodes_init(&fs->nodes) == 0;
+    if (!fs->store_path || !nodes_ready) goto out_free;
     if (!co.foreground) openlog("cellfs", LOG_PID, LOG_DAEMON);
 
     char err[512] = "";
@@ -265,19 +230,14 @@ int main(int argc, char *argv[])
         fs->create = false;
     }
     add_fsname(&args, fs->store_path);
-    struct fuse_operations ops;
-    memset(&ops, 0, sizeof ops);
-    fs_ops_attr(&ops);
-    fs_ops_dir(&ops);
-    fs_ops_file(&ops);
-    ops.init = op_init;
-    ops.destroy = op_destroy;
-    f = fuse_new(&args, &ops, sizeof ops, fs);
-    if (!f) {
+    struct fuse_lowlevel_ops ops;
+    fs_lowlevel_ops(&ops);
+    se = fuse_session_new(&args, &ops, sizeof ops, fs);
+    if (!se) {
         rc = 2;
         goto out_free;
     }
-    if (fuse_mount(f, co.mountpoint) != 0) goto out_destroy;
+    if (fuse_session_mount(se, co.mountpoint) != 0) goto out_destroy;
     if (fuse_daemonize(co.foreground) != 0) goto out_unmount;
     if (!fs->store) {
         err[0] = '\0';
@@ -291,25 +251,24 @@ int main(int argc, char *argv[])
     if (kv_filter_parse(&fs->f_firstkey, "FirstKeyOnlyFilter() AND KeyOnlyFilter()", NULL, 0) !=
         KV_OK)
         fs->f_firstkey = NULL;
-    fs->fuse = f;
-    struct fuse_session *se = fuse_get_session(f);
+    fs->se = se;
     if (fuse_set_signal_handlers(se) != 0) goto out_unmount;
     if (co.singlethread) {
-        rc = fuse_loop(f);
+        rc = fuse_session_loop(se);
     } else {
         struct fuse_loop_config *lc = fuse_loop_cfg_create();
         fuse_loop_cfg_set_clone_fd(lc, (unsigned)co.clone_fd);
         if (co.max_idle_threads != UINT_MAX) fuse_loop_cfg_set_idle_threads(lc, co.max_idle_threads);
         fuse_loop_cfg_set_max_threads(lc, co.max_threads);
-        rc = fuse_loop_mt(f, lc);
+        rc = fuse_session_loop_mt(se, lc);
         fuse_loop_cfg_destroy(lc);
     }
     rc = rc ? 1 : 0;
     fuse_remove_signal_handlers(se);
 out_unmount:
-    fuse_unmount(f);
+    fuse_session_unmount(se);
 out_destroy:
-    fuse_destroy(f);        /* runs op_destroy: the store is closed there */
+    fuse_session_destroy(se);   /* runs ll_destroy: the store is closed there */
 out_free:
     if (fs->store) {        /* never initialised (mount failed) */
         kv_store_close(fs->store);
@@ -317,6 +276,7 @@ out_free:
     }
     kv_filter_free(fs->f_keyonly);
     kv_filter_free(fs->f_firstkey);
+    if (nodes_ready) fs_nodes_free(&fs->nodes);
     free(fs->store_path);
     free(co.mountpoint);
     args_free(&args, &a);

@@ -212,7 +212,7 @@ static bool cached_readers(cellfs *fs, const char *path, bool mark)
    fs->mu held. */
 static bool may_cache(cellfs *fs, const char *path)
 {
-    if (!fs->fuse || fs->single_thread) return false;   /* no invalidation */
+    if (!fs->se || fs->single_thread) return false;   /* no invalidation */
     uint64_t now = atomic_load(&fs->commits);
     for (fs_handle *o = fs->handles; o; o = o->next) {
         if (o->orphan) continue;
@@ -296,8 +296,8 @@ void fs_write_end(cellfs *fs, fs_handle *w)
     pthread_mutex_unlock(&fs->mu);
 }
 
-int fs_handle_open(cellfs *fs, const char *path, const fs_path *p, int flags, bool create,
-                   fs_handle **out)
+int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, int flags,
+                   bool create, fs_handle **out)
 {
     *out = NULL;
     fs_handle *h = calloc(1, sizeof *h);
@@ -307,8 +307,7 @@ int fs_handle_open(cellfs *fs, const char *path, const fs_path *p, int flags, bo
     int rc = h->path ? set_ref(h, p) : -ENOMEM;
     h->writable = (flags & O_ACCMODE) != O_RDONLY;
     h->open_commits = atomic_load(&fs->commits);
-    struct fuse_context *ctx = fuse_get_context();
-    h->pid = ctx ? ctx->pid : 0;
+    h->pid = pid;
     h->append = (flags & O_APPEND) != 0;
     h->append_pure = h->append;
     bool trunc = h->writable && (flags & O_TRUNC);
@@ -946,6 +945,23 @@ int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64
     }
     drop(fs, v, n);
     return found;
+}
+
+int fs_handles_stat_ino(cellfs *fs, uint64_t ino, struct stat *st)
+{
+    pthread_mutex_lock(&fs->mu);
+    fs_handle *h = fs->handles;
+    while (h && !(h->ino == ino && h->kind == FS_H_CELL)) h = h->next;
+    if (h) h->refs++;
+    pthread_mutex_unlock(&fs->mu);
+    if (!h) return 0;
+    pthread_mutex_lock(&h->mu);
+    fs_stat_file(fs, st, h->len, h->has_set_ts ? h->set_ts : h->ts, !h->ref.asof);
+    pthread_mutex_unlock(&h->mu);
+    pthread_mutex_lock(&fs->mu);
+    handle_unref(fs, h);
+    pthread_mutex_unlock(&fs->mu);
+    return 1;
 }
 
 int fs_handles_set_ts(cellfs *fs, const char *path, int64_t ts_ms)

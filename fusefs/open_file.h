@@ -77,11 +77,14 @@ typedef struct fs_handle {
     uint64_t open_commits;       /* fs->commits when opened or last followed
                                     (fs->mu once registered) */
     fs_scratch *scratch;
+    uint64_t ino;                /* the kernel's inode number of the file
+                                    (lowlevel.c, at open; registry, fs->mu) */
 } fs_handle;
 
-/** Opens a handle for @p path (already parsed and resolved into @p p). */
-int fs_handle_open(cellfs *fs, const char *path, const fs_path *p, int flags, bool create,
-                   fs_handle **out);
+/** Opens a handle for @p path (already parsed and resolved into @p p) for
+ *  process @p pid (whose fstat then sees its own writes). */
+int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, int flags,
+                   bool create, fs_handle **out);
 /**
  * Page cache leases. The kernel keeps one size and one set of cached pages
  * per inode, shared by every open file, and a writer's truncate and writes
@@ -142,6 +145,10 @@ void fs_handles_rename(cellfs *fs, const char *from, const char *to, const fs_pa
  */
 int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64_t *ts_ms,
                     bool *mine);
+/** Attributes of the open cell file the kernel knows as @p ino, whatever
+ *  its name now (fstat of a descriptor whose file was unlinked or
+ *  replaced): its buffer's size and time. 1 when one is open, else 0. */
+int fs_handles_stat_ino(cellfs *fs, uint64_t ino, struct stat *st);
 /** Sets the pending timestamp of dirty handles of @p path; 1 when one was
  *  dirty (then nothing else needs to be done), else 0. */
 int fs_handles_set_ts(cellfs *fs, const char *path, int64_t ts_ms);

@@ -6,17 +6,13 @@
  * truncate, chmod/chown (accepted and ignored), statfs (the store's
  * figures). Called by libfuse; calls path.c, cells.c, open_file.c.
  */
+#include "ops.h"
 #include "open_file.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
-
-cellfs *fs_ctx(void)
-{
-    return fuse_get_context()->private_data;
-}
 
 void fs_stat_dir(const cellfs *fs, struct stat *st)
 {
@@ -81,7 +77,7 @@ static int stat_handle(cellfs *fs, fs_handle *h, struct stat *st)
 }
 
 /* getattr of a path; @p p is parsed, not yet resolved. */
-static int stat_path(cellfs *fs, const char *path, fs_path *p, struct stat *st)
+static int stat_path(cellfs *fs, pid_t pid, const char *path, fs_path *p, struct stat *st)
 {
     int rc;
     switch (p->kind) {
@@ -147,7 +143,7 @@ static int stat_path(cellfs *fs, const char *path, fs_path *p, struct stat *st)
         /* The committed value's attributes, as a reader sees it; a writer's
            process (fstat comes here too) sees its open file's buffer; a new
            cell not yet committed shows empty to others, as it reads. */
-        if (fs_handles_stat(fs, path, fuse_get_context()->pid, &hlen, &hts, &mine) &&
+        if (fs_handles_stat(fs, path, pid, &hlen, &hts, &mine) &&
             (mine || rc == -ENOENT)) {
             len = mine ? hlen : 0;
             ts = hts;
@@ -160,16 +156,16 @@ static int stat_path(cellfs *fs, const char *path, fs_path *p, struct stat *st)
     return -ENOENT;
 }
 
-static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+int fs_op_getattr(cellfs *fs, pid_t pid, const char *path, struct stat *st,
+                  struct fuse_file_info *fi)
 {
-    cellfs *fs = fs_ctx();
     if (fi && fi->fh) return stat_handle(fs, (fs_handle *)(uintptr_t)fi->fh, st);
     if (!path) return -ENOENT;
     fs_path p;
     int rc = fs_path_parse(&p, path);
     int sc = fs_path_scratch(&p, path, rc);
     if (sc) rc = sc > 0 ? 0 : sc;
-    if (rc == 0) rc = stat_path(fs, path, &p, st);
+    if (rc == 0) rc = stat_path(fs, pid, path, &p, st);
     fs_path_free(&p);
     return rc == -EINVAL ? -ENOENT : rc;
 }
@@ -230,9 +226,9 @@ static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms)
     return rc ? rc : fs_fail(fs, st, "utimens", path);
 }
 
-static int op_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
+int fs_op_utimens(cellfs *fs, const char *path, const struct timespec tv[2],
+                  struct fuse_file_info *fi)
 {
-    cellfs *fs = fs_ctx();
     if (tv && tv[1].tv_nsec == UTIME_OMIT) return 0;
     int64_t ms;
     if (!tv || tv[1].tv_nsec == UTIME_NOW) ms = kv_store_now(fs->store);
@@ -287,18 +283,6 @@ static int op_utimens(const char *path, const struct timespec tv[2], struct fuse
     return rc;
 }
 
-static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
-{
-    (void)path, (void)mode, (void)fi;
-    return 0;
-}
-
-static int op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
-{
-    (void)path, (void)uid, (void)gid, (void)fi;
-    return 0;
-}
-
 static int truncate_cell(cellfs *fs, const char *path, fs_path *p, off_t size)
 {
     if ((size_t)size > fs->max_value) {
@@ -340,9 +324,8 @@ static int truncate_cell(cellfs *fs, const char *path, fs_path *p, off_t size)
     return rc;
 }
 
-static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+int fs_op_truncate(cellfs *fs, const char *path, off_t size, struct fuse_file_info *fi)
 {
-    cellfs *fs = fs_ctx();
     if (size < 0) return -EINVAL;
     if (fi && fi->fh) return fs_handle_truncate(fs, (fs_handle *)(uintptr_t)fi->fh, size);
     if (!path) return -ENOENT;
@@ -393,10 +376,8 @@ static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
     return rc;
 }
 
-static int op_statfs(const char *path, struct statvfs *sv)
+int fs_op_statfs(cellfs *fs, struct statvfs *sv)
 {
-    (void)path;
-    cellfs *fs = fs_ctx();
     struct statvfs under;
     if (statvfs(fs->store_path, &under) != 0) memset(&under, 0, sizeof under);
     kv_store_stats s;
@@ -423,14 +404,4 @@ static int op_statfs(const char *path, struct statvfs *sv)
     sv->f_favail = under.f_favail;
     sv->f_namemax = FS_NAME_SHORT_MAX;   /* longer names: ENAMETOOLONG */
     return 0;
-}
-
-void fs_ops_attr(struct fuse_operations *ops)
-{
-    ops->getattr = op_getattr;
-    ops->utimens = op_utimens;
-    ops->chmod = op_chmod;
-    ops->chown = op_chown;
-    ops->truncate = op_truncate;
-    ops->statfs = op_statfs;
 }

@@ -8,7 +8,7 @@
  * drop namespaces and tables and keep mkdir'ed rows pending (pending.c).
  * Called by libfuse; calls path.c, names.c, cells.c, pending.c, kvcore.h.
  */
-#include "fs.h"
+#include "ops.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -258,9 +258,8 @@ static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir)
     return 1;
 }
 
-static int op_opendir(const char *path, struct fuse_file_info *fi)
+int fs_op_opendir(cellfs *fs, const char *path, struct fuse_file_info *fi)
 {
-    cellfs *fs = fs_ctx();
     fs_dirh *d = calloc(1, sizeof *d);
     if (!d) return -ENOMEM;
     d->path = strdup(path);
@@ -293,10 +292,8 @@ static void dir_free(fs_dirh *d)
     free(d);
 }
 
-static int op_releasedir(const char *path, struct fuse_file_info *fi)
+int fs_op_releasedir(cellfs *fs, struct fuse_file_info *fi)
 {
-    (void)path;
-    cellfs *fs = fs_ctx();
     fs_dirh *d = (fs_dirh *)(uintptr_t)fi->fh;
     if (!d) return 0;
     pthread_mutex_lock(&fs->mu);
@@ -321,11 +318,8 @@ void fs_dirs_free(cellfs *fs)
     }
 }
 
-static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
-                      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+int fs_op_readdir(cellfs *fs, struct fuse_file_info *fi, off_t off, fs_dir_fill fill, void *ctx)
 {
-    (void)path, (void)flags;
-    cellfs *fs = fs_ctx();
     fs_dirh *d = (fs_dirh *)(uintptr_t)fi->fh;
     if (!d) return -EBADF;
     pthread_mutex_lock(&d->mu);
@@ -350,10 +344,7 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
         }
         if (!have) break;
         if (d->next_off >= off) {
-            struct stat st;
-            memset(&st, 0, sizeof st);
-            st.st_mode = dir ? S_IFDIR : S_IFREG;
-            if (filler(buf, name, &st, d->next_off + 1, 0)) break;
+            if (fill(ctx, d->path, name, dir, d->next_off + 1)) break;
             sent++;
         }
         d->next_off++;
@@ -363,10 +354,8 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
     return rc;
 }
 
-static int op_mkdir(const char *path, mode_t mode)
+int fs_op_mkdir(cellfs *fs, const char *path)
 {
-    (void)mode;
-    cellfs *fs = fs_ctx();
     fs_path p;
     int rc = fs_path_parse(&p, path);
     if (rc == 0 && p.asof && p.kind >= FS_TABLE) rc = -EROFS;
@@ -441,9 +430,8 @@ out:
     return rc;
 }
 
-static int op_rmdir(const char *path)
+int fs_op_rmdir(cellfs *fs, const char *path)
 {
-    cellfs *fs = fs_ctx();
     fs_path p;
     int rc = fs_path_parse(&p, path);
     if (rc == 0 && p.asof && p.kind >= FS_TABLE) rc = -EROFS;
@@ -507,13 +495,4 @@ static int op_rmdir(const char *path)
 out:
     fs_path_free(&p);
     return rc;
-}
-
-void fs_ops_dir(struct fuse_operations *ops)
-{
-    ops->opendir = op_opendir;
-    ops->readdir = op_readdir;
-    ops->releasedir = op_releasedir;
-    ops->mkdir = op_mkdir;
-    ops->rmdir = op_rmdir;
 }

@@ -6,6 +6,7 @@
  * rows), and the refusal of links, symlinks and device nodes. Called by
  * libfuse; calls path.c, cells.c, open_file.c, ops_schema.c, kvcore.h.
  */
+#include "ops.h"
 #include "open_file.h"
 
 #include <errno.h>
@@ -27,9 +28,9 @@ static bool scratch_exists(cellfs *fs, const fs_path *p)
     return found;
 }
 
-static int open_common(const char *path, struct fuse_file_info *fi, bool create)
+static int open_common(cellfs *fs, pid_t pid, const char *path, struct fuse_file_info *fi,
+                       bool create)
 {
-    cellfs *fs = fs_ctx();
     fs_path p;
     int rc = fs_path_parse(&p, path);
     int sc = fs_path_scratch(&p, path, rc);
@@ -89,9 +90,11 @@ static int open_common(const char *path, struct fuse_file_info *fi, bool create)
         rc = fs_resolve(fs, &p);
         if (rc == 0 && !create && !p.has_version && (fi->flags & O_ACCMODE) != O_RDONLY) {
             /* The kernel still shows a name whose last version went
-               (rm q@ts; the high-level API cannot drop the name), so an
-               open(O_CREAT) comes here without O_CREAT: create. (An open
-               for writing without O_CREAT in that second creates too.) */
+               (rm q@ts) until its entry times out (it cannot be dropped
+               from inside the unlink, which holds the directory's lock),
+               so an open(O_CREAT) comes here without O_CREAT: create. (An
+               open for writing without O_CREAT in that second creates
+               too.) */
             size_t l, hl;
             int64_t t, ht;
             bool mine;
@@ -111,7 +114,7 @@ static int open_common(const char *path, struct fuse_file_info *fi, bool create)
     }
     if (rc) goto out;
     fs_handle *h;
-    rc = fs_handle_open(fs, path, &p, fi->flags, create, &h);
+    rc = fs_handle_open(fs, pid, path, &p, fi->flags, create, &h);
     if (rc == 0) {
         fi->fh = (uintptr_t)h;
         /* Pages in the kernel always hold the committed value of a cell
@@ -125,47 +128,38 @@ out:
     return rc;
 }
 
-static int op_open(const char *path, struct fuse_file_info *fi)
+int fs_op_open(cellfs *fs, pid_t pid, const char *path, struct fuse_file_info *fi)
 {
-    return open_common(path, fi, false);
+    return open_common(fs, pid, path, fi, false);
 }
 
-static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+int fs_op_create(cellfs *fs, pid_t pid, const char *path, struct fuse_file_info *fi)
 {
-    (void)mode;
-    return open_common(path, fi, true);
+    return open_common(fs, pid, path, fi, true);
 }
 
-static int op_read(const char *path, char *buf, size_t size, off_t off,
-                   struct fuse_file_info *fi)
+int fs_op_read(cellfs *fs, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
 {
-    (void)path;
-    return fs_handle_read(fs_ctx(), handle_of(fi), buf, size, off);
+    return fs_handle_read(fs, handle_of(fi), buf, size, off);
 }
 
-static int op_write(const char *path, const char *buf, size_t size, off_t off,
-                    struct fuse_file_info *fi)
+int fs_op_write(cellfs *fs, const char *buf, size_t size, off_t off, struct fuse_file_info *fi)
 {
-    (void)path;
-    return fs_handle_write(fs_ctx(), handle_of(fi), buf, size, off);
+    return fs_handle_write(fs, handle_of(fi), buf, size, off);
 }
 
-static int op_flush(const char *path, struct fuse_file_info *fi)
+int fs_op_flush(cellfs *fs, struct fuse_file_info *fi)
 {
-    (void)path;
-    return fs_handle_commit(fs_ctx(), handle_of(fi), false, true);
+    return fs_handle_commit(fs, handle_of(fi), false, true);
 }
 
-static int op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
+int fs_op_fsync(cellfs *fs, struct fuse_file_info *fi)
 {
-    (void)path, (void)datasync;
-    return fs_handle_commit(fs_ctx(), handle_of(fi), true, false);
+    return fs_handle_commit(fs, handle_of(fi), true, false);
 }
 
-static int op_release(const char *path, struct fuse_file_info *fi)
+int fs_op_release(cellfs *fs, struct fuse_file_info *fi)
 {
-    (void)path;
-    cellfs *fs = fs_ctx();
     int rc = fs_handle_release(fs, handle_of(fi));
     if (rc) fs_log(fs, "release: the last write of a file was lost: %s", strerror(-rc));
     return rc;
@@ -216,9 +210,8 @@ static int unlink_cell(cellfs *fs, const char *path, fs_path *p)
     return rc;
 }
 
-static int op_unlink(const char *path)
+int fs_op_unlink(cellfs *fs, const char *path)
 {
-    cellfs *fs = fs_ctx();
     fs_path p;
     int rc = fs_path_parse(&p, path);
     int sc = fs_path_scratch(&p, path, rc);
@@ -489,9 +482,8 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
     return rc;
 }
 
-static int op_rename(const char *from, const char *to, unsigned int flags)
+int fs_op_rename(cellfs *fs, const char *from, const char *to, unsigned int flags)
 {
-    cellfs *fs = fs_ctx();
     if (flags & RENAME_EXCHANGE) return -EINVAL;
     fs_path pf, pt;
     int rc = fs_path_parse(&pf, from);
@@ -524,38 +516,20 @@ out:
     return rc;
 }
 
-static int op_link(const char *from, const char *to)
+int fs_op_link(cellfs *fs, const char *from, const char *to)
 {
-    fs_log(fs_ctx(), "link %s -> %s: hard links are not supported", from, to);
+    fs_log(fs, "link %s -> %s: hard links are not supported", from, to);
     return -EPERM;
 }
 
-static int op_symlink(const char *target, const char *path)
+int fs_op_symlink(cellfs *fs, const char *path)
 {
-    (void)target;
-    fs_log(fs_ctx(), "symlink %s: symbolic links are not supported", path);
+    fs_log(fs, "symlink %s: symbolic links are not supported", path);
     return -EPERM;
 }
 
-static int op_mknod(const char *path, mode_t mode, dev_t dev)
+int fs_op_mknod(cellfs *fs, const char *path)
 {
-    (void)mode, (void)dev;
-    fs_log(fs_ctx(), "mknod %s: device nodes and fifos are not supported", path);
+    fs_log(fs, "mknod %s: device nodes and fifos are not supported", path);
     return -EPERM;
-}
-
-void fs_ops_file(struct fuse_operations *ops)
-{
-    ops->open = op_open;
-    ops->create = op_create;
-    ops->read = op_read;
-    ops->write = op_write;
-    ops->flush = op_flush;
-    ops->fsync = op_fsync;
-    ops->release = op_release;
-    ops->unlink = op_unlink;
-    ops->rename = op_rename;
-    ops->link = op_link;
-    ops->symlink = op_symlink;
-    ops->mknod = op_mknod;
 }

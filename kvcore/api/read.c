@@ -19,6 +19,12 @@ struct kv_scan {
     kv_column *cols;            /* ro.columns */
     uint8_t *bytes;             /* bounds, qualifiers and family names */
     kv_status ended;            /* KV_END or a failure, returned again */
+    bool started;               /* kv_scan_next was called */
+    /* kv_scan_set_batch when the backend returns whole rows: */
+    size_t split;               /* cells per part; 0: rows as they come */
+    const kv_result *whole;     /* the backend's row being handed out */
+    size_t next_cell;           /* its first cell not handed out yet */
+    kv_result part;
 };
 
 /* Appends n bytes to the copy area at *at (sized beforehand) and returns
@@ -91,16 +97,48 @@ kv_status kv_scan_open(kv_scan **out, kv_store *s, const char *table, const kv_r
     return KV_OK;
 }
 
+/* The next part of at most sc->split cells of the backend's rows. */
+static kv_status next_part(kv_scan *sc, const kv_result **row) {
+    if (!sc->whole || sc->next_cell >= sc->whole->ncells) {
+        sc->whole = NULL;
+        kv_status st = sc->store->ops->xScanNext(sc->bs, &sc->whole);
+        if (st != KV_OK) return st;
+        sc->next_cell = 0;
+    }
+    const kv_result *w = sc->whole;
+    size_t n = w->ncells - sc->next_cell < sc->split ? w->ncells - sc->next_cell : sc->split;
+    sc->part = (kv_result){w->row, w->row_len, n, w->cells + sc->next_cell};
+    sc->next_cell += n;
+    *row = &sc->part;
+    return KV_OK;
+}
+
+kv_status kv_scan_set_batch(kv_scan *sc, size_t max_cells) {
+    if (!sc) return KV_INVALID;
+    kv_api_begin(sc->store);
+    if (sc->started)
+        return kv_api_fail(sc->store, KV_INVALID, "kv_scan_set_batch after the scan's first kv_scan_next");
+    kv_status st = sc->store->ops->xScanSetBatch ? sc->store->ops->xScanSetBatch(sc->bs, max_cells)
+                                                 : KV_NOT_SUPPORTED;
+    if (st == KV_NOT_SUPPORTED) {
+        sc->split = max_cells;
+        return KV_OK;
+    }
+    if (st == KV_OK) sc->split = 0;
+    return st;
+}
+
 kv_status kv_scan_next(const kv_result **row, kv_scan *sc) {
     *row = NULL;
     if (!sc) return KV_INVALID;
+    sc->started = true;
     if (sc->ended != KV_OK && sc->ended != KV_END) {
         kv_api_begin(sc->store);
         return kv_api_fail(sc->store, sc->ended, "the scan failed earlier (%s)", kv_strerror(sc->ended));
     }
     if (sc->ended != KV_OK) return sc->ended;
     kv_api_begin(sc->store);
-    kv_status st = sc->store->ops->xScanNext(sc->bs, row);
+    kv_status st = sc->split ? next_part(sc, row) : sc->store->ops->xScanNext(sc->bs, row);
     if (st != KV_OK) {
         *row = NULL;
         sc->ended = st;

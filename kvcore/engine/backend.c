@@ -117,6 +117,10 @@ static kv_status x_scan_next(kv_backend_scan *sc, const kv_result **row) {
 
 static void x_scan_close(kv_backend_scan *sc) { kv_engine_scan_close((kv_engine_scan *)(void *)sc); }
 
+static kv_status x_scan_set_batch(kv_backend_scan *sc, size_t max_cells) {
+    return kv_engine_scan_set_batch((kv_engine_scan *)(void *)sc, max_cells);
+}
+
 const kv_backend_ops kv_engine_backend = {
     .version = KV_BACKEND_OPS_VERSION,
     .name = "local",
@@ -152,4 +156,5 @@ const kv_backend_ops kv_engine_backend = {
     .xScanOpen = x_scan_open,
     .xScanNext = x_scan_next,
     .xScanClose = x_scan_close,
+    .xScanSetBatch = x_scan_set_batch,
 };

@@ -17,12 +17,17 @@
 
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define MAX_HEIGHT 12
 #define BRANCHING 4                       /* a node reaches level i+1 with p = 1/4 */
-#define CHUNK_SIZE ((size_t)1 << 20)      /* largest arena chunk */
+/* The largest arena chunk: one 2 MiB huge page, allocated aligned and
+   advised as such (MADV_HUGEPAGE), so that a search of a large memstore,
+   which touches nodes all over it, does not miss the TLB at every node. */
+#define CHUNK_SIZE ((size_t)2 << 20)
 /* Chunks start small and double up to CHUNK_SIZE, so that a store with many
    families and a small write buffer is not charged 1 MiB per memstore. */
 #define FIRST_CHUNK ((size_t)4 << 10)
@@ -36,6 +41,7 @@ typedef struct node {
 
 typedef struct chunk {
     struct chunk *next;
+    bool mapped;                /* a CHUNK_SIZE mapping of its own (munmap) */
     alignas(max_align_t) unsigned char data[];
 } chunk;
 
@@ -43,6 +49,7 @@ struct kv_memstore {
     atomic_int refs;
     atomic_int height;          /* levels in use; readers may see a stale value */
     node *head;                 /* MAX_HEIGHT levels, no key */
+    _Atomic(node *) last;       /* the node with the largest key, or NULL */
     /* Writer-only state. */
     chunk *chunks;              /* all chunks, newest first */
     unsigned char *alloc_ptr;   /* free space in the current chunk */
@@ -67,13 +74,39 @@ static node *next_of(const node *n, int level) {
     return atomic_load_explicit(&((node *)n)->next[level], memory_order_acquire);
 }
 
-static unsigned char *new_chunk(kv_memstore *m, size_t size) {
-    chunk *c = malloc(sizeof *c + size);
-    if (!c)
-        return NULL;
+/* A chunk of size bytes, or with whole set one of CHUNK_SIZE bytes in all
+   (the header included) on a huge page boundary: *size gets its room. */
+static unsigned char *new_chunk(kv_memstore *m, size_t *size, bool whole) {
+    chunk *c = NULL;
+    if (whole) {
+        /* A mapping of its own, unmapped when the memstore goes: memory
+           from malloc would stay with the process after a flush. Mapped
+           at twice the size, the unaligned ends given back. */
+        uint8_t *p = mmap(NULL, 2 * CHUNK_SIZE, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        uintptr_t at = ((uintptr_t)p + CHUNK_SIZE - 1) & ~(uintptr_t)(CHUNK_SIZE - 1);
+        size_t head = at - (uintptr_t)p;
+        /* munmap of part of a fresh private mapping does not fail; were it
+           to, the ends would only stay mapped, untouched */
+        if (head)
+            (void)munmap(p, head);
+        (void)munmap((uint8_t *)at + CHUNK_SIZE, CHUNK_SIZE - head);
+        /* advice: without huge pages the chunk works the same, slower */
+        (void)madvise((void *)at, CHUNK_SIZE, MADV_HUGEPAGE);
+        c = (chunk *)at;
+        c->mapped = true;
+        *size = CHUNK_SIZE - offsetof(chunk, data);
+    } else {
+        c = malloc(sizeof *c + *size);
+        if (!c)
+            return NULL;
+        c->mapped = false;
+    }
     c->next = m->chunks;
     m->chunks = c;
-    atomic_fetch_add_explicit(&m->bytes, sizeof *c + size, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->bytes, sizeof *c + *size, memory_order_relaxed);
     return c->data;
 }
 
@@ -83,13 +116,14 @@ static void *arena_alloc(kv_memstore *m, size_t size) {
     /* Nodes above a quarter chunk get a chunk of their own, which keeps
        the current chunk's free space. */
     if (size > m->next_chunk / 4)
-        return new_chunk(m, size);
+        return new_chunk(m, &size, false);
     if (size > m->alloc_left) {
-        unsigned char *p = new_chunk(m, m->next_chunk);
+        size_t room = m->next_chunk;
+        unsigned char *p = new_chunk(m, &room, room == CHUNK_SIZE);
         if (!p)
             return NULL;
         m->alloc_ptr = p;
-        m->alloc_left = m->next_chunk;
+        m->alloc_left = room;
         if (m->next_chunk < CHUNK_SIZE)
             m->next_chunk *= 2;
     }
@@ -135,6 +169,7 @@ kv_memstore *kv_memstore_new(void) {
     atomic_init(&m->height, 1);
     atomic_init(&m->bytes, 0);
     atomic_init(&m->entries, 0);
+    atomic_init(&m->last, NULL);
     m->next_chunk = FIRST_CHUNK;
     /* Seeded from the address: heights need not be reproducible. */
     m->rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)m;
@@ -160,7 +195,10 @@ void kv_memstore_unref(kv_memstore *m) {
     chunk *c = m->chunks;
     while (c) {
         chunk *n = c->next;
-        free(c);
+        if (c->mapped)
+            (void)munmap(c, CHUNK_SIZE);   /* fails only for a bad range */
+        else
+            free(c);
         c = n;
     }
     free(m);
@@ -237,6 +275,9 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
                               memory_order_relaxed);
         atomic_store_explicit(&prev[i]->next[i], n, memory_order_release);
     }
+    /* linked at the end: the new largest key */
+    if (!atomic_load_explicit(&n->next[0], memory_order_relaxed))
+        atomic_store_explicit(&m->last, n, memory_order_release);
     atomic_fetch_add_explicit(&m->entries, 1, memory_order_relaxed);
     return KV_OK;
 }
@@ -260,10 +301,32 @@ typedef struct mem_iter {
 static mem_iter *mi(kv_iter *it) { return (mem_iter *)(void *)it; }
 static const mem_iter *cmi(const kv_iter *it) { return (const mem_iter *)(const void *)it; }
 
+/* find_ge's answer without a search when key is at or before the first
+   key or after the last (a get of a row the memstore has no entry near,
+   e.g. older rows while the newest are being written): true and *out set,
+   else false. Each answer holds at the moment its node was read: nodes
+   are only added, and last with no successor is the largest. */
+static bool find_ge_at_ends(const kv_memstore *m, const uint8_t *key, size_t klen, node **out) {
+    node *first = next_of(m->head, 0);
+    if (!first || kv_key_compare(node_key(first), first->klen, key, klen) >= 0) {
+        *out = first;
+        return true;
+    }
+    node *last = atomic_load_explicit(&((kv_memstore *)m)->last, memory_order_acquire);
+    if (last && kv_key_compare(node_key(last), last->klen, key, klen) < 0 && !next_of(last, 0)) {
+        *out = NULL;
+        return true;
+    }
+    return false;
+}
+
 static void mi_seek(kv_iter *it, const uint8_t *target, size_t len) {
     mem_iter *x = mi(it);
+    node *n;
     if (len == 0 || !target)
         x->cur = next_of(x->m->head, 0);
+    else if (find_ge_at_ends(x->m, target, len, &n))
+        x->cur = n;
     else
         x->cur = find_ge(x->m, target, len, NULL);
 }

@@ -29,6 +29,11 @@ typedef struct fam_reader {
     const kv_column *cols;      /* selected qualifiers of this family */
     size_t ncols;               /* 0: the whole family */
     kv_matcher matcher;
+    /* A row returned in parts (batch) stopped inside this family: */
+    bool resume;                /* read_family_row goes on where it stopped */
+    size_t col;                 /* ncols > 0: 0 reading family markers,
+                                   c + 1 reading column c */
+    bool mid;                   /* ... and stopped inside it */
 } fam_reader;
 
 typedef struct cell_ref {       /* a cell while its bytes may still move */
@@ -65,6 +70,15 @@ struct kv_engine_scan {
     kv_filter_hints hints;      /* what the filter drops anyway (not raw) */
     kv_buf point;               /* a get: esc(row), for the bloom filters */
     kv_buf skip;                /* the key skip_prefix seeks to */
+    size_t col_prefix_len;      /* read_entries: colkey's length */
+    /* Rows in parts of at most batch cells (0: whole rows): */
+    size_t batch;
+    bool paused;                /* read_entries stopped with a full part */
+    bool col_finished;          /* ... at the end of its one column */
+    bool in_row;                /* the row has parts still to return */
+    size_t row_fam;             /* the family it stopped in */
+    size_t row_len;             /* the row's unescaped length */
+    bool row_started;           /* a part of this row was returned */
 };
 
 /* Buffers above this stay out of the pool: a scan of one huge row must not
@@ -467,12 +481,16 @@ static int add_cell(kv_engine_scan *sc, size_t fam, const kv_key_parts *kp, cons
     r->fam = fam;
     r->ts = kp->ts;
     r->type = kp->type;
-    r->qoff = sc->bytes.len;
+    kv_buf *b = &sc->bytes;
+    if (kv_buf_reserve(b, kp->qualifier_len + vlen)) return -1;
+    r->qoff = b->len;
     r->qlen = kp->qualifier_len;
-    if (kv_buf_append(&sc->bytes, kp->qualifier, kp->qualifier_len)) return -1;
-    r->voff = sc->bytes.len;
+    if (kp->qualifier_len) memcpy(b->data + b->len, kp->qualifier, kp->qualifier_len);
+    b->len += kp->qualifier_len;
+    r->voff = b->len;
     r->vlen = vlen;
-    if (kv_buf_append(&sc->bytes, v, vlen)) return -1;
+    if (vlen) memcpy(b->data + b->len, v, vlen);
+    b->len += vlen;
     sc->ncells++;
     return 0;
 }
@@ -550,18 +568,19 @@ static bool column_done(const kv_matcher *m, int64_t ts) {
    at most SKIP_NEXTS entries (none for a get) before it seeks. */
 static void skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_t len) {
     kv_iter *it = sc->fams[fi].it;
-    kv_buf *tg = &sc->skip;
-    tg->len = 0;
-    if (kv_buf_append(tg, key, len)) {
-        it->next(it); /* out of memory: step on instead */
-        return;
-    }
+    /* key is the scan's own copy (colkey, row_key): next() leaves it be */
     for (int i = 0; sc->point.len == 0 && i < SKIP_NEXTS; i++) {
         it->next(it);
         if (!it->valid(it)) return;
         size_t klen;
         const uint8_t *k = it->key(it, &klen);
-        if (klen < tg->len || memcmp(k, tg->data, tg->len) != 0) return;
+        if (klen < len || memcmp(k, key, len) != 0) return;
+    }
+    kv_buf *tg = &sc->skip;
+    tg->len = 0;
+    if (kv_buf_append(tg, key, len)) {
+        it->next(it); /* out of memory: step on instead */
+        return;
     }
     /* esc() ends 0x00 0x01: with 0x02 it is just past the prefix's keys */
     tg->data[tg->len - 1] = 0x02;
@@ -575,15 +594,21 @@ static void skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_
    whatever the number or size of the older ones. With the first-cell hint
    it stops after the first cell kept and sets *row_done. */
 static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *prefix, size_t prefix_len,
-                              bool *row_done) {
+                              bool one_column, bool resume, bool *row_done) {
     fam_reader *fr = &sc->fams[fi];
     kv_iter *it = fr->it;
     kv_matcher *m = &fr->matcher;
-    size_t col_prefix_len = 0;
     kv_buf *colkey = &sc->colkey;
-    colkey->len = 0;
+    if (!resume) sc->col_prefix_len = colkey->len = 0;   /* else: the column it stopped in */
+    size_t col_prefix_len = sc->col_prefix_len;
+    bool other_column = false;   /* skip_prefix left colkey's column */
     kv_key_parts kp;
     while (it->valid(it)) {
+        /* a full part: stop here, after the entry of its last cell */
+        if (sc->paused) {
+            sc->col_prefix_len = col_prefix_len;
+            return KV_OK;
+        }
         size_t klen, vlen;
         const uint8_t *key = it->key(it, &klen);
         if (klen < prefix_len || memcmp(key, prefix, prefix_len) != 0) break;
@@ -591,8 +616,9 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
             return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
         }
         if (kp.row_prefix_len != sc->row_key.len) break;
-        if (kp.column_prefix_len != col_prefix_len ||
+        if (other_column || kp.column_prefix_len != col_prefix_len ||
             memcmp(key, colkey->data, col_prefix_len) != 0) {
+            other_column = false;
             colkey->len = 0;
             if (kv_buf_append(colkey, key, kp.column_prefix_len)) return KV_NO_MEMORY;
             col_prefix_len = kp.column_prefix_len;
@@ -610,9 +636,17 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
                 *row_done = true;
                 return KV_OK;
             }
+            if (sc->batch && sc->ncells >= sc->batch) sc->paused = true;
         }
         if (!family_marker && shown && column_done(m, kp.ts)) {
-            skip_prefix(sc, fi, key, kp.column_prefix_len);
+            /* prefix is this column's: the caller seeks on from here */
+            if (one_column) {
+                sc->col_prefix_len = col_prefix_len;
+                sc->col_finished = true;
+                return KV_OK;
+            }
+            skip_prefix(sc, fi, colkey->data, col_prefix_len);
+            other_column = true;
             continue;
         }
         it->next(it);
@@ -621,36 +655,76 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
     return it->valid(it) ? KV_OK : iter_failed(sc, fi, it->status(it));
 }
 
+/* Whether the iterator is at an entry starting with prefix. */
+static bool at_prefix(const kv_iter *it, const uint8_t *prefix, size_t len) {
+    if (!it->valid(it)) return false;
+    size_t klen;
+    const uint8_t *key = it->key(it, &klen);
+    return klen >= len && memcmp(key, prefix, len) == 0;
+}
+
 /* Reads family fi's part of the row sc->row_key (the iterator is at the
    row's first entry or past it) and leaves the iterator after the row.
    With selected columns it seeks to each of them rather than reading the
    whole row, so a read of one cell costs the same in a row of a million. */
 static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
     fam_reader *fr = &sc->fams[fi];
-    bool done = false;
-    kv_matcher_start_row(&fr->matcher);
+    bool done = false, resume = fr->resume;
+    fr->resume = false;
+    if (!resume) kv_matcher_start_row(&fr->matcher);
     if (fr->ncols == 0) {
-        kv_status st = read_entries(sc, fi, sc->row_key.data, sc->row_key.len, &done);
-        if (st == KV_OK && done) skip_prefix(sc, fi, sc->row_key.data, sc->row_key.len);
+        kv_status st = read_entries(sc, fi, sc->row_key.data, sc->row_key.len, false, resume, &done);
+        if (st == KV_OK && sc->paused) fr->resume = true;
+        else if (st == KV_OK && done && sc->point.len == 0) skip_prefix(sc, fi, sc->row_key.data, sc->row_key.len);
         return st;
     }
     kv_buf *tg = &sc->target;
-    /* Family-level markers lead the row and apply to every column. */
-    tg->len = 0;
-    uint8_t kind = KV_KIND_FAMILY_MARKER;
-    if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &kind, 1))
-        return KV_NO_MEMORY;
-    kv_status st = read_entries(sc, fi, tg->data, tg->len, &done);
-    for (size_t c = 0; st == KV_OK && !done && c < fr->ncols; c++) {
+    kv_status st = KV_OK;
+    if (!resume) {
+        fr->col = 0;
+        fr->mid = false;
+    }
+    bool mid = fr->mid;
+    fr->mid = false;
+    if (fr->col == 0) {
+        /* Family-level markers lead the row and apply to every column. */
+        tg->len = 0;
+        uint8_t kind = KV_KIND_FAMILY_MARKER;
+        if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &kind, 1))
+            return KV_NO_MEMORY;
+        st = read_entries(sc, fi, tg->data, tg->len, false, mid, &done);
+        if (st == KV_OK && sc->paused) {
+            fr->resume = fr->mid = true;
+            return st;
+        }
+        fr->col = 1;
+        mid = false;
+    }
+    for (; st == KV_OK && !done && fr->col <= fr->ncols; fr->col++, mid = false) {
+        size_t c = fr->col - 1;
         tg->len = 0;
         uint8_t col = KV_KIND_COLUMN;
         if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &col, 1) ||
             kv_key_encode_row(tg, fr->cols[c].qualifier, fr->cols[c].qualifier_len))
             return KV_NO_MEMORY;
-        fr->it->seek(fr->it, tg->data, tg->len);
-        st = read_entries(sc, fi, tg->data, tg->len, &done);
+        /* Every entry before the iterator's has been read or skipped, so
+           when it is at one of the column's entries that is the column's
+           first: no seek (a get of the row's first column seeks once). */
+        if (!mid && !at_prefix(fr->it, tg->data, tg->len)) fr->it->seek(fr->it, tg->data, tg->len);
+        sc->col_finished = false;
+        st = read_entries(sc, fi, tg->data, tg->len, true, mid, &done);
+        if (st == KV_OK && sc->paused) {
+            /* the next part starts in this column, or at the next one
+               when the column ended with the part (the iterator is still
+               at its last entry) */
+            fr->resume = true;
+            if (sc->col_finished) fr->col++;
+            else fr->mid = true;
+            return st;
+        }
     }
-    if (st == KV_OK) skip_family_row(sc, fi);
+    /* a get reads no further row: nothing to skip */
+    if (st == KV_OK && sc->point.len == 0) skip_family_row(sc, fi);
     return st;
 }
 
@@ -749,45 +823,71 @@ static kv_status scan_failed(kv_engine_scan *sc, kv_status st) {
     return st;
 }
 
+/* Starts the next row: picks it, puts its bytes at the head of sc->bytes
+   and judges its key. KV_OK with *row_len, *want (the filter keeps the
+   row key) and *stop (the filter ends the scan after this row); KV_END
+   when the scan has no more rows; a failure. */
+static kv_status start_row(kv_engine_scan *sc, size_t *row_len, bool *want, bool *stop) {
+    if (sc->opts.limit && sc->rows_returned >= sc->opts.limit) return KV_END;
+    kv_status nst = next_row_key(sc);
+    if (nst != KV_OK && nst != KV_END) return nst;
+    if (nst == KV_END) {
+        for (size_t i = 0; i < sc->nfams; i++) {
+            kv_status st = sc->fams[i].it->status(sc->fams[i].it);
+            if (st != KV_OK) return iter_failed(sc, i, st);
+        }
+        return KV_END;
+    }
+    /* Decode the row bytes; they lead the result's byte buffer. */
+    sc->bytes.len = 0;
+    sc->ncells = 0;
+    if (kv_buf_reserve(&sc->bytes, sc->row_key.len)) return KV_NO_MEMORY;
+    /* esc(row) without its terminator: runs without 0x00 are copied
+       whole, 0x00 0xFF becomes 0x00 (locals: no reloads through sc) */
+    const uint8_t *src = sc->row_key.data, *end = src + sc->row_key.len - 2;
+    uint8_t *dst = sc->bytes.data;
+    while (src < end) {
+        const uint8_t *z = memchr(src, 0, (size_t)(end - src));
+        size_t run = z ? (size_t)(z - src) + 1 : (size_t)(end - src);
+        memcpy(dst, src, run);
+        dst += run;
+        src += run + (z != NULL);
+    }
+    sc->bytes.len = *row_len = (size_t)(dst - sc->bytes.data);
+    if (past_bounds(sc, sc->bytes.data, *row_len)) return KV_END;
+    if (sc->point.len && (sc->point.len != sc->row_key.len ||
+                          memcmp(sc->point.data, sc->row_key.data, sc->point.len) != 0))
+        return KV_END;   /* a get of an absent row */
+    *stop = false;
+    *want = !sc->filter ||
+            kv_filter_run_row_key(sc->filter, sc->bytes.data, *row_len, sc->opts.reversed, stop);
+    if (*stop && !*want) return KV_END;
+    sc->row_started = false;
+    return KV_OK;
+}
+
 kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
     *row = NULL;
     if (sc->error != KV_OK) return sc->error;
-    while (!sc->finished) {
-        if (sc->opts.limit && sc->rows_returned >= sc->opts.limit) break;
-        kv_status nst = next_row_key(sc);
-        if (nst != KV_OK && nst != KV_END) return scan_failed(sc, nst);
-        if (nst == KV_END) {
-            for (size_t i = 0; i < sc->nfams; i++) {
-                kv_status st = sc->fams[i].it->status(sc->fams[i].it);
-                if (st != KV_OK) return scan_failed(sc, iter_failed(sc, i, st));
-            }
-            break;
+    while (sc->in_row || !sc->finished) {
+        size_t row_len = 0, fam0 = 0;
+        bool want = true, stop = false;
+        if (sc->in_row) {
+            /* the next part of a row returned in parts (no filter) */
+            row_len = sc->row_len;
+            sc->bytes.len = row_len;
+            sc->ncells = 0;
+            fam0 = sc->row_fam;
+        } else {
+            kv_status st = start_row(sc, &row_len, &want, &stop);
+            if (st == KV_END) break;
+            if (st != KV_OK) return scan_failed(sc, st);
         }
-        /* Decode the row bytes; they lead the result's byte buffer. */
-        sc->bytes.len = 0;
-        sc->ncells = 0;
-        if (kv_buf_reserve(&sc->bytes, sc->row_key.len)) return scan_failed(sc, KV_NO_MEMORY);
-        /* esc(row) without its terminator: runs without 0x00 are copied
-           whole, 0x00 0xFF becomes 0x00 (locals: no reloads through sc) */
-        const uint8_t *src = sc->row_key.data, *end = src + sc->row_key.len - 2;
-        uint8_t *dst = sc->bytes.data;
-        while (src < end) {
-            const uint8_t *z = memchr(src, 0, (size_t)(end - src));
-            size_t run = z ? (size_t)(z - src) + 1 : (size_t)(end - src);
-            memcpy(dst, src, run);
-            dst += run;
-            src += run + (z != NULL);
-        }
-        sc->bytes.len = (size_t)(dst - sc->bytes.data);
-        size_t row_len = sc->bytes.len;
-        if (past_bounds(sc, sc->bytes.data, row_len)) break;
-        bool stop = false;
-        bool want = !sc->filter ||
-                    kv_filter_run_row_key(sc->filter, sc->bytes.data, row_len, sc->opts.reversed, &stop);
-        if (stop && !want) break;
-        for (size_t i = 0; i < sc->nfams; i++) {
+        sc->in_row = false;
+        for (size_t i = fam0; i < sc->nfams; i++) {
             /* one family: next_row_key took the row from its iterator */
-            if (sc->nfams > 1 && !row_at(sc->fams[i].it, sc->row_key.data, sc->row_key.len))
+            if (!sc->fams[i].resume && sc->nfams > 1 &&
+                !row_at(sc->fams[i].it, sc->row_key.data, sc->row_key.len))
                 continue;
             if (!want) {
                 skip_family_row(sc, i);
@@ -797,8 +897,17 @@ kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
             kv_status st = read_family_row(sc, i);
             if (st != KV_OK) return scan_failed(sc, st);
             if (sc->opts.raw) order_family_markers(sc, first);
+            if (sc->paused) {
+                /* a full part: the rest of the row comes next time */
+                sc->paused = false;
+                sc->in_row = true;
+                sc->row_fam = i;
+                sc->row_len = row_len;
+                break;
+            }
         }
-        if (stop) sc->finished = true;
+        /* a get's iterators are left inside its row: it has no next row */
+        if (!sc->in_row && (stop || sc->point.len)) sc->finished = true;
         if (!want || sc->ncells == 0) continue;
         fix_pointers(sc, sc->bytes.data, row_len);
         size_t n = sc->ncells;
@@ -812,12 +921,21 @@ kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
         sc->result.row_len = row_len;
         sc->result.cells = sc->cells;
         sc->result.ncells = n;
-        sc->rows_returned++;
+        if (!sc->row_started) sc->rows_returned++;   /* limit counts rows, not parts */
+        sc->row_started = true;
         *row = &sc->result;
         return KV_OK;
     }
     sc->finished = true;
     return KV_END;
+}
+
+kv_status kv_engine_scan_set_batch(kv_engine_scan *sc, size_t max_cells) {
+    /* A filter judges whole rows and a raw read reorders a family's
+       markers after reading it: the caller splits those rows instead. */
+    if (max_cells && (sc->filter || sc->opts.raw)) return KV_NOT_SUPPORTED;
+    sc->batch = max_cells;
+    return KV_OK;
 }
 
 /* ---- entry points ---- */

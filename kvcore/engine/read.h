@@ -20,6 +20,12 @@ kv_status kv_engine_scan_open(kv_engine *s, const char *table, const kv_read_opt
 /* kv_scan_next's contract: KV_OK, KV_END (again at later calls), or a
    failure that later calls return again. */
 kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row);
+/* Returns each row in parts of at most max_cells cells (0: whole rows),
+   holding no more than one part's cells (kv_scan_set_batch's contract;
+   before the first kv_engine_scan_next). KV_NOT_SUPPORTED for a scan
+   with a filter or a raw one, whose rows are judged or reordered whole:
+   the caller then splits whole rows. */
+kv_status kv_engine_scan_set_batch(kv_engine_scan *sc, size_t max_cells);
 /* Ends a scan; its buffers go to the engine's pool for the next scan. */
 void kv_engine_scan_close(kv_engine_scan *sc);
 /* Frees the pooled scans (at close, when no scan is open). */

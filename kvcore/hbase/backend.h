@@ -142,6 +142,11 @@ typedef struct kv_backend_ops {
        KV_END, or a failure. The api keeps KV_END and failures sticky. */
     kv_status (*xScanNext)(kv_backend_scan *scan, const kv_result **row);
     void (*xScanClose)(kv_backend_scan *scan);
+    /* May be NULL. kv_scan_set_batch, before the first xScanNext: the
+       backend returns each row in parts of at most max_cells cells (0:
+       whole rows), or answers KV_NOT_SUPPORTED and the api splits whole
+       rows itself. */
+    kv_status (*xScanSetBatch)(kv_backend_scan *scan, size_t max_cells);
 } kv_backend_ops;
 
 /* Records a failure message for the calling thread on a backend's report

@@ -106,8 +106,15 @@ size_t kv_key_column_prefix_len(const uint8_t *key, size_t len) {
     return q ? r + 1 + q : 0;
 }
 
+/* kv_get_be64, inlined: two of these per decoded key. */
+static inline uint64_t be64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = v << 8 | p[i];
+    return v;
+}
+
 int64_t kv_key_timestamp(const uint8_t *key, size_t len) {
-    return (int64_t)(~kv_get_be64(key + len - KV_KEY_SUFFIX_LEN) ^ TS_FLIP);
+    return (int64_t)(~be64(key + len - KV_KEY_SUFFIX_LEN) ^ TS_FLIP);
 }
 
 kv_cell_type kv_key_type(const uint8_t *key, size_t len) {
@@ -115,7 +122,7 @@ kv_cell_type kv_key_type(const uint8_t *key, size_t len) {
 }
 
 uint64_t kv_key_sequence(const uint8_t *key, size_t len) {
-    return ~kv_get_be64(key + len - 8);
+    return ~be64(key + len - 8);
 }
 
 static bool valid_type(int t) {
@@ -123,7 +130,35 @@ static bool valid_type(int t) {
            t == KV_TYPE_DELETE_FAMILY || t == KV_TYPE_DELETE_FAMILY_VERSION;
 }
 
+/* kv_key_decode of a key whose row and qualifier hold no zero byte (the
+   common case), found with memchr; false for any other key. */
+static bool decode_plain(kv_key_parts *out, const uint8_t *key, size_t len) {
+    if (len < 2 + 1 + 2 + KV_KEY_SUFFIX_LEN) return false;
+    size_t qend = len - KV_KEY_SUFFIX_LEN;   /* just past esc(qualifier) */
+    const uint8_t *z = memchr(key, ESC_BYTE, qend);
+    if (!z || (size_t)(z - key) + 1 >= qend || z[1] != ESC_END) return false;
+    size_t r = (size_t)(z - key) + 2;        /* esc(row) */
+    if (r + 1 + 2 > qend || key[qend - 2] != ESC_BYTE || key[qend - 1] != ESC_END) return false;
+    size_t qlen = qend - 2 - (r + 1);
+    if (qlen && memchr(key + r + 1, ESC_BYTE, qlen)) return false;
+    uint8_t kind = key[r];
+    int type = 255 - key[qend + 8];
+    if ((kind != KV_KIND_FAMILY_MARKER && kind != KV_KIND_COLUMN) || !valid_type(type)) return false;
+    out->kind = kind;
+    out->row_prefix_len = r;
+    out->column_prefix_len = qend;
+    out->ts = kv_key_timestamp(key, len);
+    out->type = (kv_cell_type)type;
+    out->seq = kv_key_sequence(key, len);
+    out->row = key;
+    out->row_len = r - 2;
+    out->qualifier = key + r + 1;
+    out->qualifier_len = qlen;
+    return true;
+}
+
 kv_status kv_key_decode(kv_key_parts *out, const uint8_t *key, size_t len, kv_buf *scratch) {
+    if (decode_plain(out, key, len)) return KV_OK;
     size_t row_raw, q_raw;
     bool row_zero, q_zero;
     size_t r = scan_escaped(key, len, &row_raw, &row_zero);

@@ -926,6 +926,21 @@ kv_status kv_scan_open(kv_scan **out, kv_store *store, const char *table,
  * *row is NULL unless KV_OK.
  */
 kv_status kv_scan_next(const kv_result **row, kv_scan *scan);
+/**
+ * Returns each row in parts of at most @p max_cells cells (HBase's
+ * Scan.setBatch, for rows too wide to hold at once); 0 (the default)
+ * returns whole rows. Each kv_scan_next then gives the next part: a row's
+ * parts follow one another with the same row, in cell order, none empty,
+ * and together hold exactly the cells the row would have whole. The
+ * limit of kv_read_options counts rows, not parts. The local store then
+ * holds one part in memory at a time, not the row, unless the scan has a
+ * filter or is raw (the filter judges, and a raw read orders, the row
+ * whole): those rows, and every row of other backends (the model, Cloud
+ * Bigtable), are read whole and handed out in parts. Must be called before
+ * the scan's first kv_scan_next (else KV_INVALID); KV_INVALID for a NULL
+ * scan.
+ */
+kv_status kv_scan_set_batch(kv_scan *scan, size_t max_cells);
 /** Closes a scan and releases its snapshot (NULL is a no-op). */
 void kv_scan_close(kv_scan *scan);
 

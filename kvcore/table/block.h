@@ -108,10 +108,18 @@ void kv_block_iter_free(kv_block_iter *it);
 #define KV_BLOCK_TYPE_SNAPPY 2
 #define KV_BLOCK_CHECKSUM_LEN 4
 #define KV_SST_FOOTER_LEN 64
-#define KV_SST_FORMAT_VERSION 1
+/* Version 2 stores a data block as one or more read units, each framed and
+   checksummed alone, and lists them in the index entry of the block;
+   version 1 (one unit per block, no unit list) is still read. */
+#define KV_SST_FORMAT_VERSION 2
+#define KV_SST_FORMAT_VERSION_1 1
 #define KV_SST_MAGIC UINT64_C(0xce11f5d5ab1e5571)
 #define KV_SST_META_VERSION 1
 /* end of on-disk format constants */
+
+/* The writer's target for one read unit of an uncompressed data block
+   (not part of the format: a reader takes units of any size). */
+#define KV_SST_UNIT_BYTES 4096
 
 /* memcmp order, a proper prefix first. */
 static inline int kv_bytes_compare(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen) {

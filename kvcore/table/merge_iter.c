@@ -2,8 +2,10 @@
  * @file merge_iter.c
  * The merging iterator: one key-ordered view over several child iterators
  * (memstores and sorted files), forward with a binary min-heap, backward
- * positioning (seek_before) by asking every child. Called by scans, gets,
- * flushes and compactions; calls only the children's kv_iter operations.
+ * positioning (seek_before) by asking every child. A heap entry keeps its
+ * child's current key, fetched once per move of that child, so that the
+ * comparisons of a sift make no calls. Called by scans, gets, flushes and
+ * compactions; calls only the children's kv_iter operations.
  */
 #include "iter.h"
 #include "hbase/keys.h"
@@ -13,11 +15,18 @@
 
 #define NONE ((size_t)-1)
 
+/* A valid child in the heap, with its current key (valid until it moves). */
+typedef struct hent {
+    const uint8_t *key;
+    size_t klen;
+    size_t kid;
+} hent;
+
 typedef struct merge_iter {
     kv_iter it;          /* first member: kv_iter * and merge_iter * convert */
     kv_iter **kids;      /* owned */
     size_t n;
-    size_t *heap;        /* indexes of valid children; heap[0] is the smallest */
+    hent *heap;          /* the valid children; heap[0] is the smallest */
     size_t hn;
     size_t back;         /* after seek_before: the chosen child, or NONE */
     bool backward;       /* positioned by seek_before */
@@ -29,27 +38,29 @@ static merge_iter *mg(kv_iter *it) { return (merge_iter *)(void *)it; }
 static const merge_iter *cmg(const kv_iter *it) { return (const merge_iter *)(const void *)it; }
 
 
-/* Order of children i and j at their current keys; ties by index. */
-static int kid_cmp(const merge_iter *m, size_t i, size_t j) {
-    size_t al, bl;
-    const uint8_t *a = m->kids[i]->key(m->kids[i], &al);
-    const uint8_t *b = m->kids[j]->key(m->kids[j], &bl);
-    int c = kv_key_compare(a, al, b, bl);
+/* Order of two heap entries at their keys; ties by child index. */
+static int ent_cmp(const hent *a, const hent *b) {
+    int c = kv_key_compare(a->key, a->klen, b->key, b->klen);
     if (c)
         return c;
-    return i < j ? -1 : i > j ? 1 : 0;
+    return a->kid < b->kid ? -1 : a->kid > b->kid ? 1 : 0;
+}
+
+static void ent_set(hent *e, kv_iter *k, size_t i) {
+    e->kid = i;
+    e->key = k->key(k, &e->klen);
 }
 
 static void sift_down(merge_iter *m, size_t pos) {
     for (;;) {
         size_t l = 2 * pos + 1, r = l + 1, best = pos;
-        if (l < m->hn && kid_cmp(m, m->heap[l], m->heap[best]) < 0)
+        if (l < m->hn && ent_cmp(&m->heap[l], &m->heap[best]) < 0)
             best = l;
-        if (r < m->hn && kid_cmp(m, m->heap[r], m->heap[best]) < 0)
+        if (r < m->hn && ent_cmp(&m->heap[r], &m->heap[best]) < 0)
             best = r;
         if (best == pos)
             return;
-        size_t t = m->heap[pos];
+        hent t = m->heap[pos];
         m->heap[pos] = m->heap[best];
         m->heap[best] = t;
         pos = best;
@@ -72,7 +83,7 @@ static void mg_seek(kv_iter *it, const uint8_t *target, size_t len) {
     for (size_t i = 0; i < m->n; i++) {
         m->kids[i]->seek(m->kids[i], target, len);
         if (m->kids[i]->valid(m->kids[i]))
-            m->heap[m->hn++] = i;
+            ent_set(&m->heap[m->hn++], m->kids[i], i);
         else
             check_kid(m, i);
     }
@@ -115,10 +126,12 @@ static void mg_next(kv_iter *it) {
     }
     if (m->hn == 0 || m->failed)
         return;
-    size_t top = m->heap[0];
+    size_t top = m->heap[0].kid;
     kv_iter *k = m->kids[top];
     k->next(k);
-    if (!k->valid(k)) {
+    if (k->valid(k)) {
+        ent_set(&m->heap[0], k, top);
+    } else {
         check_kid(m, top);
         m->heap[0] = m->heap[--m->hn];
     }
@@ -138,11 +151,17 @@ static kv_iter *current(const merge_iter *m) {
         return NULL;
     if (m->backward)
         return m->back == NONE ? NULL : m->kids[m->back];
-    return m->hn ? m->kids[m->heap[0]] : NULL;
+    return m->hn ? m->kids[m->heap[0].kid] : NULL;
 }
 
 static const uint8_t *mg_key(const kv_iter *it, size_t *len) {
-    kv_iter *k = current(cmg(it));
+    const merge_iter *m = cmg(it);
+    if (!m->failed && !m->backward && m->hn) {
+        if (len)
+            *len = m->heap[0].klen;
+        return m->heap[0].key;
+    }
+    kv_iter *k = current(m);
     if (!k) {
         if (len)
             *len = 0;
@@ -186,8 +205,8 @@ kv_iter *kv_merge_iter_new(kv_iter **children, size_t n) {
     if (n == 1 && children && children[0])
         return children[0];
     merge_iter *m = NULL;
-    if (n < (SIZE_MAX - sizeof *m) / (sizeof(kv_iter *) + sizeof(size_t)))
-        m = calloc(1, sizeof *m + n * (sizeof(kv_iter *) + sizeof(size_t)));
+    if (n < (SIZE_MAX - sizeof *m) / (sizeof(kv_iter *) + sizeof(hent)))
+        m = calloc(1, sizeof *m + n * (sizeof(kv_iter *) + sizeof(hent)));
     bool bad = !m || (n && !children);
     for (size_t i = 0; !bad && i < n; i++)
         if (!children[i])
@@ -200,9 +219,9 @@ kv_iter *kv_merge_iter_new(kv_iter **children, size_t n) {
         free(m);
         return NULL;
     }
-    /* kv_iter * and size_t share alignment on every supported target */
+    /* hent's alignment is a pointer's on every supported target */
     kv_iter **kids = (kv_iter **)(void *)(m + 1);
-    size_t *heap = (size_t *)(void *)(kids + n);
+    hent *heap = (hent *)(void *)(kids + n);
     if (n)
         memcpy(kids, children, n * sizeof *kids);
     m->it = (kv_iter){

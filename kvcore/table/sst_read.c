@@ -1,11 +1,14 @@
 /*
  * sst_read.c: reads sorted files (contract in sst.h, layout in
  * doc/sorted_file_format.md). Opening reads and checks the footer, then
- * the index (decoded once into an array for binary search), the bloom
- * filter and the meta block. Iterators fetch data blocks through the block
- * cache, keyed by (file number, block offset), or straight from the file;
- * each fetch is one read_at of the whole framed block, a checksum check and
- * a decompression.
+ * the index (decoded once into an array of read units for binary search),
+ * the bloom filter and the meta block. Iterators fetch read units through
+ * the block cache, keyed by (file number, unit offset), or straight from
+ * the file; each fetch is one read_at of the whole framed unit, a checksum
+ * check and a decompression. A version 1 file, and a compressed block of
+ * version 2, is one unit per data block; an uncompressed version 2 block
+ * is several units of about 4 KiB, so a point read fetches and verifies
+ * about 4 KiB whatever the family's BLOCKSIZE.
  *
  * Memory of a fetched block: one buffer whose byte 0 is not part of the
  * block (it is the on-disk type byte of a raw block, and padding in a
@@ -33,10 +36,11 @@
 /* Room for an error message naming a file path and an offset. */
 #define MSG_LEN 600
 
+/* One read unit: the unit of fetching, checking and caching. */
 typedef struct idx_entry {
     const uint8_t *key;          /* separator, into index_mem */
     size_t klen;
-    uint64_t off, size;          /* the framed data block */
+    uint64_t off, size;          /* the framed unit */
 } idx_entry;
 
 struct kv_sst_reader {
@@ -46,9 +50,11 @@ struct kv_sst_reader {
     uint64_t file_number;
     kv_cache *cache;             /* may be NULL */
     uint64_t file_size;
+    uint32_t version;            /* format version of the file */
     uint8_t *index_mem;
-    idx_entry *idx;
-    size_t nblocks;
+    idx_entry *idx;              /* read units in key order */
+    size_t nunits;
+    size_t nblocks;              /* data blocks (index entries) */
     uint8_t *bloom_mem;
     const uint8_t *bloom;
     size_t bloom_len;
@@ -197,6 +203,72 @@ static kv_status fetch_owned(kv_sst_reader *r, uint64_t off, uint64_t size, uint
     return st;
 }
 
+/* Appends a unit to r->idx (grown as needed); false on out of memory. */
+static bool push_unit(kv_sst_reader *r, size_t *cap, const uint8_t *key, size_t klen,
+                      uint64_t off, uint64_t size) {
+    if (r->nunits == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        idx_entry *n = realloc(r->idx, ncap * sizeof *n);
+        if (!n)
+            return false;
+        r->idx = n;
+        *cap = ncap;
+    }
+    r->idx[r->nunits++] = (idx_entry){ key, klen, off, size };
+    return true;
+}
+
+/*
+ * Decodes one index entry into units. v1: offset, size. v2: offset, size,
+ * unit count, then per unit but the last its separator and framed size
+ * (the last unit takes the rest and the entry's key). Units must be at
+ * least a frame long, in file order, and (v2) contiguous from the end of
+ * the previous block, so that every data byte is in some checked unit.
+ * Returns 0, -1 if malformed, -2 on out of memory.
+ */
+static int decode_index_entry(kv_sst_reader *r, size_t *cap, const uint8_t *key, size_t klen,
+                              const uint8_t *p, const uint8_t *end, uint64_t data_end,
+                              uint64_t *prev_end) {
+    uint64_t off, size;
+    if (!(p = kv_get_varint64(p, end, &off)) || !(p = kv_get_varint64(p, end, &size)))
+        return -1;
+    if (size > data_end || off > data_end - size || off < *prev_end)
+        return -1;
+    uint32_t n = 1;
+    if (r->version != KV_SST_FORMAT_VERSION_1) {
+        if (off != *prev_end || !(p = kv_get_varint32(p, end, &n)) || n == 0 ||
+            n > size / (1 + KV_BLOCK_CHECKSUM_LEN))
+            return -1;
+    }
+    uint64_t at = off;
+    for (uint32_t u = 0; u + 1 < n; u++) {
+        uint32_t sl;
+        uint64_t us;
+        if (!(p = kv_get_varint32(p, end, &sl)) || (size_t)(end - p) < sl)
+            return -1;
+        const uint8_t *sep = p;
+        p += sl;
+        if (!(p = kv_get_varint64(p, end, &us)) || us < 1 + KV_BLOCK_CHECKSUM_LEN ||
+            us > off + size - at)
+            return -1;
+        if (r->nunits > 0 && kv_bytes_compare(r->idx[r->nunits - 1].key, r->idx[r->nunits - 1].klen,
+                                              sep, sl) >= 0)
+            return -1;
+        if (!push_unit(r, cap, sep, sl, at, us))
+            return -2;
+        at += us;
+    }
+    if (p != end || off + size - at < 1 + KV_BLOCK_CHECKSUM_LEN)
+        return -1;
+    if (r->nunits > 0 &&
+        kv_bytes_compare(r->idx[r->nunits - 1].key, r->idx[r->nunits - 1].klen, key, klen) >= 0)
+        return -1;
+    if (!push_unit(r, cap, key, klen, at, off + size - at))
+        return -2;
+    *prev_end = off + size;
+    return 0;
+}
+
 static kv_status load_index(kv_sst_reader *r, uint64_t off, uint64_t size, uint64_t data_end,
                             char *err, size_t errlen) {
     const uint8_t *blk;
@@ -208,34 +280,29 @@ static kv_status load_index(kv_sst_reader *r, uint64_t off, uint64_t size, uint6
     /* Index keys are used in place, so the index is always NONE-encoded. */
     if (kv_block_parse(&b, blk, blen) != KV_OK || b.encoding != KV_ENCODING_NONE)
         goto corrupt;
-    size_t cap = b.nrestarts;
-    r->idx = calloc(cap ? cap : 1, sizeof *r->idx);
-    if (!r->idx) {
-        kv_env_errf(err, errlen, "out of memory reading %s", r->path);
-        return KV_NO_MEMORY;
-    }
     kv_block_iter it;
     kv_block_iter_init(&it);
     kv_block_iter_set(&it, &b);
     uint64_t prev_end = 0;
+    size_t cap = 0;
+    int rc = 0;
     for (kv_block_iter_seek_first(&it); it.valid; kv_block_iter_next(&it)) {
-        idx_entry *e = &r->idx[r->nblocks];
-        const uint8_t *p = it.val, *end = it.val + it.val_len;
-        if (r->nblocks == cap || !(p = kv_get_varint64(p, end, &e->off)) ||
-            !(p = kv_get_varint64(p, end, &e->size)) || p != end)
+        if (r->nblocks == b.nrestarts)
             break;
-        if (e->off < prev_end || e->size > data_end || e->off > data_end - e->size)
+        rc = decode_index_entry(r, &cap, it.key, it.key_len, it.val, it.val + it.val_len, data_end,
+                                &prev_end);
+        if (rc != 0)
             break;
-        if (r->nblocks > 0 &&
-            kv_bytes_compare(r->idx[r->nblocks - 1].key, r->idx[r->nblocks - 1].klen, it.key, it.key_len) >= 0)
-            break;
-        e->key = it.key;
-        e->klen = it.key_len;
-        prev_end = e->off + e->size;
         r->nblocks++;
     }
-    bool bad = it.valid || it.status != KV_OK || r->nblocks != cap;
+    /* Version 2 leaves no byte between the data blocks unchecked. */
+    bool bad = it.valid || it.status != KV_OK || r->nblocks != b.nrestarts ||
+               (r->version != KV_SST_FORMAT_VERSION_1 && prev_end != data_end);
     kv_block_iter_free(&it);
+    if (rc == -2) {
+        kv_env_errf(err, errlen, "out of memory reading %s", r->path);
+        return KV_NO_MEMORY;
+    }
     if (!bad)
         return KV_OK;
 corrupt:
@@ -320,7 +387,8 @@ kv_status kv_sst_open(kv_sst_reader **out, kv_env *env, const char *path, uint64
     } else if ((st = env->read_at(r->file, foff, f, sizeof f, &got, err, errlen)) == KV_OK &&
                (got != sizeof f || kv_get_le64(f + 56) != KV_SST_MAGIC ||
                 !KV_CHECKSUM_OK(kv_get_le32(f + 52), f, 52) ||
-                kv_get_le32(f + 48) != KV_SST_FORMAT_VERSION)) {
+                (kv_get_le32(f + 48) != KV_SST_FORMAT_VERSION &&
+                 kv_get_le32(f + 48) != KV_SST_FORMAT_VERSION_1))) {
         kv_env_errf(err, errlen, "corrupt sorted file %s: bad footer at offset %" PRIu64
                 " (truncated or damaged)", path, foff);
         st = KV_CORRUPT;
@@ -329,6 +397,7 @@ kv_status kv_sst_open(kv_sst_reader **out, kv_env *env, const char *path, uint64
         kv_sst_close(r);
         return st;
     }
+    r->version = kv_get_le32(f + 48);
     uint64_t index_off = kv_get_le64(f), index_size = kv_get_le64(f + 8);
     uint64_t bloom_off = kv_get_le64(f + 16), bloom_size = kv_get_le64(f + 24);
     uint64_t meta_off = kv_get_le64(f + 32), meta_size = kv_get_le64(f + 40);
@@ -399,7 +468,7 @@ typedef struct sst_iter {
     kv_iter base;
     kv_sst_reader *r;
     bool fill, high;
-    size_t bi;                   /* block in bit; r->nblocks = none */
+    size_t bi;                   /* unit in bit; r->nunits = none */
     kv_cache_handle *h;          /* pins the current block when cached */
     growbuf rb, db;              /* reused when blocks are not cached */
     kv_block_iter bit;
@@ -417,7 +486,7 @@ static void drop_block(sst_iter *it) {
         kv_cache_release(it->r->cache, it->h);
         it->h = NULL;
     }
-    it->bi = it->r->nblocks;
+    it->bi = it->r->nunits;
     it->bit.valid = false;
 }
 
@@ -484,7 +553,7 @@ static bool block_ok(sst_iter *it) {
 
 /* Moves past the ends of blocks to the next entry, if any. */
 static void skip_forward(sst_iter *it) {
-    while (!it->bit.valid && block_ok(it) && it->bi + 1 < it->r->nblocks) {
+    while (!it->bit.valid && block_ok(it) && it->bi + 1 < it->r->nunits) {
         if (!load_block(it, it->bi + 1))
             return;
         kv_block_iter_seek_first(&it->bit);
@@ -492,9 +561,9 @@ static void skip_forward(sst_iter *it) {
     block_ok(it);
 }
 
-/* The first block whose separator is >= target (nblocks if none). */
+/* The first unit whose separator is >= target (nunits if none). */
 static size_t find_block(const kv_sst_reader *r, const uint8_t *target, size_t len) {
-    size_t lo = 0, hi = r->nblocks;
+    size_t lo = 0, hi = r->nunits;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (kv_bytes_compare(r->idx[mid].key, r->idx[mid].klen, target, len) < 0)
@@ -508,7 +577,7 @@ static size_t find_block(const kv_sst_reader *r, const uint8_t *target, size_t l
 static void it_seek(kv_iter *base, const uint8_t *target, size_t len) {
     sst_iter *it = (sst_iter *)base;
     size_t i = len == 0 ? 0 : find_block(it->r, target, len);
-    if (i >= it->r->nblocks) {
+    if (i >= it->r->nunits) {
         drop_block(it);
         return;
     }
@@ -530,7 +599,7 @@ static void seek_last_of(sst_iter *it, size_t i) {
 
 static void it_seek_before(kv_iter *base, const uint8_t *target, size_t len) {
     sst_iter *it = (sst_iter *)base;
-    size_t n = it->r->nblocks;
+    size_t n = it->r->nunits;
     if (n == 0) {
         drop_block(it);
         return;
@@ -568,7 +637,7 @@ static void it_next(kv_iter *base) {
 
 static bool it_valid(const kv_iter *base) {
     const sst_iter *it = (const sst_iter *)base;
-    return it->status == KV_OK && it->bi < it->r->nblocks && it->bit.valid;
+    return it->status == KV_OK && it->bi < it->r->nunits && it->bit.valid;
 }
 
 static const uint8_t *it_key(const kv_iter *base, size_t *len) {
@@ -607,7 +676,7 @@ kv_iter *kv_sst_iter(kv_sst_reader *r, bool fill_cache, bool high_priority) {
     it->r = r;
     it->fill = fill_cache;
     it->high = high_priority;
-    it->bi = r->nblocks;
+    it->bi = r->nunits;
     kv_block_iter_init(&it->bit);
     return &it->base;
 }

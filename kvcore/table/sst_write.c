@@ -6,6 +6,14 @@
  * next key arrives, so that a short separator between the two blocks can
  * stand in for the last key. finish() appends the bloom, index and meta
  * blocks and the footer, then syncs and closes.
+ *
+ * Read units (format version 2): without compression a data block of the
+ * family's BLOCKSIZE is written as consecutive units of about
+ * KV_SST_UNIT_BYTES, each a block of its own (restarts, trailer, frame and
+ * checksum), so that a reader fetches and verifies one unit, not the whole
+ * block. A unit's separator is chosen like a block's, when the next key
+ * arrives; the block's index entry lists its units. A compressed family
+ * writes each block as its one unit (compression wants the whole block).
  * Called by flush and compaction; calls env, block.c, bloom.c, keys.c,
  * lz4 and snappy.
  */
@@ -35,9 +43,14 @@ struct kv_sst_writer {
     kv_sst_options opts;
     kv_buf out;                  /* framed blocks not yet appended */
     uint64_t flushed;            /* bytes appended to the file */
-    kv_block_builder data, index;
-    bool pending;                /* a data block awaits its index entry */
-    uint64_t pending_off, pending_size;
+    kv_block_builder data, index;    /* data: the unit being built */
+    bool split;                  /* blocks are cut into read units */
+    bool pending;                /* a unit awaits its separator */
+    bool block_full;             /* ... and it ends its block */
+    uint64_t pending_size;       /* framed bytes of that unit */
+    uint64_t block_off, block_size, block_raw;  /* the open block so far */
+    uint32_t block_units;
+    kv_buf units;                /* the open block's unit list (index value) */
     kv_bloom_builder bloom;
     kv_buf last_bloom_key;
     kv_buf last_key;             /* last key added */
@@ -97,6 +110,7 @@ kv_status kv_sst_writer_open(kv_sst_writer **out, kv_env *env, const char *path,
     }
     w->env = env;
     w->opts = o;
+    w->split = o.compression == KV_COMPRESSION_NONE && o.block_size > KV_SST_UNIT_BYTES;
     kv_block_builder_init(&w->data, o.encoding, 0);
     kv_block_builder_init(&w->index, KV_ENCODING_NONE, 0);
     kv_bloom_builder_init(&w->bloom, o.bloom_bits_per_key);
@@ -176,26 +190,50 @@ static kv_status write_block(kv_sst_writer *w, const uint8_t *raw, size_t n, boo
     return KV_OK;
 }
 
-static kv_status add_index_entry(kv_sst_writer *w, const uint8_t *sep, size_t seplen) {
-    uint8_t v[20];
-    size_t n = kv_put_varint64(v, w->pending_off);
-    n += kv_put_varint64(v + n, w->pending_size);
-    if (kv_block_builder_add(&w->index, sep, seplen, v, n) != 0)
-        return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+/* The pending unit gets its separator: it goes into the open block's unit
+   list, or, when the unit ends the block (always at the end of the file),
+   the separator keys the block's index entry, whose value is
+   offset, size, unit count and the list (doc/sorted_file_format.md). */
+static kv_status end_unit(kv_sst_writer *w, const uint8_t *sep, size_t seplen, bool last) {
     w->pending = false;
+    if (!w->block_full && !last) {
+        if (kv_buf_append_varint32(&w->units, (uint32_t)seplen) != 0 ||
+            kv_buf_append(&w->units, sep, seplen) != 0 ||
+            kv_buf_append_varint64(&w->units, w->pending_size) != 0)
+            return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+        return KV_OK;
+    }
+    w->scratch.len = 0;
+    if (kv_buf_append_varint64(&w->scratch, w->block_off) != 0 ||
+        kv_buf_append_varint64(&w->scratch, w->block_size) != 0 ||
+        kv_buf_append_varint32(&w->scratch, w->block_units) != 0 ||
+        kv_buf_append(&w->scratch, w->units.data, w->units.len) != 0 ||
+        kv_block_builder_add(&w->index, sep, seplen, w->scratch.data, w->scratch.len) != 0)
+        return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+    w->data_blocks++;
+    w->units.len = 0;
+    w->block_units = 0;
+    w->block_size = 0;
+    w->block_raw = 0;
     return KV_OK;
 }
 
-static kv_status flush_data_block(kv_sst_writer *w) {
+static kv_status flush_unit(kv_sst_writer *w) {
     size_t n;
     const uint8_t *raw = kv_block_builder_finish(&w->data, &n);
     if (!raw)
         return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
-    kv_status st = write_block(w, raw, n, true, &w->pending_off, &w->pending_size);
+    uint64_t off;
+    kv_status st = write_block(w, raw, n, true, &off, &w->pending_size);
     if (st != KV_OK)
         return st;
+    if (w->block_units == 0)
+        w->block_off = off;
+    w->block_units++;
+    w->block_size += w->pending_size;
+    w->block_raw += n;
     w->pending = true;
-    w->data_blocks++;
+    w->block_full = !w->split || w->block_raw >= w->opts.block_size;
     w->raw_data_bytes += n;
     kv_block_builder_reset(&w->data);
     return KV_OK;
@@ -225,7 +263,7 @@ kv_status kv_sst_add(kv_sst_writer *w, const uint8_t *key, size_t klen, const ui
             w->last_key.data[p]++;
             seplen = p + 1;
         }
-        kv_status st = add_index_entry(w, w->last_key.data, seplen);
+        kv_status st = end_unit(w, w->last_key.data, seplen, false);
         if (st != KV_OK)
             return st;
     }
@@ -257,8 +295,10 @@ kv_status kv_sst_add(kv_sst_writer *w, const uint8_t *key, size_t klen, const ui
         w->have_ts = true;
     }
     w->entries++;
-    if (kv_block_builder_size(&w->data) >= w->opts.block_size)
-        return flush_data_block(w);
+    size_t size = kv_block_builder_size(&w->data);
+    if (size >= w->opts.block_size ||
+        (w->split && (size >= KV_SST_UNIT_BYTES || w->block_raw + size >= w->opts.block_size)))
+        return flush_unit(w);
     return KV_OK;
 }
 
@@ -300,9 +340,9 @@ static uint8_t *dup_bytes(const kv_buf *b) {
 
 static kv_status finish_file(kv_sst_writer *w) {
     kv_status st;
-    if (kv_block_builder_count(&w->data) > 0 && (st = flush_data_block(w)) != KV_OK)
+    if (kv_block_builder_count(&w->data) > 0 && (st = flush_unit(w)) != KV_OK)
         return st;
-    if (w->pending && (st = add_index_entry(w, w->last_key.data, w->last_key.len)) != KV_OK)
+    if (w->pending && (st = end_unit(w, w->last_key.data, w->last_key.len, true)) != KV_OK)
         return st;
     uint64_t bloom_off = 0, bloom_size = 0, index_off, index_size, meta_off, meta_size;
     if (w->opts.bloom != KV_BLOOM_NONE) {
@@ -358,6 +398,7 @@ static void writer_free(kv_sst_writer *w) {
     kv_buf_free(&w->last_key);
     kv_buf_free(&w->smallest);
     kv_buf_free(&w->scratch);
+    kv_buf_free(&w->units);
     free(w->path);
     free(w);
 }

@@ -549,3 +549,22 @@ row_has_all() {
     rm -r "$T/r"
     [ "$(ls "$T" | tr '\n' ' ')" = "r2 " ]
 }
+
+@test "fstat of a descriptor whose file was unlinked shows the open file (was ESTALE)" {
+    run python3 - "$C" <<'PY'
+import os, sys
+d = sys.argv[1]
+fd = os.open(d + "/gone", os.O_CREAT | os.O_RDWR, 0o644)
+os.write(fd, b"12345")
+os.unlink(d + "/gone")
+print(os.fstat(fd).st_size, os.pread(fd, 10, 0))
+os.write(fd, b"678")
+print(os.fstat(fd).st_size)
+os.close(fd)
+PY
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "5 b'12345'" ]
+    [ "${lines[1]}" = "8" ]
+    [ ! -e "$C/gone" ]
+    [ "$(ls "$C")" = "" ]
+}

@@ -208,6 +208,27 @@ static void test_edges(void) {
     CHECK_BYTES(it->key(it, &kl), kl, "c");
     free(v);
     CHECK_EQ(kv_memstore_entries(m), 5);
+
+    /* Seeks before the first key and past the last (answered without a
+       search), and a new last key appended or put in the middle. */
+    it->seek(it, (const uint8_t *)"\x01", 1);
+    CHECK_BYTES(it->key(it, &kl), kl, "a");
+    it->seek(it, (const uint8_t *)"a", 1);
+    CHECK_BYTES(it->key(it, &kl), kl, "a");
+    it->seek(it, (const uint8_t *)"c", 1);
+    CHECK_BYTES(it->key(it, &kl), kl, "c");
+    it->seek(it, (const uint8_t *)"ca", 2);
+    CHECK(!it->valid(it));
+    CHECK_EQ(kv_memstore_add(m, (const uint8_t *)"d", 1, (const uint8_t *)"4", 1), KV_OK);
+    it->seek(it, (const uint8_t *)"ca", 2);
+    CHECK_BYTES(it->key(it, &kl), kl, "d");
+    CHECK_EQ(kv_memstore_add(m, (const uint8_t *)"cb", 2, (const uint8_t *)"5", 1), KV_OK);
+    it->seek(it, (const uint8_t *)"ca", 2);
+    CHECK_BYTES(it->key(it, &kl), kl, "cb");
+    it->seek(it, (const uint8_t *)"cc", 2);
+    CHECK_BYTES(it->key(it, &kl), kl, "d");
+    it->seek(it, (const uint8_t *)"da", 2);
+    CHECK(!it->valid(it));
     it->destroy(it);
     kv_memstore_unref(m);
     kv_memstore_unref(NULL);

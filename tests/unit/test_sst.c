@@ -1,8 +1,9 @@
 /* Unit tests of sorted files (kvcore/sst_write.c, sst_read.c, block.c,
    bloom.c): every compression x encoding x bloom combination with real
    internal keys, ordered reads, seeks and seek_before, bloom false
-   positives, a huge value, the block cache, concurrent readers, and
-   corruption and truncation reported as KV_CORRUPT. */
+   positives, a huge value, the block cache, concurrent readers,
+   corruption and truncation reported as KV_CORRUPT, and the read units of
+   large uncompressed blocks (format version 2). */
 #include "table/sst.h"
 #include "hbase/keys.h"
 #include "testutil.h"
@@ -671,6 +672,174 @@ static void test_corruption(void) {
     free_dataset(&d);
 }
 
+/* ------------------------------------------------------------ read units */
+
+/* With a 64 KiB BLOCKSIZE and no compression a point read fetches, checks
+   and caches about 4 KiB (one read unit), not the whole block; everything
+   still reads back, in every encoding, cached or not. A compressed block
+   stays whole. */
+static void test_read_units(void) {
+    dataset d;
+    make_dataset(&d, 12000, 17);
+    char *path = path_of("units.sst");
+    for (int c = 0; c <= KV_COMPRESSION_LZ4; c++) {
+        for (int e = 0; e <= KV_ENCODING_DIFF; e++) {
+            kv_sst_options o = { 65536, (kv_compression)c, (kv_encoding)e, KV_BLOOM_ROW, 10 };
+            kv_sst_meta meta;
+            REQUIRE(write_dataset(path, &d, &o, &meta) == KV_OK);
+            CHECK(meta.file_size > 3 * 65536);   /* several blocks */
+            kv_cache *cache = kv_cache_new((size_t)64 << 20);
+            REQUIRE(cache);
+            kv_sst_reader *r;
+            char err[256];
+            REQUIRE(kv_sst_open(&r, env, path, 200, cache, err, sizeof err) == KV_OK);
+            kv_iter *it = kv_sst_iter(r, true, false);
+            REQUIRE(it);
+            size_t kl;
+            const uint8_t *k = key_at(&d, d.n / 2, &kl);
+            it->seek(it, k, kl);
+            CHECK(key_is(it, &d, d.n / 2) && value_is(it, d.n / 2));
+            size_t used = kv_cache_usage(cache);
+            if (c == KV_COMPRESSION_NONE) {
+                CHECK(used > 0 && used <= 2 * 4096);
+            } else {
+                CHECK(used > 16384);
+            }
+            /* A neighbouring key is in the same or the next unit. */
+            k = key_at(&d, d.n / 2 + 1, &kl);
+            it->seek(it, k, kl);
+            CHECK(key_is(it, &d, d.n / 2 + 1));
+            if (c == KV_COMPRESSION_NONE)
+                CHECK(kv_cache_usage(cache) <= 4 * 4096);
+            verify_reads(it, &d, 31 + (uint64_t)e);
+            it->destroy(it);
+            it = kv_sst_iter(r, false, false);
+            verify_reads(it, &d, 41 + (uint64_t)e);
+            it->destroy(it);
+            kv_sst_close(r);
+            kv_cache_free(cache);
+            kv_sst_meta_clear(&meta);
+        }
+    }
+    free(path);
+    free_dataset(&d);
+}
+
+/* Every byte of the data blocks of a file with read units is covered by a
+   checksum: a flipped byte anywhere before the bloom/index blocks makes a
+   full scan stop with KV_CORRUPT naming the file and an offset, after
+   returning only correct entries, and the other units still read. */
+static void test_units_every_byte_checked(void) {
+    dataset d;
+    make_dataset(&d, 1500, 23);
+    char *good = path_of("units-good.sst");
+    char *bad = path_of("units-bad.sst");
+    kv_sst_options o = { 65536, KV_COMPRESSION_NONE, KV_ENCODING_DIFF, KV_BLOOM_ROW, 10 };
+    REQUIRE(write_dataset(good, &d, &o, NULL) == KV_OK);
+    size_t len;
+    uint8_t *img = slurp(good, &len);
+    uint64_t bloom_off = kv_get_le64(img + len - 64 + 16);
+    uint64_t data_end = bloom_off ? bloom_off : kv_get_le64(img + len - 64);
+    REQUIRE(data_end > 65536 && data_end < len);
+    size_t flips = 0, undetected = 0, wrong = 0, unnamed = 0, whole = 0;
+    for (size_t pos = 0; pos < data_end; pos += 127, flips++) {
+        img[pos] ^= 0x08;
+        spit(bad, img, len);
+        img[pos] ^= 0x08;
+        kv_sst_reader *r;
+        char err[256];
+        REQUIRE(kv_sst_open(&r, env, bad, 300, NULL, err, sizeof err) == KV_OK);
+        kv_iter *it = kv_sst_iter(r, false, false);
+        size_t n = 0;
+        for (it->seek(it, NULL, 0); it->valid(it); it->next(it), n++) {
+            if (n >= d.n || !key_is(it, &d, n) || !value_is(it, n))
+                wrong++;
+        }
+        if (it->status(it) != KV_CORRUPT) {
+            undetected++;
+        } else {
+            char msg[512];
+            kv_sst_last_error(r, msg, sizeof msg);
+            if (!strstr(msg, bad) || !strstr(msg, " at offset "))
+                unnamed++;
+        }
+        /* The last entry lies in another unit than an early flip. */
+        if (pos < 4096) {
+            kv_iter *it2 = kv_sst_iter(r, false, false);
+            size_t kl;
+            const uint8_t *k = key_at(&d, d.n - 1, &kl);
+            it2->seek(it2, k, kl);
+            whole += key_is(it2, &d, d.n - 1) && value_is(it2, d.n - 1);
+            it2->destroy(it2);
+        }
+        it->destroy(it);
+        kv_sst_close(r);
+    }
+    CHECK(flips > 1000);
+    CHECK_EQ(undetected, 0);
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(unnamed, 0);
+    CHECK_EQ(whole, (4096 + 126) / 127);
+    free(img);
+    free(good);
+    free(bad);
+    free_dataset(&d);
+}
+
+/* Rewrites one byte of the first index entry's value of a file image (the
+   index must be stored raw) and fixes the index block's checksum, as a
+   hostile or buggy writer would. at: byte of the value. */
+static void forge_index(uint8_t *img, size_t len, size_t at, uint8_t byte) {
+    uint64_t off = kv_get_le64(img + len - 64), size = kv_get_le64(img + len - 56);
+    REQUIRE(img[off] == 0 && size > 5);   /* raw */
+    const uint8_t *p = img + off + 1, *end = img + off + size - 4;
+    uint32_t klen, vlen;
+    REQUIRE((p = kv_get_varint32(p, end, &klen)) && (p = kv_get_varint32(p, end, &vlen)));
+    REQUIRE(at < vlen);
+    img[(size_t)(p - img) + klen + at] = byte;
+    kv_put_le32(img + off + size - 4, kv_checksum(img + off, (size_t)size - 4));
+}
+
+/* An index whose units leave a byte of data outside every unit, or whose
+   unit list does not add up, is refused at open, naming the index. */
+static void test_units_forged_index(void) {
+    dataset d;
+    make_dataset(&d, 3000, 29);
+    char *good = path_of("forge-good.sst"), *bad = path_of("forge-bad.sst");
+    kv_sst_options o = { 65536, KV_COMPRESSION_NONE, KV_ENCODING_PREFIX, KV_BLOOM_NONE, 10 };
+    REQUIRE(write_dataset(good, &d, &o, NULL) == KV_OK);
+    size_t len;
+    uint8_t *img = slurp(good, &len);
+    uint8_t *copy = malloc(len);
+    REQUIRE(copy);
+    /* value: varint offset (0: one byte), varint size (3 bytes), varint N */
+    struct { size_t at; uint8_t byte; } forgeries[] = {
+        { 0, 1 },      /* block 0 starts at 1: byte 0 is in no unit */
+        { 4, 1 },      /* one unit instead of several: the list is left over */
+        { 4, 0x7f },   /* more units than listed */
+        { 4, 0 },      /* no unit */
+    };
+    for (size_t i = 0; i < sizeof forgeries / sizeof forgeries[0]; i++) {
+        memcpy(copy, img, len);
+        forge_index(copy, len, forgeries[i].at, forgeries[i].byte);
+        spit(bad, copy, len);
+        char err[256] = "";
+        CHECK_EQ(try_open(bad, err, sizeof err), KV_CORRUPT);
+        CHECK(strstr(err, bad) != NULL && strstr(err, "bad index") != NULL);
+    }
+    /* The same edit of nothing (byte rewritten to itself) still opens. */
+    memcpy(copy, img, len);
+    forge_index(copy, len, 0, 0);
+    spit(bad, copy, len);
+    char err[256];
+    CHECK_EQ(try_open(bad, err, sizeof err), KV_OK);
+    free(copy);
+    free(img);
+    free(good);
+    free(bad);
+    free_dataset(&d);
+}
+
 /* I/O failures from the env surface as errors, never as bad data. */
 static void test_io_errors(void) {
     dataset d;
@@ -727,6 +896,9 @@ int main(void) {
     test_threads();
     test_corruption();
     test_io_errors();
+    test_read_units();
+    test_units_every_byte_checked();
+    test_units_forged_index();
     test_rmtree(dir);
     free(dir);
     return test_finish("test_sst");

@@ -1,0 +1,480 @@
+/**
+ * @file lowlevel.c
+ * The mount's side of libfuse's low-level API: each request on inode
+ * numbers becomes a path through the node table (nodes.h), the operation
+ * by path (ops.h) does the work, and the reply hands the kernel entries
+ * with the mount's timeouts, a reference in the node table for each. The
+ * kernel's caches are dropped where the store changes (cells.c,
+ * fs_notify_changed). Called by libfuse's session loop (main.c).
+ */
+#include "ops.h"
+#include "open_file.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* d_ino of a plain READDIR entry: the listing hands out no node (a lookup
+   does), and 0 would hide the entry from some readdir(3) callers. */
+#define DIRENT_NO_INO 0xffffffffu
+
+static cellfs *fs_of(fuse_req_t req)
+{
+    return fuse_req_userdata(req);
+}
+
+static pid_t pid_of(fuse_req_t req)
+{
+    const struct fuse_ctx *c = fuse_req_ctx(req);
+    return c ? c->pid : 0;
+}
+
+static void reply_status(fuse_req_t req, int rc)
+{
+    fuse_reply_err(req, rc < 0 ? -rc : 0);
+}
+
+static void entry_of(cellfs *fs, fuse_ino_t ino, const struct stat *st,
+                     struct fuse_entry_param *e)
+{
+    memset(e, 0, sizeof *e);
+    e->ino = ino;
+    e->attr = *st;
+    e->attr.st_ino = ino;
+    e->attr_timeout = fs->timeout;
+    e->entry_timeout = fs->timeout;
+}
+
+static void set_handle_ino(cellfs *fs, struct fuse_file_info *fi, fuse_ino_t ino)
+{
+    fs_handle *h = (fs_handle *)(uintptr_t)fi->fh;
+    pthread_mutex_lock(&fs->mu);
+    h->ino = ino;
+    pthread_mutex_unlock(&fs->mu);
+}
+
+/* Attributes of @p path (or of the open file in @p fi). */
+static int stat_of(fuse_req_t req, const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+    return fs_op_getattr(fs_of(req), pid_of(req), path, st, fi);
+}
+
+/* Replies with the entry @p name of @p parent, which @p path names; its
+   attributes from the open file @p fi when non-NULL. Returns 0 when the
+   kernel took it, else -errno (nothing referenced then). */
+static int reply_new_entry(fuse_req_t req, fuse_ino_t parent, const char *name, const char *path,
+                           struct fuse_file_info *fi)
+{
+    cellfs *fs = fs_of(req);
+    struct stat st;
+    int rc = stat_of(req, path, &st, fi);
+    fuse_ino_t ino = 0;
+    if (rc == 0) rc = fs_nodes_ref(&fs->nodes, parent, name, &ino);
+    if (rc) return rc;
+    struct fuse_entry_param e;
+    entry_of(fs, ino, &st, &e);
+    if (fi) set_handle_ino(fs, fi, ino);
+    int sent = fi ? fuse_reply_create(req, &e, fi) : fuse_reply_entry(req, &e);
+    if (sent != 0) {
+        fs_nodes_unref(&fs->nodes, ino);
+        return sent;
+    }
+    return 0;
+}
+
+static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    cellfs *fs = fs_of(req);
+    int rc;
+    char *path = fs_nodes_path(&fs->nodes, parent, name, &rc);
+    if (path) rc = reply_new_entry(req, parent, name, path, NULL);
+    if (rc) fuse_reply_err(req, -rc);
+    free(path);
+}
+
+static void ll_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+    fs_nodes_forget(&fs_of(req)->nodes, ino, nlookup);
+    fuse_reply_none(req);
+}
+
+static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+    cellfs *fs = fs_of(req);
+    for (size_t i = 0; i < count; i++) fs_nodes_forget(&fs->nodes, forgets[i].ino, forgets[i].nlookup);
+    fuse_reply_none(req);
+}
+
+static void reply_attr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
+{
+    st->st_ino = ino;
+    fuse_reply_attr(req, st, fs_of(req)->timeout);
+}
+
+static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    cellfs *fs = fs_of(req);
+    struct stat st;
+    int rc;
+    char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
+    if (path || (fi && fi->fh)) {
+        rc = stat_of(req, path, &st, fi);
+    } else if (rc == -ENOENT && fs_handles_stat_ino(fs, ino, &st)) {
+        rc = 0;                  /* fstat of an open file whose name went */
+    }
+    free(path);
+    if (rc) fuse_reply_err(req, -rc);
+    else reply_attr(req, ino, &st);
+}
+
+static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+                       struct fuse_file_info *fi)
+{
+    cellfs *fs = fs_of(req);
+    int rc;
+    char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
+    bool by_handle = fi && fi->fh;
+    if (path || by_handle) rc = 0;
+    /* Modes and owners are accepted and not kept (every cell shows the
+       mount's owner and mode); sizes and modification times are. */
+    if (rc == 0 && (to_set & FUSE_SET_ATTR_SIZE))
+        rc = fs_op_truncate(fs, path, attr->st_size, by_handle ? fi : NULL);
+    if (rc == 0 && (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW))) {
+        struct timespec tv[2];
+        tv[0].tv_sec = 0;
+        tv[0].tv_nsec = UTIME_OMIT;
+        tv[1] = attr->st_mtim;
+        if (to_set & FUSE_SET_ATTR_MTIME_NOW) tv[1].tv_nsec = UTIME_NOW;
+        rc = fs_op_utimens(fs, path, tv, by_handle ? fi : NULL);
+    }
+    struct stat st;
+    if (rc == 0) rc = stat_of(req, path, &st, by_handle ? fi : NULL);
+    free(path);
+    if (rc) fuse_reply_err(req, -rc);
+    else reply_attr(req, ino, &st);
+}
+
+static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    cellfs *fs = fs_of(req);
+    int rc;
+    char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
+    if (path) rc = fs_op_open(fs, pid_of(req), path, fi);
+    free(path);
+    if (rc) {
+        fuse_reply_err(req, -rc);
+        return;
+    }
+    set_handle_ino(fs, fi, ino);
+    if (fuse_reply_open(req, fi) != 0) (void)fs_op_release(fs, fi);   /* interrupted */
+}
+
+static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+                      struct fuse_file_info *fi)
+{
+    (void)mode;
+    cellfs *fs = fs_of(req);
+    int rc;
+    char *path = fs_nodes_path(&fs->nodes, parent, name, &rc);
+    if (path) rc = fs_op_create(fs, pid_of(req), path, fi);
+    if (rc == 0) {
+        rc = reply_new_entry(req, parent, name, path, fi);
+        if (rc) (void)fs_op_release(fs, fi);
+    }
+    if (rc) fuse_reply_err(req, -rc);
+    free(path);
+}
+
+static void ll_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                    struct fuse_file_info *fi)
+{
+    (void)ino;
+    char *buf = malloc(size ? size : 1);
+    if (!buf) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    int n = fs_op_read(fs_of(req), buf, size, off, fi);
+    if (n < 0) fuse_reply_err(req, -n);
+    else fuse_reply_buf(req, buf, (size_t)n);
+    free(buf);
+}
+
+static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+                     struct fuse_file_info *fi)
+{
+    (void)ino;
+    int n = fs_op_write(fs_of(req), buf, size, off, fi);
+    if (n < 0) fuse_reply_err(req, -n);
+    else fuse_reply_write(req, (size_t)n);
+}
+
+static void ll_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino;
+    reply_status(req, fs_op_flush(fs_of(req), fi));
+}
+
+static void ll_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+    (void)ino, (void)datasync;
+    reply_status(req, fs_op_fsync(fs_of(req), fi));
+}
+
+static void ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino;
+    reply_status(req, fs_op_release(fs_of(req), fi));
+}
+
+static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    cellfs *fs = fs_of(req);
+    int rc;
+    char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
+    if (path) rc = fs_op_opendir(fs, path, fi);
+    free(path);
+    if (rc) fuse_reply_err(req, -rc);
+    else if (fuse_reply_open(req, fi) != 0) (void)fs_op_releasedir(fs, fi);
+}
+
+/* One READDIR(PLUS) reply being filled. */
+typedef struct dir_reply {
+    fuse_req_t req;
+    fuse_ino_t dir;
+    bool plus;
+    char *buf;
+    size_t size, used;
+    fuse_ino_t *refs;            /* nodes referenced for this reply */
+    size_t nrefs;
+} dir_reply;
+
+static int dir_fill(void *ctx, const char *dir_path, const char *name, bool dir, off_t next_off)
+{
+    dir_reply *r = ctx;
+    cellfs *fs = fs_of(r->req);
+    struct stat st;
+    memset(&st, 0, sizeof st);
+    st.st_ino = DIRENT_NO_INO;
+    st.st_mode = dir ? S_IFDIR : S_IFREG;
+    if (!r->plus) {
+        size_t need = fuse_add_direntry(r->req, NULL, 0, name, NULL, 0);
+        if (r->used + need > r->size) return 1;
+        r->used += fuse_add_direntry(r->req, r->buf + r->used, r->size - r->used, name, &st,
+                                     next_off);
+        return 0;
+    }
+    struct fuse_entry_param e;
+    memset(&e, 0, sizeof e);
+    e.attr = st;
+    size_t need = fuse_add_direntry_plus(r->req, NULL, 0, name, NULL, 0);
+    if (r->used + need > r->size) return 1;
+    /* . and .. and names that do not stat (a row gone meanwhile) are
+       listed without an entry (inode 0): the kernel looks them up. */
+    bool dots = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+    size_t plen = strlen(dir_path);
+    char *path = dots ? NULL : malloc(plen + strlen(name) + 2);
+    if (path) {
+        sprintf(path, "%s%s%s", dir_path, plen > 1 ? "/" : "", name);
+        fuse_ino_t ino;
+        fuse_ino_t *nr = realloc(r->refs, (r->nrefs + 1) * sizeof *nr);
+        if (nr) r->refs = nr;
+        if (nr && stat_of(r->req, path, &st, NULL) == 0 &&
+            fs_nodes_ref(&fs->nodes, r->dir, name, &ino) == 0) {
+            entry_of(fs, ino, &st, &e);
+            r->refs[r->nrefs++] = ino;
+        }
+        free(path);
+    }
+    r->used += fuse_add_direntry_plus(r->req, r->buf + r->used, r->size - r->used, name, &e,
+                                      next_off);
+    return 0;
+}
+
+static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                           struct fuse_file_info *fi, bool plus)
+{
+    cellfs *fs = fs_of(req);
+    dir_reply r = { .req = req, .dir = ino, .plus = plus, .size = size };
+    r.buf = malloc(size ? size : 1);
+    if (!r.buf) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    int rc = fs_op_readdir(fs, fi, off, dir_fill, &r);
+    if (rc) {
+        for (size_t i = 0; i < r.nrefs; i++) fs_nodes_unref(&fs->nodes, r.refs[i]);
+        fuse_reply_err(req, -rc);
+    } else if (fuse_reply_buf(req, r.buf, r.used) != 0) {
+        for (size_t i = 0; i < r.nrefs; i++) fs_nodes_unref(&fs->nodes, r.refs[i]);
+    }
+    free(r.refs);
+    free(r.buf);
+}
+
+static void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                       struct fuse_file_info *fi)
+{
+    readdir_common(req, ino, size, off, fi, false);
+}
+
+static void ll_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                           struct fuse_file_info *fi)
+{
+    readdir_common(req, ino, size, off, fi, true);
+}
+
+static void ll_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino;
+    reply_status(req, fs_op_releasedir(fs_of(req), fi));
+}
+
+static void ll_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+    (void)ino, (void)datasync, (void)fi;
+    fuse_reply_err(req, 0);
+}
+
+static void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+    (void)mode;
+    cellfs *fs = fs_of(req);
+    int rc;
+    char *path = fs_nodes_path(&fs->nodes, parent, name, &rc);
+    if (path) rc = fs_op_mkdir(fs, path);
+    if (rc == 0) rc = reply_new_entry(req, parent, name, path, NULL);
+    if (rc) fuse_reply_err(req, -rc);
+    free(path);
+}
+
+/* unlink and rmdir: the name goes from the node table as from the kernel. */
+static void remove_common(fuse_req_t req, fuse_ino_t parent, const char *name, bool dir)
+{
+    cellfs *fs = fs_of(req);
+    int rc;
+    char *path = fs_nodes_path(&fs->nodes, parent, name, &rc);
+    if (path) rc = dir ? fs_op_rmdir(fs, path) : fs_op_unlink(fs, path);
+    if (rc == 0) fs_nodes_detach(&fs->nodes, parent, name);
+    free(path);
+    reply_status(req, rc);
+}
+
+static void ll_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    remove_common(req, parent, name, false);
+}
+
+static void ll_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    remove_common(req, parent, name, true);
+}
+
+static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+                      const char *newname, unsigned int flags)
+{
+    cellfs *fs = fs_of(req);
+    int rc;
+    char *from = fs_nodes_path(&fs->nodes, parent, name, &rc);
+    char *to = from ? fs_nodes_path(&fs->nodes, newparent, newname, &rc) : NULL;
+    if (from && to) rc = fs_op_rename(fs, from, to, flags);
+    if (rc == 0) fs_nodes_rename(&fs->nodes, parent, name, newparent, newname);
+    free(from);
+    free(to);
+    reply_status(req, rc);
+}
+
+static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+    cellfs *fs = fs_of(req);
+    int rc;
+    char *from = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
+    char *to = fs_nodes_path(&fs->nodes, newparent, newname, &rc);
+    rc = fs_op_link(fs, from ? from : "(removed file)", to ? to : newname);
+    free(from);
+    free(to);
+    reply_status(req, rc);
+}
+
+static void ll_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+    (void)link;
+    cellfs *fs = fs_of(req);
+    int rc;
+    char *path = fs_nodes_path(&fs->nodes, parent, name, &rc);
+    rc = fs_op_symlink(fs, path ? path : name);
+    free(path);
+    reply_status(req, rc);
+}
+
+static void ll_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+    (void)mode, (void)rdev;
+    cellfs *fs = fs_of(req);
+    int rc;
+    char *path = fs_nodes_path(&fs->nodes, parent, name, &rc);
+    rc = fs_op_mknod(fs, path ? path : name);
+    free(path);
+    reply_status(req, rc);
+}
+
+static void ll_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+    (void)ino;
+    struct statvfs sv;
+    int rc = fs_op_statfs(fs_of(req), &sv);
+    if (rc) fuse_reply_err(req, -rc);
+    else fuse_reply_statfs(req, &sv);
+}
+
+static void ll_destroy(void *userdata)
+{
+    cellfs *fs = userdata;
+    /* Files still open at unmount: commit what they hold. */
+    for (;;) {
+        pthread_mutex_lock(&fs->mu);
+        fs_handle *h = fs->handles;
+        pthread_mutex_unlock(&fs->mu);
+        if (!h) break;
+        int rc = fs_handle_release(fs, h);
+        if (rc) fs_log(fs, "unmount: a file's last write failed: %s", strerror(-rc));
+    }
+    fs_pending_clear(fs);
+    fs_dirs_free(fs);
+    if (fs->store) {
+        kv_status st = kv_store_close(fs->store);
+        if (st != KV_OK) fs_log(fs, "unmount: closing the store: %s", kv_strerror(st));
+        fs->store = NULL;
+    }
+}
+
+void fs_lowlevel_ops(struct fuse_lowlevel_ops *ops)
+{
+    memset(ops, 0, sizeof *ops);
+    ops->destroy = ll_destroy;
+    ops->lookup = ll_lookup;
+    ops->forget = ll_forget;
+    ops->forget_multi = ll_forget_multi;
+    ops->getattr = ll_getattr;
+    ops->setattr = ll_setattr;
+    ops->open = ll_open;
+    ops->create = ll_create;
+    ops->read = ll_read;
+    ops->write = ll_write;
+    ops->flush = ll_flush;
+    ops->fsync = ll_fsync;
+    ops->release = ll_release;
+    ops->opendir = ll_opendir;
+    ops->readdir = ll_readdir;
+    ops->readdirplus = ll_readdirplus;
+    ops->releasedir = ll_releasedir;
+    ops->fsyncdir = ll_fsyncdir;
+    ops->mkdir = ll_mkdir;
+    ops->unlink = ll_unlink;
+    ops->rmdir = ll_rmdir;
+    ops->rename = ll_rename;
+    ops->link = ll_link;
+    ops->symlink = ll_symlink;
+    ops->mknod = ll_mknod;
+    ops->statfs = ll_statfs;
+}

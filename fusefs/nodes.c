@@ -1,0 +1,308 @@
+/**
+ * @file nodes.c
+ * The node table (nodes.h): two chained hash tables over the same nodes,
+ * by inode number and by (parent, name), doubled when they fill up.
+ */
+#include "nodes.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fs_node {
+    fs_ino ino;
+    fs_ino parent;           /* 0 when detached */
+    char *name;                  /* NULL when detached */
+    uint64_t lookups;            /* kernel references */
+    fs_node *ino_next, *name_next;
+};
+
+#define NODES_INITIAL_BUCKETS 1024
+/* Deeper than any path of the grammar (path.h): a longer chain of parents
+   is a cycle, which the kernel never makes (a rename into itself fails). */
+#define NODES_MAX_DEPTH 64
+
+static size_t ino_hash(fs_ino ino, size_t nbuckets)
+{
+    uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 17) & (nbuckets - 1);
+}
+
+static size_t name_hash(fs_ino parent, const char *name, size_t len, size_t nbuckets)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ull);
+    for (size_t i = 0; i < len; i++) h = (h ^ (uint8_t)name[i]) * 0x100000001b3ull;
+    return (size_t)(h ^ (h >> 29)) & (nbuckets - 1);
+}
+
+static fs_node *by_ino(fs_nodes *t, fs_ino ino)
+{
+    for (fs_node *n = t->by_ino[ino_hash(ino, t->nbuckets)]; n; n = n->ino_next)
+        if (n->ino == ino) return n;
+    return NULL;
+}
+
+static fs_node *by_name(fs_nodes *t, fs_ino parent, const char *name, size_t len)
+{
+    for (fs_node *n = t->by_name[name_hash(parent, name, len, t->nbuckets)]; n; n = n->name_next)
+        if (n->parent == parent && strncmp(n->name, name, len) == 0 && n->name[len] == '\0')
+            return n;
+    return NULL;
+}
+
+static void name_unlink(fs_nodes *t, fs_node *n)
+{
+    if (!n->name) return;
+    fs_node **pp = &t->by_name[name_hash(n->parent, n->name, strlen(n->name), t->nbuckets)];
+    while (*pp && *pp != n) pp = &(*pp)->name_next;
+    if (*pp) *pp = n->name_next;
+    n->name_next = NULL;
+}
+
+static void name_link(fs_nodes *t, fs_node *n)
+{
+    size_t b = name_hash(n->parent, n->name, strlen(n->name), t->nbuckets);
+    n->name_next = t->by_name[b];
+    t->by_name[b] = n;
+}
+
+static void detach(fs_nodes *t, fs_node *n)
+{
+    name_unlink(t, n);
+    free(n->name);
+    n->name = NULL;
+    n->parent = 0;
+}
+
+/* Doubles both tables; on allocation failure they stay as they are
+   (longer chains, nothing lost). */
+static void grow(fs_nodes *t)
+{
+    size_t nb = t->nbuckets * 2;
+    fs_node **bi = calloc(nb, sizeof *bi), **bn = calloc(nb, sizeof *bn);
+    if (!bi || !bn) {
+        free(bi);
+        free(bn);
+        return;
+    }
+    for (size_t i = 0; i < t->nbuckets; i++) {
+        for (fs_node *n = t->by_ino[i], *next; n; n = next) {
+            next = n->ino_next;
+            size_t b = ino_hash(n->ino, nb);
+            n->ino_next = bi[b];
+            bi[b] = n;
+        }
+        for (fs_node *n = t->by_name[i], *next; n; n = next) {
+            next = n->name_next;
+            size_t b = name_hash(n->parent, n->name, strlen(n->name), nb);
+            n->name_next = bn[b];
+            bn[b] = n;
+        }
+    }
+    free(t->by_ino);
+    free(t->by_name);
+    t->by_ino = bi;
+    t->by_name = bn;
+    t->nbuckets = nb;
+}
+
+int fs_nodes_init(fs_nodes *t)
+{
+    memset(t, 0, sizeof *t);
+    t->nbuckets = NODES_INITIAL_BUCKETS;
+    t->by_ino = calloc(t->nbuckets, sizeof *t->by_ino);
+    t->by_name = calloc(t->nbuckets, sizeof *t->by_name);
+    fs_node *root = calloc(1, sizeof *root);
+    if (!t->by_ino || !t->by_name || !root) {
+        free(t->by_ino);
+        free(t->by_name);
+        free(root);
+        return -ENOMEM;
+    }
+    root->ino = FS_ROOT_INO;
+    root->lookups = 1;
+    t->by_ino[ino_hash(root->ino, t->nbuckets)] = root;
+    t->count = 1;
+    t->next_ino = FS_ROOT_INO + 1;
+    pthread_mutex_init(&t->mu, NULL);
+    return 0;
+}
+
+void fs_nodes_free(fs_nodes *t)
+{
+    if (!t->by_ino) return;
+    for (size_t i = 0; i < t->nbuckets; i++)
+        for (fs_node *n = t->by_ino[i], *next; n; n = next) {
+            next = n->ino_next;
+            free(n->name);
+            free(n);
+        }
+    free(t->by_ino);
+    free(t->by_name);
+    t->by_ino = t->by_name = NULL;
+    pthread_mutex_destroy(&t->mu);
+}
+
+size_t fs_nodes_count(fs_nodes *t)
+{
+    pthread_mutex_lock(&t->mu);
+    size_t n = t->count;
+    pthread_mutex_unlock(&t->mu);
+    return n;
+}
+
+int fs_nodes_ref(fs_nodes *t, fs_ino parent, const char *name, fs_ino *ino)
+{
+    pthread_mutex_lock(&t->mu);
+    int rc = 0;
+    fs_node *p = by_ino(t, parent);
+    fs_node *n = p && (p->name || p->ino == FS_ROOT_INO) ? by_name(t, parent, name, strlen(name))
+                                                          : NULL;
+    if (!p || (!p->name && p->ino != FS_ROOT_INO)) {
+        rc = -ENOENT;
+    } else if (!n) {
+        n = calloc(1, sizeof *n);
+        char *copy = strdup(name);
+        if (!n || !copy) {
+            free(n);
+            free(copy);
+            rc = -ENOMEM;
+        } else {
+            if (t->count >= t->nbuckets) grow(t);
+            n->ino = t->next_ino++;
+            n->parent = parent;
+            n->name = copy;
+            size_t b = ino_hash(n->ino, t->nbuckets);
+            n->ino_next = t->by_ino[b];
+            t->by_ino[b] = n;
+            name_link(t, n);
+            t->count++;
+        }
+    }
+    if (rc == 0) {
+        n->lookups++;
+        *ino = n->ino;
+    }
+    pthread_mutex_unlock(&t->mu);
+    return rc;
+}
+
+static void forget_locked(fs_nodes *t, fs_ino ino, uint64_t count)
+{
+    if (ino == FS_ROOT_INO) return;
+    fs_node *n = by_ino(t, ino);
+    if (!n) return;
+    n->lookups = count >= n->lookups ? 0 : n->lookups - count;
+    if (n->lookups) return;
+    detach(t, n);
+    fs_node **pp = &t->by_ino[ino_hash(ino, t->nbuckets)];
+    while (*pp != n) pp = &(*pp)->ino_next;
+    *pp = n->ino_next;
+    free(n);
+    t->count--;
+}
+
+void fs_nodes_unref(fs_nodes *t, fs_ino ino)
+{
+    fs_nodes_forget(t, ino, 1);
+}
+
+void fs_nodes_forget(fs_nodes *t, fs_ino ino, uint64_t n)
+{
+    pthread_mutex_lock(&t->mu);
+    forget_locked(t, ino, n);
+    pthread_mutex_unlock(&t->mu);
+}
+
+char *fs_nodes_path(fs_nodes *t, fs_ino ino, const char *child, int *err)
+{
+    pthread_mutex_lock(&t->mu);
+    size_t len = child ? strlen(child) + 1 : 0;
+    fs_node *n = by_ino(t, ino);
+    size_t depth = 0;
+    for (fs_node *m = n; m && m->ino != FS_ROOT_INO;) {
+        if (!m->name || ++depth > NODES_MAX_DEPTH) {
+            n = NULL;
+            break;
+        }
+        len += strlen(m->name) + 1;
+        m = by_ino(t, m->parent);
+        if (!m) n = NULL;
+    }
+    char *path = n ? malloc(len + 2) : NULL;
+    if (path) {
+        /* Built from the end: each component is preceded by a slash. */
+        size_t at = len;
+        path[at] = '\0';
+        if (child) {
+            at -= strlen(child);
+            memcpy(path + at, child, strlen(child));
+            path[--at] = '/';
+        }
+        for (fs_node *m = n; m->ino != FS_ROOT_INO; m = by_ino(t, m->parent)) {
+            size_t l = strlen(m->name);
+            at -= l;
+            memcpy(path + at, m->name, l);
+            path[--at] = '/';
+        }
+        if (len == 0) strcpy(path, "/");
+    }
+    pthread_mutex_unlock(&t->mu);
+    if (!path) *err = n ? -ENOMEM : -ENOENT;
+    return path;
+}
+
+void fs_nodes_detach(fs_nodes *t, fs_ino parent, const char *name)
+{
+    pthread_mutex_lock(&t->mu);
+    fs_node *n = by_name(t, parent, name, strlen(name));
+    if (n) detach(t, n);
+    pthread_mutex_unlock(&t->mu);
+}
+
+void fs_nodes_rename(fs_nodes *t, fs_ino parent, const char *name, fs_ino newparent,
+                     const char *newname)
+{
+    pthread_mutex_lock(&t->mu);
+    fs_node *n = by_name(t, parent, name, strlen(name));
+    fs_node *old = by_name(t, newparent, newname, strlen(newname));
+    fs_node *np = by_ino(t, newparent);
+    bool np_attached = np && (np->name || np->ino == FS_ROOT_INO);
+    char *copy = n && np_attached ? strdup(newname) : NULL;
+    if (old && old != n) detach(t, old);
+    if (n && copy) {
+        name_unlink(t, n);
+        free(n->name);
+        n->name = copy;
+        n->parent = newparent;
+        name_link(t, n);
+    } else if (n) {
+        detach(t, n);            /* no memory, or no such directory: looked up anew */
+    }
+    pthread_mutex_unlock(&t->mu);
+}
+
+void fs_nodes_find(fs_nodes *t, const char *path, fs_ino *ino, fs_ino *parent,
+                   size_t *name_off)
+{
+    *ino = 0;
+    *parent = 0;
+    *name_off = 0;
+    pthread_mutex_lock(&t->mu);
+    fs_ino at = FS_ROOT_INO;
+    const char *s = path;
+    while (*s == '/') s++;
+    while (*s && at) {
+        const char *e = strchr(s, '/');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        *parent = at;
+        *name_off = (size_t)(s - path);
+        fs_node *n = by_name(t, at, s, len);
+        at = n ? n->ino : 0;
+        s += len;
+        while (*s == '/') s++;
+    }
+    *ino = at;
+    if (*s) *parent = 0;         /* a directory on the way is unknown */
+    pthread_mutex_unlock(&t->mu);
+}

@@ -1,0 +1,75 @@
+/**
+ * @file ops.h
+ * The filesystem's operations by path: what each FUSE request means for
+ * the store, once the node table (nodes.h) has turned its inode numbers
+ * into paths. lowlevel.c calls them and replies to the kernel; they call
+ * path.c, cells.c, open_file.c, pending.c and kvcore.h, and know nothing of
+ * inode numbers or of the kernel's caches beyond fs_notify_changed.
+ *
+ * Every function returns 0 or -errno. @p fi is the request's file info: its
+ * fh holds the open file (fs_handle) or directory (fs_dirh) handle, and
+ * open/create set fh, keep_cache and direct_io in it. @p pid is the calling
+ * process (an opener sees its own unsaved writes in getattr).
+ */
+#ifndef CELLFS_OPS_H
+#define CELLFS_OPS_H
+
+#include "fs.h"
+
+#include <sys/statvfs.h>
+
+/* ---- ops_attr.c ---- */
+/** Attributes of @p path, or of the open file in @p fi when it has one. */
+int fs_op_getattr(cellfs *fs, pid_t pid, const char *path, struct stat *st,
+                  struct fuse_file_info *fi);
+/** Sets the modification time (tv[1]; UTIME_NOW, UTIME_OMIT) of a cell:
+ *  its newest version is re-stamped (man/cellfs.1, TIMESTAMPS). */
+int fs_op_utimens(cellfs *fs, const char *path, const struct timespec tv[2],
+                  struct fuse_file_info *fi);
+/** truncate(2) by path, or ftruncate(2) of the open file in @p fi. */
+int fs_op_truncate(cellfs *fs, const char *path, off_t size, struct fuse_file_info *fi);
+/** The store's figures, with the disk under it. */
+int fs_op_statfs(cellfs *fs, struct statvfs *sv);
+
+/* ---- ops_dir.c ---- */
+/**
+ * One directory entry for fs_op_readdir: @p dir_path the listed directory,
+ * @p name the entry, @p next_off the offset that resumes after it. Returns
+ * nonzero when the reply is full (the entry was not taken; it is offered
+ * again by the next call at that offset).
+ */
+typedef int (*fs_dir_fill)(void *ctx, const char *dir_path, const char *name, bool dir,
+                           off_t next_off);
+int fs_op_opendir(cellfs *fs, const char *path, struct fuse_file_info *fi);
+/** Streams the entries of the directory opened in @p fi from offset @p off
+ *  (0: from the start, with . and ..). A read failure after some entries
+ *  were sent is the answer to the next call, never a shorter listing. */
+int fs_op_readdir(cellfs *fs, struct fuse_file_info *fi, off_t off, fs_dir_fill fill, void *ctx);
+int fs_op_releasedir(cellfs *fs, struct fuse_file_info *fi);
+int fs_op_mkdir(cellfs *fs, const char *path);
+int fs_op_rmdir(cellfs *fs, const char *path);
+
+/* ---- ops_file.c ---- */
+int fs_op_open(cellfs *fs, pid_t pid, const char *path, struct fuse_file_info *fi);
+/** open(O_CREAT): the name may not exist yet. */
+int fs_op_create(cellfs *fs, pid_t pid, const char *path, struct fuse_file_info *fi);
+/** Bytes read (fewer at the end of the value) or -errno. */
+int fs_op_read(cellfs *fs, char *buf, size_t size, off_t off, struct fuse_file_info *fi);
+/** Bytes written or -errno (EFBIG above max_value: nothing of the open
+ *  file is committed any more). */
+int fs_op_write(cellfs *fs, const char *buf, size_t size, off_t off, struct fuse_file_info *fi);
+/** close(2) of one descriptor: commits what the open file holds. */
+int fs_op_flush(cellfs *fs, struct fuse_file_info *fi);
+/** fsync(2): commits durably. */
+int fs_op_fsync(cellfs *fs, struct fuse_file_info *fi);
+/** The last close: commits, then frees the handle. */
+int fs_op_release(cellfs *fs, struct fuse_file_info *fi);
+int fs_op_unlink(cellfs *fs, const char *path);
+/** @p flags: RENAME_NOREPLACE is honoured, RENAME_EXCHANGE refused. */
+int fs_op_rename(cellfs *fs, const char *from, const char *to, unsigned int flags);
+/** Refused with EPERM and a log line naming the path. */
+int fs_op_link(cellfs *fs, const char *from, const char *to);
+int fs_op_symlink(cellfs *fs, const char *path);
+int fs_op_mknod(cellfs *fs, const char *path);
+
+#endif

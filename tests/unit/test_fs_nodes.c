@@ -1,0 +1,227 @@
+/**
+ * @file test_fs_nodes.c
+ * Unit test of fusefs/nodes.c, the low-level mount's node table: random
+ * lookups, forgets, removals and renames checked after every step against
+ * a model (every node's path, the node count, path lookups), then a large
+ * table grown and forgotten back to the root alone. Links nodes.c alone.
+ */
+#include "../../fusefs/nodes.h"
+#include "testutil.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#define MODEL_MAX 4096
+
+typedef struct model_node {
+    fs_ino ino, parent;          /* parent 0: detached */
+    char name[8];
+    uint64_t lookups;
+    bool live;
+} model_node;
+
+typedef struct model {
+    model_node n[MODEL_MAX];
+    size_t count;                /* slots used (live or not) */
+    fs_ino next_ino;
+} model;
+
+/* Inode numbers are handed out in order from the root's, as the model's
+   slots are: slot i holds inode FS_ROOT_INO + i. */
+static model_node *model_ino(model *m, fs_ino ino)
+{
+    if (ino < FS_ROOT_INO || ino - FS_ROOT_INO >= m->count) return NULL;
+    model_node *x = &m->n[ino - FS_ROOT_INO];
+    return x->live ? x : NULL;
+}
+
+static model_node *model_child(model *m, fs_ino parent, const char *name)
+{
+    for (size_t i = 0; i < m->count; i++)
+        if (m->n[i].live && parent != 0 && m->n[i].parent == parent &&
+            strcmp(m->n[i].name, name) == 0)
+            return &m->n[i];
+    return NULL;
+}
+
+static bool model_attached(const model_node *x)
+{
+    return x->ino == FS_ROOT_INO || x->parent != 0;
+}
+
+/* The model's path of @p ino, or false when it has none. */
+static bool model_path(model *m, fs_ino ino, char *out, size_t cap)
+{
+    char parts[64][8];
+    int depth = 0;
+    model_node *x = model_ino(m, ino);
+    while (x && x->ino != FS_ROOT_INO) {
+        if (!x->parent || depth == 64) return false;
+        strcpy(parts[depth++], x->name);
+        x = model_ino(m, x->parent);
+    }
+    if (!x) return false;
+    size_t at = 0;
+    out[0] = '\0';
+    for (int i = depth - 1; i >= 0; i--) at += (size_t)snprintf(out + at, cap - at, "/%s", parts[i]);
+    if (depth == 0) snprintf(out, cap, "/");
+    return true;
+}
+
+static size_t model_live(model *m)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->count; i++) n += m->n[i].live;
+    return n;
+}
+
+static void check_all(fs_nodes *t, model *m)
+{
+    CHECK_EQ(fs_nodes_count(t), model_live(m));
+    for (size_t i = 0; i < m->count; i++) {
+        if (!m->n[i].live) continue;
+        char want[1024];
+        bool has = model_path(m, m->n[i].ino, want, sizeof want);
+        int err = 0;
+        char *got = fs_nodes_path(t, m->n[i].ino, NULL, &err);
+        CHECK(has == (got != NULL));
+        if (has && got) {
+            CHECK(strcmp(want, got) == 0);
+            fs_ino ino, parent;
+            size_t off;
+            fs_nodes_find(t, got, &ino, &parent, &off);
+            CHECK_EQ(ino, m->n[i].ino);
+            if (m->n[i].ino != FS_ROOT_INO) {
+                CHECK_EQ(parent, m->n[i].parent);
+                CHECK(strcmp(got + off, m->n[i].name) == 0);
+            }
+        }
+        if (!has) CHECK_EQ(err, -ENOENT);
+        free(got);
+    }
+}
+
+static fs_ino pick_ino(model *m, unsigned r)
+{
+    if (m->count == 0) return FS_ROOT_INO;
+    model_node *x = &m->n[r % m->count];
+    return x->live ? x->ino : (fs_ino)(r % (m->next_ino + 2));
+}
+
+static void random_ops(unsigned seed, int steps)
+{
+    fs_nodes t;
+    REQUIRE(fs_nodes_init(&t) == 0);
+    static model m;
+    memset(&m, 0, sizeof m);
+    m.n[0] = (model_node){ .ino = FS_ROOT_INO, .lookups = 1, .live = true };
+    m.count = 1;
+    m.next_ino = FS_ROOT_INO + 1;
+    srand(seed);
+    for (int step = 0; step < steps && m.count < MODEL_MAX - 1; step++) {
+        unsigned r = (unsigned)rand();
+        char name[8], name2[8];
+        snprintf(name, sizeof name, "n%u", (unsigned)rand() % 6);
+        snprintf(name2, sizeof name2, "n%u", (unsigned)rand() % 6);
+        fs_ino a = pick_ino(&m, (unsigned)rand()), b = pick_ino(&m, (unsigned)rand());
+        switch (r % 8) {
+        case 0: case 1: case 2: {     /* LOOKUP */
+            fs_ino got = 0;
+            int rc = fs_nodes_ref(&t, a, name, &got);
+            model_node *p = model_ino(&m, a);
+            if (!p || !model_attached(p)) {
+                CHECK_EQ(rc, -ENOENT);
+                break;
+            }
+            CHECK_EQ(rc, 0);
+            model_node *c = model_child(&m, a, name);
+            if (!c) {
+                c = &m.n[m.count++];
+                *c = (model_node){ .ino = m.next_ino++, .parent = a, .live = true };
+                strcpy(c->name, name);
+            }
+            c->lookups++;
+            CHECK_EQ(got, c->ino);
+            break;
+        }
+        case 3: case 4: {             /* FORGET */
+            uint64_t n = 1 + (unsigned)rand() % 2;
+            fs_nodes_forget(&t, a, n);
+            model_node *x = model_ino(&m, a);
+            if (x && x->ino != FS_ROOT_INO) {
+                x->lookups = n >= x->lookups ? 0 : x->lookups - n;
+                if (!x->lookups) x->live = false;
+            }
+            break;
+        }
+        case 5: {                     /* unlink / rmdir */
+            fs_nodes_detach(&t, a, name);
+            model_node *x = model_child(&m, a, name);
+            if (x) x->parent = 0;
+            break;
+        }
+        default: {                    /* rename (never into itself: the kernel forbids it) */
+            model_node *x = model_child(&m, a, name), *old = model_child(&m, b, name2);
+            bool into_itself = false;
+            for (model_node *up = model_ino(&m, b); x && up; up = model_ino(&m, up->parent))
+                if (up == x) into_itself = true;
+            if (into_itself) break;
+            fs_nodes_rename(&t, a, name, b, name2);
+            if (old && old != x) old->parent = 0;
+            model_node *to = model_ino(&m, b);
+            if (x && to && model_attached(to)) {
+                x->parent = b;
+                strcpy(x->name, name2);
+            } else if (x) {
+                x->parent = 0;           /* the directory is gone: detached */
+            }
+            break;
+        }
+        }
+        check_all(&t, &m);
+    }
+    fs_nodes_free(&t);
+}
+
+/* Many nodes: the tables grow, and forgetting everything leaves the root. */
+static void grow_and_forget(void)
+{
+    fs_nodes t;
+    REQUIRE(fs_nodes_init(&t) == 0);
+    enum { DIRS = 100, FILES = 1000 };
+    static fs_ino files[DIRS * FILES];
+    fs_ino dirs[DIRS];
+    char name[32];
+    for (int d = 0; d < DIRS; d++) {
+        snprintf(name, sizeof name, "row%d", d);
+        REQUIRE(fs_nodes_ref(&t, FS_ROOT_INO, name, &dirs[d]) == 0);
+        for (int f = 0; f < FILES; f++) {
+            snprintf(name, sizeof name, "q%d", f);
+            REQUIRE(fs_nodes_ref(&t, dirs[d], name, &files[d * FILES + f]) == 0);
+        }
+    }
+    CHECK_EQ(fs_nodes_count(&t), (size_t)(1 + DIRS + DIRS * FILES));
+    int err;
+    char *p = fs_nodes_path(&t, files[57 * FILES + 999], NULL, &err);
+    CHECK(p && strcmp(p, "/row57/q999") == 0);
+    free(p);
+    p = fs_nodes_path(&t, dirs[3], "child", &err);
+    CHECK(p && strcmp(p, "/row3/child") == 0);
+    free(p);
+    p = fs_nodes_path(&t, FS_ROOT_INO, NULL, &err);
+    CHECK(p && strcmp(p, "/") == 0);
+    free(p);
+    for (int i = 0; i < DIRS * FILES; i++) fs_nodes_forget(&t, files[i], 1);
+    for (int d = 0; d < DIRS; d++) fs_nodes_forget(&t, dirs[d], 1);
+    CHECK_EQ(fs_nodes_count(&t), (size_t)1);
+    p = fs_nodes_path(&t, files[0], NULL, &err);
+    CHECK(p == NULL && err == -ENOENT);
+    fs_nodes_free(&t);
+}
+
+int main(void)
+{
+    for (unsigned seed = 1; seed <= 20; seed++) random_ops(seed, 600);
+    grow_and_forget();
+    return test_finish("test_fs_nodes");
+}
