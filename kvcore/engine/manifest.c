@@ -503,7 +503,8 @@ static const char *apply_line(loader *ld, words *wd, kv_status *st) {
 
 /* Applies the lines of text (NUL-terminated, each ending in '\n'), the
    first being line first_line of the file; a line that does not apply is
-   KV_CORRUPT naming file and line. */
+   KV_CORRUPT naming file and line. The words of each line are split in
+   place; its newline is kept. */
 static kv_status apply_lines(loader *ld, char *text, int first_line) {
     kv_status st = KV_OK;
     int lineno = first_line;
@@ -525,6 +526,7 @@ static kv_status apply_lines(loader *ld, char *text, int first_line) {
                 kv_fail(ld->s, st, "%s line %d: %s: '%.80s'", ld->path, lineno, why, copy);
             }
         }
+        *nl = '\n'; /* so that lines are counted again for later messages */
         line = nl + 1;
     }
     return st;

@@ -272,13 +272,14 @@ every_value_in() {
     [ "$(grep -c '^edit ' "$STORE/MANIFEST")" -ge 3 ]
     # A byte of the first edit's scalars.
     off=$(grep -bo '^edit 1$' "$STORE/MANIFEST" | cut -d: -f1)
+    line=$(grep -n '^edit 1$' "$STORE/MANIFEST" | cut -d: -f1)
     flip "$STORE/MANIFEST" $((off + 10))
     run "$CELLCK" "$STORE"
     [ "$status" -eq 1 ]
-    [[ "$output" == *"damage: MANIFEST @$off: "*"edit checksum mismatch"* ]]
+    [[ "$output" == *"damage: MANIFEST @$off: "*"line $line (offset $off): edit checksum mismatch"* ]]
     run "$CELLCK" --salvage "$STORE" "$TEST_DIR/new"
     [ "$status" -eq 1 ]
-    [[ "$output" == *"lost: MANIFEST @$off: "*"edit checksum mismatch"* ]]
+    [[ "$output" == *"lost: MANIFEST @$off: "*"line $line (offset $off): edit checksum mismatch"* ]]
     run "$CELLSH" -r "$TEST_DIR/new" -e "count 't'" -e "count 'u'"
     [ "$status" -eq 0 ]
     [[ "$output" == *"10 row(s)"*"3 row(s)"* ]]

@@ -234,7 +234,9 @@ static void test_salvage_damaged_manifest(void) {
     memset(&c, 0, sizeof c);
     CHECK_EQ(kv_store_salvage(&st, gone, copy, collect, &c), KV_CORRUPT);
     CHECK(c.lost >= 1 && strstr(c.text, "lost_found") != NULL);
-    CHECK_EQ(st.cells, 4);
+    /* At least each cell once: a compaction's inputs not yet removed, or
+       a log not yet removed after its flush, give some twice. */
+    CHECK(st.cells >= 4);
     s = open_store(copy);
     char v[256];
     all_values(s, "lost_found", v, sizeof v);
