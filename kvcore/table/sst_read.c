@@ -5,10 +5,10 @@
  * the bloom filter and the meta block. Iterators fetch read units through
  * the block cache, keyed by (file number, unit offset), or straight from
  * the file; each fetch is one read_at of the whole framed unit, a checksum
- * check and a decompression. A version 1 file, and a compressed block of
- * version 2, is one unit per data block; an uncompressed version 2 block
- * is several units of about 4 KiB, so a point read fetches and verifies
- * about 4 KiB whatever the family's BLOCKSIZE. A scan that goes on into a
+ * check and a decompression. A version 1 file is one unit per data block;
+ * a version 2 block of a BLOCKSIZE above 4 KiB is several units of about
+ * 4 KiB, so a point read fetches and verifies about 4 KiB whatever the
+ * family's BLOCKSIZE. A scan that goes on into a
  * second unit reads the rest of the block at once (read_ahead) and checks
  * each unit from those bytes as it enters it.
  *
