@@ -117,8 +117,8 @@ void kv_block_iter_free(kv_block_iter *it);
 #define KV_SST_META_VERSION 1
 /* end of on-disk format constants */
 
-/* The writer's target for one read unit of an uncompressed data block
-   (not part of the format: a reader takes units of any size). */
+/* The writer's target for the uncompressed bytes of one read unit of a
+   data block (not part of the format: a reader takes units of any size). */
 #define KV_SST_UNIT_BYTES 4096
 
 /* memcmp order, a proper prefix first. */

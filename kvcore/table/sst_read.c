@@ -5,10 +5,12 @@
  * the bloom filter and the meta block. Iterators fetch read units through
  * the block cache, keyed by (file number, unit offset), or straight from
  * the file; each fetch is one read_at of the whole framed unit, a checksum
- * check and a decompression. A version 1 file, and a compressed block of
- * version 2, is one unit per data block; an uncompressed version 2 block
- * is several units of about 4 KiB, so a point read fetches and verifies
- * about 4 KiB whatever the family's BLOCKSIZE.
+ * check and a decompression. A version 1 file is one unit per data block;
+ * a version 2 block of a BLOCKSIZE above 4 KiB is several units of about
+ * 4 KiB, so a point read fetches and verifies about 4 KiB whatever the
+ * family's BLOCKSIZE. A scan that goes on into a
+ * second unit reads the rest of the block at once (read_ahead) and checks
+ * each unit from those bytes as it enters it.
  *
  * Memory of a fetched block: one buffer whose byte 0 is not part of the
  * block (it is the on-disk type byte of a raw block, and padding in a
@@ -35,13 +37,23 @@
 
 /* Room for an error message naming a file path and an offset. */
 #define MSG_LEN 600
+/* Largest read ahead of a sequential scan (the rest of a block). */
+#define READAHEAD_MAX ((uint64_t)1 << 20)
 
 /* One read unit: the unit of fetching, checking and caching. */
 typedef struct idx_entry {
     const uint8_t *key;          /* separator, into index_mem */
     size_t klen;
     uint64_t off, size;          /* the framed unit */
+    uint64_t block_end;          /* end of the data block holding it */
 } idx_entry;
+
+/* Bytes read ahead for a sequential scan: [off, off + len) of the file. */
+typedef struct readahead {
+    uint8_t *p;
+    size_t cap, len;
+    uint64_t off;
+} readahead;
 
 struct kv_sst_reader {
     kv_env *env;
@@ -88,9 +100,9 @@ static bool grow(growbuf *g, size_t n) {
  * a malloc'd buffer holding them at *mem + 1 (*memlen: its allocated
  * bytes) and the caller owns it; else they live in rb or db.
  */
-static kv_status fetch(kv_sst_reader *r, uint64_t off, uint64_t size, growbuf *rb, growbuf *db,
-                       bool detach, uint8_t **mem, size_t *memlen, const uint8_t **blk,
-                       size_t *blen, char *err, size_t errlen) {
+static kv_status fetch(kv_sst_reader *r, const readahead *ra, uint64_t off, uint64_t size,
+                       growbuf *rb, growbuf *db, bool detach, uint8_t **mem, size_t *memlen,
+                       const uint8_t **blk, size_t *blen, char *err, size_t errlen) {
     if (size < 1 + KV_BLOCK_CHECKSUM_LEN || off > r->file_size || size > r->file_size - off ||
         size > SIZE_MAX / 2) {
         kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad block handle)", r->path, off);
@@ -102,7 +114,14 @@ static kv_status fetch(kv_sst_reader *r, uint64_t off, uint64_t size, growbuf *r
     }
     size_t got = 0;
     char e[256] = "";
-    kv_status st = r->env->read_at(r->file, off, rb->p, (size_t)size, &got, e, sizeof e);
+    kv_status st = KV_OK;
+    if (ra && ra->len && off >= ra->off && size <= ra->len && off - ra->off <= ra->len - size) {
+        /* Read ahead already: the same bytes, checked below all the same. */
+        memcpy(rb->p, ra->p + (off - ra->off), (size_t)size);
+        got = (size_t)size;
+    } else {
+        st = r->env->read_at(r->file, off, rb->p, (size_t)size, &got, e, sizeof e);
+    }
     if (st != KV_OK) {
         kv_env_errf(err, errlen, "read error in %s at offset %" PRIu64 ": %s", r->path, off, e);
         return st;
@@ -197,7 +216,7 @@ static kv_status fetch_owned(kv_sst_reader *r, uint64_t off, uint64_t size, uint
     growbuf rb = { NULL, 0 }, db = { NULL, 0 };
     size_t memlen;
     *mem = NULL;
-    kv_status st = fetch(r, off, size, &rb, &db, true, mem, &memlen, blk, blen, err, errlen);
+    kv_status st = fetch(r, NULL, off, size, &rb, &db, true, mem, &memlen, blk, blen, err, errlen);
     free(rb.p);
     free(db.p);
     return st;
@@ -214,7 +233,7 @@ static bool push_unit(kv_sst_reader *r, size_t *cap, const uint8_t *key, size_t 
         r->idx = n;
         *cap = ncap;
     }
-    r->idx[r->nunits++] = (idx_entry){ key, klen, off, size };
+    r->idx[r->nunits++] = (idx_entry){ key, klen, off, size, 0 };
     return true;
 }
 
@@ -265,6 +284,8 @@ static int decode_index_entry(kv_sst_reader *r, size_t *cap, const uint8_t *key,
         return -1;
     if (!push_unit(r, cap, key, klen, at, off + size - at))
         return -2;
+    for (size_t u = r->nunits - n; u < r->nunits; u++)
+        r->idx[u].block_end = off + size;
     *prev_end = off + size;
     return 0;
 }
@@ -303,8 +324,13 @@ static kv_status load_index(kv_sst_reader *r, uint64_t off, uint64_t size, uint6
         kv_env_errf(err, errlen, "out of memory reading %s", r->path);
         return KV_NO_MEMORY;
     }
-    if (!bad)
+    if (!bad) {
+        /* Give back the slack of the doubling (kept if realloc fails). */
+        idx_entry *fit = r->nunits && r->nunits < cap ? realloc(r->idx, r->nunits * sizeof *fit) : NULL;
+        if (fit)
+            r->idx = fit;
         return KV_OK;
+    }
 corrupt:
     kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad index)", r->path, off);
     return KV_CORRUPT;
@@ -471,6 +497,8 @@ typedef struct sst_iter {
     size_t bi;                   /* unit in bit; r->nunits = none */
     kv_cache_handle *h;          /* pins the current block when cached */
     growbuf rb, db;              /* reused when blocks are not cached */
+    readahead ra;                /* the rest of a block, for a sequential scan */
+    unsigned seq;                /* units entered by next() since the last seek */
     kv_block_iter bit;
     kv_status status;            /* sticky: set by the first error */
 } sst_iter;
@@ -490,6 +518,33 @@ static void drop_block(sst_iter *it) {
     it->bit.valid = false;
 }
 
+/*
+ * A scan that has stepped into a second unit in a row reads the rest of the
+ * unit's block in one read_at (the block is what BLOCKSIZE sizes); its
+ * units are then checked one by one as they are entered, like any fetch. A
+ * failed read ahead is dropped: the unit's own read reports the error.
+ */
+static void read_ahead(sst_iter *it, const idx_entry *e) {
+    readahead *ra = &it->ra;
+    uint64_t n = e->block_end - e->off;
+    if (it->seq < 2 || n <= e->size || n > READAHEAD_MAX ||
+        (ra->len && e->off >= ra->off && e->off - ra->off < ra->len))
+        return;
+    ra->len = 0;
+    if (ra->cap < n) {
+        uint8_t *p = realloc(ra->p, (size_t)n);
+        if (!p)
+            return;
+        ra->p = p;
+        ra->cap = (size_t)n;
+    }
+    size_t got = 0;
+    if (it->r->env->read_at(it->r->file, e->off, ra->p, (size_t)n, &got, NULL, 0) == KV_OK) {
+        ra->off = e->off;
+        ra->len = got;
+    }
+}
+
 static bool load_block(sst_iter *it, size_t i) {
     kv_sst_reader *r = it->r;
     drop_block(it);
@@ -505,8 +560,9 @@ static bool load_block(sst_iter *it, size_t i) {
         bool detach = r->cache && it->fill;
         uint8_t *mem = NULL;
         size_t memlen = 0;
-        kv_status st = fetch(r, e->off, e->size, &it->rb, &it->db, detach, &mem, &memlen, &blk, &blen,
-                             msg, sizeof msg);
+        read_ahead(it, e);
+        kv_status st = fetch(r, &it->ra, e->off, e->size, &it->rb, &it->db, detach, &mem, &memlen,
+                             &blk, &blen, msg, sizeof msg);
         if (st != KV_OK) {
             iter_error(it, st, msg);
             return false;
@@ -554,6 +610,7 @@ static bool block_ok(sst_iter *it) {
 /* Moves past the ends of blocks to the next entry, if any. */
 static void skip_forward(sst_iter *it) {
     while (!it->bit.valid && block_ok(it) && it->bi + 1 < it->r->nunits) {
+        it->seq++;
         if (!load_block(it, it->bi + 1))
             return;
         kv_block_iter_seek_first(&it->bit);
@@ -576,6 +633,7 @@ static size_t find_block(const kv_sst_reader *r, const uint8_t *target, size_t l
 
 static void it_seek(kv_iter *base, const uint8_t *target, size_t len) {
     sst_iter *it = (sst_iter *)base;
+    it->seq = 0;
     size_t i = len == 0 ? 0 : find_block(it->r, target, len);
     if (i >= it->r->nunits) {
         drop_block(it);
@@ -599,6 +657,7 @@ static void seek_last_of(sst_iter *it, size_t i) {
 
 static void it_seek_before(kv_iter *base, const uint8_t *target, size_t len) {
     sst_iter *it = (sst_iter *)base;
+    it->seq = 0;
     size_t n = it->r->nunits;
     if (n == 0) {
         drop_block(it);
@@ -664,6 +723,7 @@ static void it_destroy(kv_iter *base) {
     kv_block_iter_free(&it->bit);
     free(it->rb.p);
     free(it->db.p);
+    free(it->ra.p);
     free(it);
 }
 

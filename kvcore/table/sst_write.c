@@ -7,13 +7,13 @@
  * stand in for the last key. finish() appends the bloom, index and meta
  * blocks and the footer, then syncs and closes.
  *
- * Read units (format version 2): without compression a data block of the
- * family's BLOCKSIZE is written as consecutive units of about
- * KV_SST_UNIT_BYTES, each a block of its own (restarts, trailer, frame and
- * checksum), so that a reader fetches and verifies one unit, not the whole
- * block. A unit's separator is chosen like a block's, when the next key
- * arrives; the block's index entry lists its units. A compressed family
- * writes each block as its one unit (compression wants the whole block).
+ * Read units (format version 2): a data block of the family's BLOCKSIZE
+ * is written as consecutive units of about KV_SST_UNIT_BYTES (uncompressed
+ * bytes), each a block of its own (restarts, trailer, frame and checksum,
+ * compressed alone when that pays), so that a reader fetches, verifies and
+ * decompresses one unit, not the whole block. A unit's separator is chosen
+ * like a block's, when the next key arrives; the block's index entry lists
+ * its units.
  * Called by flush and compaction; calls env, block.c, bloom.c, keys.c,
  * lz4 and snappy.
  */
@@ -110,7 +110,7 @@ kv_status kv_sst_writer_open(kv_sst_writer **out, kv_env *env, const char *path,
     }
     w->env = env;
     w->opts = o;
-    w->split = o.compression == KV_COMPRESSION_NONE && o.block_size > KV_SST_UNIT_BYTES;
+    w->split = o.block_size > KV_SST_UNIT_BYTES;
     kv_block_builder_init(&w->data, o.encoding, 0);
     kv_block_builder_init(&w->index, KV_ENCODING_NONE, 0);
     kv_bloom_builder_init(&w->bloom, o.bloom_bits_per_key);
