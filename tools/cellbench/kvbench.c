@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "child.h"
@@ -63,9 +65,37 @@ static void wait_turn(engine_job *job) {
     }
 }
 
-/* Gives the turn to the next engine (which may have ended: EPIPE, with
-   SIGPIPE ignored in the child, is no error here). */
+/* CPU seconds of this process, every thread's. */
+static double cpu_seconds(void) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* Before it gives up its turn, an engine waits (untimed) until its
+   background flushes and compactions have settled: under 5 ms of CPU in
+   100 ms, for at most 30 s. Else they would run in the next engine's
+   timed turn. */
+static void settle(void) {
+    double before = cpu_seconds();
+    for (int i = 0; i < 300; i++) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        double now = cpu_seconds();
+        if (now - before < 0.005)
+            return;
+        before = now;
+    }
+}
+
+/* Gives the turn to the next engine once this one has settled (the next
+   may have ended: EPIPE, with SIGPIPE ignored in the child, is no error
+   here). */
 static void pass_turn(engine_job *job) {
+    if (job->nring > 1)
+        settle();
     if (job->turn_out >= 0 && child_write_all(job->turn_out, "t", 1) != 0) {
         close(job->turn_out);
         job->turn_out = -1;
