@@ -34,6 +34,7 @@ typedef struct fam_reader {
     size_t col;                 /* ncols > 0: 0 reading family markers,
                                    c + 1 reading column c */
     bool mid;                   /* ... and stopped inside it */
+    kv_column inline_cols[2];   /* cols when there are this few (a get) */
 } fam_reader;
 
 typedef struct cell_ref {       /* a cell while its bytes may still move */
@@ -262,7 +263,7 @@ void kv_engine_scan_close(kv_engine_scan *sc) {
         if (fr->it) fr->it->destroy(fr->it);
         if (fr->files) kv_fileset_unref(fr->files);
         kv_matcher_free(&fr->matcher);
-        free((void *)fr->cols);
+        if (fr->cols != fr->inline_cols) free((void *)fr->cols);
     }
     kv_filter_run_free(sc->filter);
     kv_engine *s = sc->store;
@@ -355,7 +356,9 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             }
         }
         if (!whole && ncols) {
-            kv_column *cols = malloc(ncols * sizeof *cols);
+            kv_column *cols = ncols <= sizeof fr->inline_cols / sizeof fr->inline_cols[0]
+                                  ? fr->inline_cols
+                                  : malloc(ncols * sizeof *cols);
             if (!cols) goto nomem;
             size_t k = 0;
             for (size_t c = first; c < o->ncolumns; c++)
