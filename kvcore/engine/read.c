@@ -137,9 +137,20 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
     kv_iter *stack_kids[STACK_KIDS];
     kv_iter **kids = nfiles + 2 <= STACK_KIDS ? stack_kids : malloc((nfiles + 2) * sizeof *kids);
     kv_iter *it = NULL;
-    if (kids) {
-        if (src->mem) kids[n++] = kv_memstore_iter(src->mem);
-        if (src->imm) kids[n++] = kv_memstore_iter(src->imm);
+    /* a get: the keys of its row are [esc(row), esc(row) with 0x02 last) */
+    uint8_t hi_stack[256];
+    size_t hi_len = point_row ? point_row->len : 0;
+    uint8_t *hi = hi_len <= sizeof hi_stack ? hi_stack : malloc(hi_len);
+    if (hi && point_row) {
+        memcpy(hi, point_row->data, hi_len);
+        hi[hi_len - 1] = 0x02;
+    }
+    if (kids && hi) {
+        /* a get leaves out a memstore that holds no key of its row */
+        if (src->mem && (!point_row || kv_memstore_may_hold(src->mem, point_row->data, point_row->len, hi, hi_len)))
+            kids[n++] = kv_memstore_iter(src->mem);
+        if (src->imm && (!point_row || kv_memstore_may_hold(src->imm, point_row->data, point_row->len, hi, hi_len)))
+            kids[n++] = kv_memstore_iter(src->imm);
         for (size_t i = 0; i < nfiles; i++) {
             kv_sstfile *file = src->files->files[i];
             if (point_row && !file_may_hold(file, desc, point_row, cols, ncols, colkey)) continue;
@@ -150,8 +161,9 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
             kids[n++] = kv_sstfile_iter(file, fill_cache && desc->blockcache, desc->in_memory);
         }
         it = kv_merge_iter_new(kids, n);
-        if (kids != stack_kids) free(kids);
     }
+    if (kids && kids != stack_kids) free(kids);
+    if (hi && hi != hi_stack) free(hi);
     /* the memstore iterators hold their own references */
     kv_memstore_unref(src->mem);
     kv_memstore_unref(src->imm);
