@@ -320,6 +320,15 @@ static bool find_ge_at_ends(const kv_memstore *m, const uint8_t *key, size_t kle
     return false;
 }
 
+bool kv_memstore_may_hold(const kv_memstore *m, const uint8_t *lo, size_t lolen, const uint8_t *hi,
+                          size_t hilen) {
+    node *first = next_of(m->head, 0);
+    if (!first || kv_key_compare(node_key(first), first->klen, hi, hilen) >= 0)
+        return false;
+    node *last = atomic_load_explicit(&((kv_memstore *)m)->last, memory_order_acquire);
+    return !(last && kv_key_compare(node_key(last), last->klen, lo, lolen) < 0 && !next_of(last, 0));
+}
+
 static void mi_seek(kv_iter *it, const uint8_t *target, size_t len) {
     mem_iter *x = mi(it);
     node *n;

@@ -28,6 +28,12 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
 /* Bytes of memory used (arena), approximately. */
 size_t kv_memstore_bytes(const kv_memstore *m);
 uint64_t kv_memstore_entries(const kv_memstore *m);
+/* Whether m may hold a key in [lo, hi): false only when every key it
+   holds now is below lo or at or above hi (a get skips a memstore of
+   other rows). Readers need no lock; a key added after the call is not
+   considered. */
+bool kv_memstore_may_hold(const kv_memstore *m, const uint8_t *lo, size_t lolen, const uint8_t *hi,
+                          size_t hilen);
 /* An iterator that holds a reference to m until destroyed. */
 kv_iter *kv_memstore_iter(kv_memstore *m);
 

@@ -34,6 +34,7 @@ typedef struct fam_reader {
     size_t col;                 /* ncols > 0: 0 reading family markers,
                                    c + 1 reading column c */
     bool mid;                   /* ... and stopped inside it */
+    kv_column inline_cols[2];   /* cols when there are this few (a get) */
 } fam_reader;
 
 typedef struct cell_ref {       /* a cell while its bytes may still move */
@@ -136,9 +137,20 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
     kv_iter *stack_kids[STACK_KIDS];
     kv_iter **kids = nfiles + 2 <= STACK_KIDS ? stack_kids : malloc((nfiles + 2) * sizeof *kids);
     kv_iter *it = NULL;
-    if (kids) {
-        if (src->mem) kids[n++] = kv_memstore_iter(src->mem);
-        if (src->imm) kids[n++] = kv_memstore_iter(src->imm);
+    /* a get: the keys of its row are [esc(row), esc(row) with 0x02 last) */
+    uint8_t hi_stack[256];
+    size_t hi_len = point_row ? point_row->len : 0;
+    uint8_t *hi = hi_len <= sizeof hi_stack ? hi_stack : malloc(hi_len);
+    if (hi && point_row) {
+        memcpy(hi, point_row->data, hi_len);
+        hi[hi_len - 1] = 0x02;
+    }
+    if (kids && hi) {
+        /* a get leaves out a memstore that holds no key of its row */
+        if (src->mem && (!point_row || kv_memstore_may_hold(src->mem, point_row->data, point_row->len, hi, hi_len)))
+            kids[n++] = kv_memstore_iter(src->mem);
+        if (src->imm && (!point_row || kv_memstore_may_hold(src->imm, point_row->data, point_row->len, hi, hi_len)))
+            kids[n++] = kv_memstore_iter(src->imm);
         for (size_t i = 0; i < nfiles; i++) {
             kv_sstfile *file = src->files->files[i];
             if (point_row && !file_may_hold(file, desc, point_row, cols, ncols, colkey)) continue;
@@ -149,8 +161,9 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
             kids[n++] = kv_sstfile_iter(file, fill_cache && desc->blockcache, desc->in_memory);
         }
         it = kv_merge_iter_new(kids, n);
-        if (kids != stack_kids) free(kids);
     }
+    if (kids && kids != stack_kids) free(kids);
+    if (hi && hi != hi_stack) free(hi);
     /* the memstore iterators hold their own references */
     kv_memstore_unref(src->mem);
     kv_memstore_unref(src->imm);
@@ -262,7 +275,7 @@ void kv_engine_scan_close(kv_engine_scan *sc) {
         if (fr->it) fr->it->destroy(fr->it);
         if (fr->files) kv_fileset_unref(fr->files);
         kv_matcher_free(&fr->matcher);
-        free((void *)fr->cols);
+        if (fr->cols != fr->inline_cols) free((void *)fr->cols);
     }
     kv_filter_run_free(sc->filter);
     kv_engine *s = sc->store;
@@ -355,7 +368,9 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             }
         }
         if (!whole && ncols) {
-            kv_column *cols = malloc(ncols * sizeof *cols);
+            kv_column *cols = ncols <= sizeof fr->inline_cols / sizeof fr->inline_cols[0]
+                                  ? fr->inline_cols
+                                  : malloc(ncols * sizeof *cols);
             if (!cols) goto nomem;
             size_t k = 0;
             for (size_t c = first; c < o->ncolumns; c++)

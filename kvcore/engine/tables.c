@@ -47,11 +47,19 @@ kv_family *kv_table_family(const kv_table *t, const char *name) {
 }
 
 kv_table *kv_catalog_find(kv_engine *s, const char *table) {
-    char ns[KV_NAME_MAX + 1], name[KV_NAME_MAX + 1];
-    if (kv_split_table_name(table, ns, name) != KV_OK) return NULL;
-    for (size_t i = 0; i < s->ntables; i++)
-        if (strcmp(s->tables[i]->ns, ns) == 0 && strcmp(s->tables[i]->name, name) == 0)
-            return s->tables[i];
+    if (!table) return NULL;
+    /* "ns:name" or "name" (namespace default) compared as given: no copy
+       and no name check per read, since every table in the catalog has
+       valid names and an invalid one matches none of them */
+    const char *colon = strchr(table, ':');
+    size_t nl = colon ? (size_t)(colon - table) : 0;
+    const char *name = colon ? colon + 1 : table;
+    for (size_t i = 0; i < s->ntables; i++) {
+        const kv_table *t = s->tables[i];
+        bool ns_ok = colon ? strncmp(t->ns, table, nl) == 0 && t->ns[nl] == 0
+                           : strcmp(t->ns, "default") == 0;
+        if (ns_ok && strcmp(t->name, name) == 0) return s->tables[i];
+    }
     return NULL;
 }
 

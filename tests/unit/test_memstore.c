@@ -229,6 +229,23 @@ static void test_edges(void) {
     CHECK_BYTES(it->key(it, &kl), kl, "d");
     it->seek(it, (const uint8_t *)"da", 2);
     CHECK(!it->valid(it));
+    /* kv_memstore_may_hold: false only when every key is outside [lo, hi) */
+#define MAY(lo, hi) kv_memstore_may_hold(m, (const uint8_t *)(lo), strlen(lo), (const uint8_t *)(hi), strlen(hi))
+    CHECK(!MAY("0", "1"));
+    CHECK(!MAY("0", "a"));
+    CHECK(MAY("0", "aa"));
+    CHECK(MAY("a", "b"));
+    CHECK(MAY("bz", "c1"));     /* holds "c" */
+    CHECK(MAY("bz", "ca"));     /* no key inside, but not at either end: may */
+    CHECK(MAY("d", "e"));
+    CHECK(!MAY("da", "e"));
+    CHECK_EQ(kv_memstore_add(m, (const uint8_t *)"e5", 2, (const uint8_t *)"6", 1), KV_OK);
+    CHECK(MAY("da", "f"));
+#undef MAY
+    kv_memstore *empty = kv_memstore_new();
+    REQUIRE(empty != NULL);
+    CHECK(!kv_memstore_may_hold(empty, (const uint8_t *)"", 0, (const uint8_t *)"z", 1));
+    kv_memstore_unref(empty);
     it->destroy(it);
     kv_memstore_unref(m);
     kv_memstore_unref(NULL);

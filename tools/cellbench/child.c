@@ -51,9 +51,9 @@ int child_write_all(int fd, const void *buf, size_t len) {
     return 0;
 }
 
-int child_run(child_outcome *res, const sigset_t *saved, child_fn fn, void *ctx, void *out,
-              size_t len) {
-    memset(res, 0, sizeof *res);
+int child_start(child_proc *p, const sigset_t *saved, child_fn fn, void *ctx) {
+    p->pid = -1;
+    p->fd = -1;
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
         fprintf(stderr, "cellbench: pipe: %s\n", strerror(errno));
@@ -76,17 +76,29 @@ int child_run(child_outcome *res, const sigset_t *saved, child_fn fn, void *ctx,
         _exit(rc);
     }
     close(fds[1]);
+    p->pid = pid;
+    p->fd = fds[0];
+    return 0;
+}
+
+void child_kill(const child_proc *p) {
+    if (p->pid > 0)
+        kill(p->pid, SIGKILL);
+}
+
+void child_finish(child_proc *p, child_outcome *res, void *out, size_t len) {
+    memset(res, 0, sizeof *res);
     sigset_t wait_mask;
     sigprocmask(SIG_SETMASK, NULL, &wait_mask);
     for (size_t i = 0; i < sizeof kSignals / sizeof kSignals[0]; i++)
         sigdelset(&wait_mask, kSignals[i]);
     char *dst = out;
     for (;;) {
-        struct pollfd pfd = {fds[0], POLLIN, 0};
+        struct pollfd pfd = {p->fd, POLLIN, 0};
         int pr = ppoll(&pfd, 1, NULL, &wait_mask);
         if (pr < 0 && errno == EINTR) {
             res->interrupted = true;
-            kill(pid, SIGKILL);
+            kill(p->pid, SIGKILL);
             break;
         }
         if (pr < 0)
@@ -94,7 +106,7 @@ int child_run(child_outcome *res, const sigset_t *saved, child_fn fn, void *ctx,
         char sink[4096];
         char *to = res->received < len ? dst + res->received : sink;
         size_t room = res->received < len ? len - res->received : sizeof sink;
-        ssize_t n = read(fds[0], to, room);
+        ssize_t n = read(p->fd, to, room);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -102,17 +114,28 @@ int child_run(child_outcome *res, const sigset_t *saved, child_fn fn, void *ctx,
         if (to != sink)
             res->received += (size_t)n;
     }
-    close(fds[0]);
+    close(p->fd);
+    p->fd = -1;
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
+    while (waitpid(p->pid, &status, 0) < 0) {
         if (errno != EINTR) {
             status = 0;
             break;
         }
     }
+    p->pid = -1;
     if (WIFEXITED(status))
         res->exit_status = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))
         res->exit_status = 128 + WTERMSIG(status);
+}
+
+int child_run(child_outcome *res, const sigset_t *saved, child_fn fn, void *ctx, void *out,
+              size_t len) {
+    memset(res, 0, sizeof *res);
+    child_proc p;
+    if (child_start(&p, saved, fn, ctx) != 0)
+        return -1;
+    child_finish(&p, res, out, len);
     return 0;
 }

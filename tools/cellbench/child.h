@@ -39,6 +39,21 @@ typedef struct child_outcome {
 int child_run(child_outcome *res, const sigset_t *saved, child_fn fn, void *ctx, void *out,
               size_t len);
 
+/* A child started by child_start and not yet finished. */
+typedef struct child_proc {
+    pid_t pid;
+    int fd;              /* the result pipe's read end */
+} child_proc;
+
+/* child_run in two steps, so that several children run at once: forks and
+ * runs @p fn in the child (returns 0, or -1 with a message on stderr) ... */
+int child_start(child_proc *p, const sigset_t *saved, child_fn fn, void *ctx);
+/* ... then reads up to @p len result bytes into @p out and waits for it
+ * (killing it on an interrupt, as child_run). */
+void child_finish(child_proc *p, child_outcome *res, void *out, size_t len);
+/* Kills a started child (SIGKILL); child_finish still reaps it. */
+void child_kill(const child_proc *p);
+
 /* Writes all of @p len bytes; returns 0 or -1. */
 int child_write_all(int fd, const void *buf, size_t len);
 

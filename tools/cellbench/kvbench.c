@@ -1,16 +1,23 @@
 /*
  * kvbench.h: one child per engine (so that VmHWM is per engine), the
- * workloads in the order given, then the report. Calls workload.c,
- * child.c, report.c and the engines through engine.h.
+ * workloads in the order given, then the report. The children run at the
+ * same time but take turns, workload by workload (a token passed round a
+ * ring of pipes: kvcore's fillseq, LevelDB's, RocksDB's, then kvcore's
+ * next workload), so that a shared machine's load falls on every engine
+ * alike. Calls workload.c, child.c, report.c and the engines through
+ * engine.h.
  */
 #include "kvbench.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "child.h"
@@ -34,7 +41,66 @@ typedef struct engine_job {
     const engine_ops *ops;
     char dir[PATH_MAX];
     bool progress;
+    /* The turn ring: ring[2k] / ring[2k+1] are engine k's pipe (read,
+       write). An engine waits on its own pipe, passes the turn to the next
+       engine's, and closes every other end. */
+    int *ring;
+    size_t nring;                 /* engines in the ring */
+    size_t self;
+    int turn_in, turn_out;        /* -1: no more turns to wait for / pass */
 } engine_job;
+
+/* Waits for this engine's turn. End of file (the engine before it ended)
+   means no more waiting: the run goes on untimed by turns. */
+static void wait_turn(engine_job *job) {
+    char c;
+    while (job->turn_in >= 0) {
+        ssize_t n = read(job->turn_in, &c, 1);
+        if (n == 1)
+            return;
+        if (n < 0 && errno == EINTR)
+            continue;
+        close(job->turn_in);
+        job->turn_in = -1;
+    }
+}
+
+/* CPU seconds of this process, every thread's. */
+static double cpu_seconds(void) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* Before it gives up its turn, an engine waits (untimed) until its
+   background flushes and compactions have settled: under 5 ms of CPU in
+   100 ms, for at most 30 s. Else they would run in the next engine's
+   timed turn. */
+static void settle(void) {
+    double before = cpu_seconds();
+    for (int i = 0; i < 300; i++) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        double now = cpu_seconds();
+        if (now - before < 0.005)
+            return;
+        before = now;
+    }
+}
+
+/* Gives the turn to the next engine once this one has settled (the next
+   may have ended: EPIPE, with SIGPIPE ignored in the child, is no error
+   here). */
+static void pass_turn(engine_job *job) {
+    if (job->nring > 1)
+        settle();
+    if (job->turn_out >= 0 && child_write_all(job->turn_out, "t", 1) != 0) {
+        close(job->turn_out);
+        job->turn_out = -1;
+    }
+}
 
 static int reopen_empty(engine *e, const engine_job *job, bool *open) {
     if (*open && e->ops->close(e) != 0)
@@ -50,16 +116,24 @@ static int reopen_empty(engine *e, const engine_job *job, bool *open) {
     return 0;
 }
 
-static void run_engine(const engine_job *job, engine_report *rep, value_pool *pool) {
+/* Runs the workloads, each in this engine's turn; the first turn also
+   opens the database, the last closes it. */
+static void run_engine(engine_job *job, engine_report *rep, value_pool *pool) {
     const bench_options *o = job->o;
     engine e = {job->ops, NULL, ""};
     bool open = false, loaded = false;
+    wait_turn(job);
     if (reopen_empty(&e, job, &open) != 0) {
         rep->setup_failed = 1;
         bench_fmt(rep->err, sizeof rep->err, "%s", e.err);
+        pass_turn(job);
         return;
     }
     for (size_t i = 0; i < o->nworkloads; i++) {
+        if (i > 0) {
+            pass_turn(job);
+            wait_turn(job);
+        }
         workload_id w = o->workloads[i];
         workload_result *r = &rep->results[i];
         rep->nresults = i + 1;
@@ -103,10 +177,19 @@ static void run_engine(const engine_job *job, engine_report *rep, value_pool *po
     }
     if (job->progress)
         fprintf(stderr, "%60s\r", "");
+    pass_turn(job);
 }
 
 static int engine_child(void *ctx, int fd) {
-    const engine_job *job = ctx;
+    engine_job *job = ctx;
+    /* keep only this engine's ends of the ring */
+    signal(SIGPIPE, SIG_IGN);
+    size_t next = (job->self + 1) % job->nring;
+    job->turn_in = job->ring[2 * job->self];
+    job->turn_out = job->ring[2 * next + 1];
+    for (size_t i = 0; i < 2 * job->nring; i++)
+        if (job->ring[i] != job->turn_in && job->ring[i] != job->turn_out)
+            close(job->ring[i]);
     engine_report *rep = calloc(1, sizeof *rep);
     if (rep == NULL)
         return 1;
@@ -280,8 +363,19 @@ int kvbench_run(const bench_options *o, const sigset_t *saved) {
 
     engine_report *reps[BENCH_MAX_ENGINES] = {NULL};
     child_outcome outs[BENCH_MAX_ENGINES];
+    child_proc procs[BENCH_MAX_ENGINES];
     memset(outs, 0, sizeof outs);
     int status = 0;
+    /* the turn ring (see the top of the file) */
+    int ring[2 * BENCH_MAX_ENGINES];
+    size_t nring = 0, started = 0;
+    for (; nring < o->nengines; nring++) {
+        if (pipe(&ring[2 * nring]) != 0) {
+            fprintf(stderr, "cellbench: pipe: %s\n", strerror(errno));
+            status = 1;
+            break;
+        }
+    }
     for (size_t k = 0; k < o->nengines && status == 0; k++) {
         reps[k] = calloc(1, sizeof *reps[k]);
         if (reps[k] == NULL) {
@@ -289,11 +383,24 @@ int kvbench_run(const bench_options *o, const sigset_t *saved) {
             status = 1;
             break;
         }
-        engine_job job = {o, o->engines[k], "", isatty(STDERR_FILENO) != 0};
+        engine_job job = {o, o->engines[k], "", isatty(STDERR_FILENO) != 0, ring, nring, k, -1, -1};
         bench_fmt(job.dir, sizeof job.dir, "%s/%s", base, o->engines[k]->name);
-        if (child_run(&outs[k], saved, engine_child, &job, reps[k], sizeof *reps[k]) != 0)
+        if (child_start(&procs[k], saved, engine_child, &job) != 0)
             status = 1;
-        else if (outs[k].interrupted)
+        else
+            started++;
+    }
+    /* the first turn is the first engine's; then only the children hold
+       ends of the ring, so an engine that ends frees the next one */
+    if (status == 0 && child_write_all(ring[1], "t", 1) != 0)
+        status = 1;
+    for (size_t i = 0; i < 2 * nring; i++)
+        close(ring[i]);
+    for (size_t k = 0; k < started; k++) {
+        if (status != 0)
+            child_kill(&procs[k]);
+        child_finish(&procs[k], &outs[k], reps[k], sizeof *reps[k]);
+        if (outs[k].interrupted)
             status = 130;
     }
     if (status == 0) {
