@@ -107,6 +107,13 @@ static bool same_qual(const kv_cell *c, const uint8_t *q, size_t qlen)
     return c->qualifier_len == qlen && (qlen == 0 || memcmp(c->qualifier, q, qlen) == 0);
 }
 
+size_t fs_keylen_value(const kv_cell *c)
+{
+    if (c->value_len != 4) return c->value_len;
+    const uint8_t *v = c->value;
+    return (size_t)v[0] << 24 | (size_t)v[1] << 16 | (size_t)v[2] << 8 | v[3];
+}
+
 int fs_cell_get(cellfs *fs, const fs_path *p, uint8_t **value, size_t *len, int64_t *ts)
 {
     if (value) *value = NULL;
@@ -120,6 +127,9 @@ int fs_cell_get(cellfs *fs, const fs_path *p, uint8_t **value, size_t *len, int6
         o.has_timestamp = true;
         o.timestamp = p->version;
     }
+    /* Attributes only: the value's length, not its bytes. */
+    bool length_only = !value && fs->f_keylen;
+    if (length_only) o.filter = fs->f_keylen;
     kv_result *r = NULL;
     kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
     if (st == KV_NO_FAMILY || st == KV_INVALID) return -ENOENT;
@@ -131,7 +141,7 @@ int fs_cell_get(cellfs *fs, const fs_path *p, uint8_t **value, size_t *len, int6
             !same_qual(c, p->qual, p->qual_len))
             continue;
         if (p->has_version && c->timestamp != p->version) continue;
-        *len = c->value_len;
+        *len = length_only ? fs_keylen_value(c) : c->value_len;
         *ts = c->timestamp;
         rc = 0;
         if (value) {

@@ -62,6 +62,8 @@ typedef struct cellfs {
     /* Fixed at mount. */
     kv_filter *f_keyonly;            /* KeyOnlyFilter(), or NULL */
     kv_filter *f_firstkey;           /* FirstKeyOnly + KeyOnly, or NULL */
+    kv_filter *f_keylen;             /* KeyOnlyFilter(true): each value is its
+                                        length (4 bytes, big-endian), or NULL */
     struct timespec mount_time;
     uid_t uid;
     gid_t gid;
@@ -112,6 +114,8 @@ int fs_family_check(cellfs *fs, const fs_path *p);
 /** 1 when the row has a visible cell (in @p family when non-NULL), 0 when
  *  not, -errno on failure. */
 int fs_row_has_cells(cellfs *fs, const fs_path *p, const char *family);
+/** The length a KeyOnlyFilter(true) read gives as the value of @p c. */
+size_t fs_keylen_value(const kv_cell *c);
 /** Like fs_row_has_cells, and *ts (when 1) the newest timestamp of the
  *  visible cells of the row (of @p family when non-NULL): a row's and a
  *  family directory's mtime. */

@@ -249,7 +249,8 @@ typedef struct dir_reply {
     size_t nrefs;
 } dir_reply;
 
-static int dir_fill(void *ctx, const char *dir_path, const char *name, bool dir, off_t next_off)
+static int dir_fill(void *ctx, const char *dir_path, const char *name, bool dir,
+                    const struct stat *known, off_t next_off)
 {
     dir_reply *r = ctx;
     cellfs *fs = fs_of(r->req);
@@ -279,7 +280,8 @@ static int dir_fill(void *ctx, const char *dir_path, const char *name, bool dir,
         fuse_ino_t ino;
         fuse_ino_t *nr = realloc(r->refs, (r->nrefs + 1) * sizeof *nr);
         if (nr) r->refs = nr;
-        if (nr && stat_of(r->req, path, &st, NULL) == 0 &&
+        if (known) st = *known;
+        if (nr && (known || stat_of(r->req, path, &st, NULL) == 0) &&
             fs_nodes_ref(&fs->nodes, r->dir, name, &ino) == 0) {
             entry_of(fs, ino, &st, &e);
             r->refs[r->nrefs++] = ino;
@@ -301,7 +303,7 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
         fuse_reply_err(req, ENOMEM);
         return;
     }
-    int rc = fs_op_readdir(fs, fi, off, dir_fill, &r);
+    int rc = fs_op_readdir(fs, fi, off, plus, dir_fill, &r);
     if (rc) {
         for (size_t i = 0; i < r.nrefs; i++) fs_nodes_unref(&fs->nodes, r.refs[i]);
         fuse_reply_err(req, -rc);

@@ -248,6 +248,8 @@ int main(int argc, char *argv[])
     }
     if (kv_filter_parse(&fs->f_keyonly, "KeyOnlyFilter()", NULL, 0) != KV_OK)
         fs->f_keyonly = NULL;
+    if (kv_filter_parse(&fs->f_keylen, "KeyOnlyFilter(true)", NULL, 0) != KV_OK)
+        fs->f_keylen = NULL;
     if (kv_filter_parse(&fs->f_firstkey, "FirstKeyOnlyFilter() AND KeyOnlyFilter()", NULL, 0) !=
         KV_OK)
         fs->f_firstkey = NULL;
@@ -276,6 +278,7 @@ out_free:
     }
     kv_filter_free(fs->f_keyonly);
     kv_filter_free(fs->f_firstkey);
+    kv_filter_free(fs->f_keylen);
     if (nodes_ready) fs_nodes_free(&fs->nodes);
     free(fs->store_path);
     free(co.mountpoint);

@@ -34,17 +34,21 @@ int fs_op_statfs(cellfs *fs, struct statvfs *sv);
 /* ---- ops_dir.c ---- */
 /**
  * One directory entry for fs_op_readdir: @p dir_path the listed directory,
- * @p name the entry, @p next_off the offset that resumes after it. Returns
- * nonzero when the reply is full (the entry was not taken; it is offered
- * again by the next call at that offset).
+ * @p name the entry, @p st its attributes when the listing learnt them
+ * (what getattr would give; NULL when not), @p next_off the offset that
+ * resumes after it. Returns nonzero when the reply is full (the entry was
+ * not taken; it is offered again by the next call at that offset).
  */
 typedef int (*fs_dir_fill)(void *ctx, const char *dir_path, const char *name, bool dir,
-                           off_t next_off);
+                           const struct stat *st, off_t next_off);
 int fs_op_opendir(cellfs *fs, const char *path, struct fuse_file_info *fi);
 /** Streams the entries of the directory opened in @p fi from offset @p off
  *  (0: from the start, with . and ..). A read failure after some entries
- *  were sent is the answer to the next call, never a shorter listing. */
-int fs_op_readdir(cellfs *fs, struct fuse_file_info *fi, off_t off, fs_dir_fill fill, void *ctx);
+ *  were sent is the answer to the next call, never a shorter listing.
+ *  @p plus: the caller wants attributes (READDIRPLUS); the listing then
+ *  learns those of a row's families and a family's cells as it reads. */
+int fs_op_readdir(cellfs *fs, struct fuse_file_info *fi, off_t off, bool plus, fs_dir_fill fill,
+                  void *ctx);
 int fs_op_releasedir(cellfs *fs, struct fuse_file_info *fi);
 int fs_op_mkdir(cellfs *fs, const char *path);
 int fs_op_rmdir(cellfs *fs, const char *path);

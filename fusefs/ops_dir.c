@@ -9,10 +9,19 @@
  * Called by libfuse; calls path.c, names.c, cells.c, pending.c, kvcore.h.
  */
 #include "ops.h"
+#include "open_file.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* What a listing learnt of an entry's attributes (known: the entry can
+   be handed to the kernel with them, READDIRPLUS, without a getattr). */
+typedef struct dir_attr {
+    bool known;
+    size_t size;                 /* files */
+    int64_t ts;                  /* mtime in ms; INT64_MIN: the mount's time */
+} dir_attr;
 
 typedef struct fs_dirh {
     struct fs_dirh *next, *prev; /* fs->dirs, under fs->mu */
@@ -30,8 +39,10 @@ typedef struct fs_dirh {
     /* Small listings, and the pending rows after a table's scan. */
     char **names;
     bool *is_dir;
+    dir_attr *attrs;
     size_t nnames;
     bool loaded;
+    bool want_attrs;             /* READDIRPLUS: learn attributes while listing */
     int err;
 } fs_dirh;
 
@@ -40,13 +51,16 @@ static void names_free(fs_dirh *d)
     for (size_t i = 0; i < d->nnames; i++) free(d->names[i]);
     free(d->names);
     free(d->is_dir);
+    free(d->attrs);
     d->names = NULL;
     d->is_dir = NULL;
+    d->attrs = NULL;
     d->nnames = 0;
     d->loaded = false;
 }
 
-static int names_add(fs_dirh *d, const char *name, bool dir, size_t *cap)
+static int names_add_attr(fs_dirh *d, const char *name, bool dir, const dir_attr *a,
+                          size_t *cap)
 {
     if (d->nnames == *cap) {
         size_t nc = *cap ? 2 * *cap : 16;
@@ -56,14 +70,52 @@ static int names_add(fs_dirh *d, const char *name, bool dir, size_t *cap)
         bool *nd = realloc(d->is_dir, nc * sizeof *nd);
         if (!nd) return -ENOMEM;
         d->is_dir = nd;
+        dir_attr *na = realloc(d->attrs, nc * sizeof *na);
+        if (!na) return -ENOMEM;
+        d->attrs = na;
         *cap = nc;
     }
     char *s = strdup(name);
     if (!s) return -ENOMEM;
     d->names[d->nnames] = s;
     d->is_dir[d->nnames] = dir;
+    d->attrs[d->nnames] = a ? *a : (dir_attr){ .known = false };
     d->nnames++;
     return 0;
+}
+
+static int names_add(fs_dirh *d, const char *name, bool dir, size_t *cap)
+{
+    return names_add_attr(d, name, dir, NULL, cap);
+}
+
+/* A row listing for READDIRPLUS: the families the row shows, each with the
+   newest time of its cells (one read of the row's keys), as getattr gives
+   them. */
+static int load_row_attrs(cellfs *fs, fs_dirh *d, const kv_table_desc *t, size_t *cap)
+{
+    fs_path *p = &d->p;
+    kv_read_options o;
+    fs_ropts(p, &o);
+    o.filter = fs->f_keyonly;
+    kv_result *r = NULL;
+    kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
+    if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
+    bool all = false;
+    for (size_t c = 0; c < r->ncells; c++) all = all || r->cells[c].type == KV_TYPE_PUT;
+    int rc = 0;
+    for (size_t i = 0; i < t->nfamilies && rc == 0; i++) {
+        const char *fam = t->families[i].name;
+        if (!all && !fs_pending_has(fs, p, fam)) continue;
+        dir_attr a = { .known = true, .ts = INT64_MIN };
+        for (size_t c = 0; c < r->ncells; c++)
+            if (r->cells[c].type == KV_TYPE_PUT && strcmp(r->cells[c].family, fam) == 0 &&
+                r->cells[c].timestamp > a.ts)
+                a.ts = r->cells[c].timestamp;
+        rc = names_add_attr(d, fam, true, &a, cap);
+    }
+    kv_result_free(r);
+    return rc;
 }
 
 static void dir_reset(fs_dirh *d)
@@ -103,10 +155,14 @@ static int load_small(cellfs *fs, fs_dirh *d)
         kv_table_desc *t = NULL;
         kv_status st = kv_table_describe(&t, fs->store, p->table);
         if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
-        bool all = fs_row_has_cells(fs, p, NULL) > 0;
-        for (size_t i = 0; i < t->nfamilies && rc == 0; i++)
-            if (all || fs_pending_has(fs, p, t->families[i].name))
-                rc = names_add(d, t->families[i].name, true, &cap);
+        if (d->want_attrs && fs->f_keyonly) {
+            rc = load_row_attrs(fs, d, t, &cap);
+        } else {
+            bool all = fs_row_has_cells(fs, p, NULL) > 0;
+            for (size_t i = 0; i < t->nfamilies && rc == 0; i++)
+                if (all || fs_pending_has(fs, p, t->families[i].name))
+                    rc = names_add(d, t->families[i].name, true, &cap);
+        }
         kv_table_desc_free(t);
     } else if (p->kind == FS_FAMILY) {
         kv_read_options o;
@@ -115,7 +171,9 @@ static int load_small(cellfs *fs, fs_dirh *d)
         o.columns = &col;
         o.ncolumns = 1;
         o.max_versions = fs->versions ? INT32_MAX : 1;
-        o.filter = fs->f_keyonly;
+        /* Each value's length comes with its key: the sizes READDIRPLUS
+           hands the kernel (without it, KeyOnlyFilter()). */
+        o.filter = fs->f_keylen ? fs->f_keylen : fs->f_keyonly;
         kv_result *r = NULL;
         kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
         if (st == KV_NO_FAMILY) return 0;
@@ -124,23 +182,30 @@ static int load_small(cellfs *fs, fs_dirh *d)
            first; the newest is then listed twice, as q@<ts> and as q. */
         const kv_cell *prev = NULL;
         char qname[FS_NAME_MAX + 1];
+        dir_attr qattr = { .known = false }, vattr = { .known = false };
         for (size_t i = 0; i < r->ncells && rc == 0; i++) {
             const kv_cell *c = &r->cells[i];
             if (c->type != KV_TYPE_PUT || strcmp(c->family, p->family) != 0) continue;
             bool first = !prev || prev->qualifier_len != c->qualifier_len ||
                          memcmp(prev->qualifier, c->qualifier, c->qualifier_len) != 0;
-            if (first && prev) rc = names_add(d, qname, false, &cap);
+            if (first && prev) rc = names_add_attr(d, qname, false, &qattr, &cap);
             char name[FS_NAME_MAX + 1];
             size_t n = fs_name_encode(name, c->qualifier, c->qualifier_len);
             if (n == 0) { rc = -ENOMEM; break; }
-            if (first) memcpy(qname, name, n + 1);
+            vattr.known = fs->f_keylen != NULL;
+            vattr.size = fs_keylen_value(c);
+            vattr.ts = c->timestamp;
+            if (first) {
+                memcpy(qname, name, n + 1);
+                qattr = vattr;       /* the newest version comes first */
+            }
             if (rc == 0 && fs->versions) {
                 fs_ts_suffix(name + n, c->timestamp);
-                rc = names_add(d, name, false, &cap);
+                rc = names_add_attr(d, name, false, &vattr, &cap);
             }
             prev = c;
         }
-        if (rc == 0 && prev) rc = names_add(d, qname, false, &cap);
+        if (rc == 0 && prev) rc = names_add_attr(d, qname, false, &qattr, &cap);
         kv_result_free(r);
         /* Temporary files under names that are no key's (fs_path_scratch):
            listed, as they exist. */
@@ -187,9 +252,10 @@ static int load_pending(cellfs *fs, fs_dirh *d)
 
 /* The entry at position d->next_off: 1 with name and dir set, 0 at the
    end, or -errno. */
-static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir)
+static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir, dir_attr *attr)
 {
     off_t pos = d->next_off;
+    attr->known = false;
     if (pos == 0 || pos == 1) {
         strcpy(name, pos == 0 ? "." : "..");
         *dir = true;
@@ -204,6 +270,7 @@ static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir)
         if (i >= d->nnames) return 0;
         strcpy(name, d->names[i]);
         *dir = d->is_dir[i];
+        *attr = d->attrs[i];
         return 1;
     }
     if (pos == 2) {
@@ -318,13 +385,41 @@ void fs_dirs_free(cellfs *fs)
     }
 }
 
-int fs_op_readdir(cellfs *fs, struct fuse_file_info *fi, off_t off, fs_dir_fill fill, void *ctx)
+/* The attributes getattr would give the entry @p name of @p d, from what
+   the listing learnt; false when they are not known (or an open file of
+   the name may show other ones to its writer). */
+static bool entry_stat(cellfs *fs, fs_dirh *d, const char *name, bool dir, const dir_attr *a,
+                       struct stat *st)
+{
+    if (!a->known) return false;
+    if (dir) {
+        if (a->ts == INT64_MIN) fs_stat_dir(fs, st);
+        else fs_stat_dir_at(fs, st, a->ts);
+        return true;
+    }
+    size_t plen = strlen(d->path);
+    char *path = malloc(plen + strlen(name) + 2);
+    if (!path) return false;
+    sprintf(path, "%s/%s", d->path, name);
+    size_t hl;
+    int64_t hts;
+    bool mine;
+    bool open_writer = fs_handles_stat(fs, path, 0, &hl, &hts, &mine);
+    free(path);
+    if (open_writer) return false;
+    fs_stat_file(fs, st, a->size, a->ts, !d->p.asof);
+    return true;
+}
+
+int fs_op_readdir(cellfs *fs, struct fuse_file_info *fi, off_t off, bool plus, fs_dir_fill fill,
+                  void *ctx)
 {
     fs_dirh *d = (fs_dirh *)(uintptr_t)fi->fh;
     if (!d) return -EBADF;
     pthread_mutex_lock(&d->mu);
     /* A rewind or a seek elsewhere starts over and skips to @p off. */
     if (off == 0 || off != d->next_off) dir_reset(d);
+    if (!d->loaded) d->want_attrs = plus;
     if (d->err) {                /* a failure after entries were sent */
         int err = d->err;
         pthread_mutex_unlock(&d->mu);
@@ -334,7 +429,8 @@ int fs_op_readdir(cellfs *fs, struct fuse_file_info *fi, off_t off, fs_dir_fill 
     char name[FS_NAME_MAX + FS_TS_TEXT_MAX + 2];
     for (;;) {
         bool dir = false;
-        int have = peek(fs, d, name, &dir);
+        dir_attr attr = { .known = false };
+        int have = peek(fs, d, name, &dir, &attr);
         if (have < 0) {
             /* Entries already sent go out; the failure is the answer to
                the next call (never a shorter listing). */
@@ -344,7 +440,9 @@ int fs_op_readdir(cellfs *fs, struct fuse_file_info *fi, off_t off, fs_dir_fill 
         }
         if (!have) break;
         if (d->next_off >= off) {
-            if (fill(ctx, d->path, name, dir, d->next_off + 1)) break;
+            struct stat st;
+            bool known = plus && entry_stat(fs, d, name, dir, &attr, &st);
+            if (fill(ctx, d->path, name, dir, known ? &st : NULL, d->next_off + 1)) break;
             sent++;
         }
         d->next_off++;

@@ -334,3 +334,58 @@ sys.exit(bytes(m) != open(sys.argv[2], "rb").read())' "$T/row1/cf/q" "$FS_TMP/v"
     echo back > "$T/row1/cf/q";           [ "$(cat "$T/row1/cf/q")" = "back" ]
     [ "$(stat -c %s "$T/row1/cf/q")" -eq 5 ]
 }
+
+# attrs_listed DIR / attrs_statted DIR: "name size mtime_ns type" of every
+# entry below DIR, as a listing gives them (scandir: the attributes
+# READDIRPLUS handed the kernel) and as a stat of each path gives them
+# once what the kernel held has timed out (-o timeout, 1 s: a lookup and a
+# getattr of each, no listing in between).
+attrs_listed() {
+    python3 - "$1" <<'PY'
+import os, sys
+def walk(d, rel):
+    for e in sorted(os.scandir(d), key=lambda e: e.name):
+        s = e.stat(follow_symlinks=False)
+        print(os.path.join(rel, e.name), s.st_size, s.st_mtime_ns, "d" if e.is_dir() else "f")
+        if e.is_dir():
+            walk(e.path, os.path.join(rel, e.name))
+walk(sys.argv[1], "")
+PY
+}
+attrs_statted() {   # DIR, with the listing on stdin (its names; no listing here)
+    sleep 1.5
+    python3 -c '
+import os, sys, stat
+root = sys.argv[1]
+for line in sys.stdin:
+    n = line.split(" ")[0]
+    s = os.lstat(os.path.join(root, n))
+    print(n, s.st_size, s.st_mtime_ns, "d" if stat.S_ISDIR(s.st_mode) else "f")
+' "$1"
+}
+
+@test "listings hand the kernel the attributes stat gives (READDIRPLUS): ls -l, find and rsync see the truth" {
+    printf "{NAME => 'cf', VERSIONS => '3'}\n{NAME => 'g'}\n" > "$T/.schema"
+    mkdir -p "$T/row2/g" "$T/empty/g"
+    echo a > "$T/row1/cf/q1"
+    echo bbb > "$T/row1/cf/q1"
+    head -c 100000 /dev/urandom > "$T/row1/cf/big"
+    touch -d 2020-01-02 "$T/row1/cf/big"
+    printf x > "$T/row2/g/v"
+    touch -d 2019-05-05 "$T/row2/g/v"
+    printf '' > "$T/row1/cf/zero"
+    for opts in "" "-o versions"; do
+        fs_unmount "$MNT"
+        # shellcheck disable=SC2086
+        fs_mount "$STORE" "$MNT" $opts
+        listed=$(attrs_listed "$T")
+        statted=$(attrs_statted "$T" <<<"$listed")
+        [ -n "$listed" ]
+        [ "$listed" = "$statted" ]
+    done
+    # the listing above is the one with versions: both versions of q1
+    [[ "$listed" == *"row1/cf/q1 4 "* ]]
+    [[ "$listed" == *"row1/cf/big 100000 1577923200000000000 f"* ]]
+    [[ "$listed" == *"row2/g 4096 1557014400000000000 d"* ]]
+    [ "$(grep -c '^row1/cf/q1@' <<<"$listed")" -eq 2 ]
+}
