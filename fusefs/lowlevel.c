@@ -398,26 +398,28 @@ static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const 
     reply_status(req, rc);
 }
 
-static void ll_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+/* symlink and mknod: refused by @p op, which logs the name. */
+static void refuse_new_name(fuse_req_t req, fuse_ino_t parent, const char *name,
+                            int (*op)(cellfs *, const char *))
 {
-    (void)link;
     cellfs *fs = fs_of(req);
     int rc;
     char *path = fs_nodes_path(&fs->nodes, parent, name, &rc);
-    rc = fs_op_symlink(fs, path ? path : name);
+    rc = op(fs, path ? path : name);
     free(path);
     reply_status(req, rc);
+}
+
+static void ll_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+    (void)link;
+    refuse_new_name(req, parent, name, fs_op_symlink);
 }
 
 static void ll_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
 {
     (void)mode, (void)rdev;
-    cellfs *fs = fs_of(req);
-    int rc;
-    char *path = fs_nodes_path(&fs->nodes, parent, name, &rc);
-    rc = fs_op_mknod(fs, path ? path : name);
-    free(path);
-    reply_status(req, rc);
+    refuse_new_name(req, parent, name, fs_op_mknod);
 }
 
 static void ll_statfs(fuse_req_t req, fuse_ino_t ino)
