@@ -389,3 +389,20 @@ for line in sys.stdin:
     [[ "$listed" == *"row2/g 4096 1557014400000000000 d"* ]]
     [ "$(grep -c '^row1/cf/q1@' <<<"$listed")" -eq 2 ]
 }
+
+@test "links, symbolic links and fifos are refused with EPERM, naming the path in the log" {
+    echo v > "$T/row1/cf/q"
+    run ln -s q "$T/row1/cf/s"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"Operation not permitted"* ]]
+    run ln "$T/row1/cf/q" "$T/row1/cf/h"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"Operation not permitted"* ]]
+    run mkfifo "$T/row1/cf/f"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"Operation not permitted"* ]]
+    [ "$(ls "$T/row1/cf")" = q ]
+    grep -q "symlink /default/t/row1/cf/s: symbolic links are not supported" "$FS_TMP/cellfs.log"
+    grep -q "link /default/t/row1/cf/q -> /default/t/row1/cf/h: hard links are not supported" "$FS_TMP/cellfs.log"
+    grep -q "mknod /default/t/row1/cf/f: device nodes and fifos are not supported" "$FS_TMP/cellfs.log"
+}
