@@ -60,8 +60,11 @@ static int stat_of(fuse_req_t req, const char *path, struct stat *st, struct fus
 }
 
 /* Replies with the entry @p name of @p parent, which @p path names; its
-   attributes from the open file @p fi when non-NULL. Returns 0 when the
-   kernel took it, else -errno (nothing referenced then). */
+   attributes from the open file @p fi (CREATE) when non-NULL. Returns 0
+   once a reply went out (the request is then answered and gone: when the
+   kernel refused it, interrupted, the node's reference and the open file
+   are taken back here), or -errno when nothing was sent and the caller
+   must answer with that error. */
 static int reply_new_entry(fuse_req_t req, fuse_ino_t parent, const char *name, const char *path,
                            struct fuse_file_info *fi)
 {
@@ -77,7 +80,7 @@ static int reply_new_entry(fuse_req_t req, fuse_ino_t parent, const char *name, 
     int sent = fi ? fuse_reply_create(req, &e, fi) : fuse_reply_entry(req, &e);
     if (sent != 0) {
         fs_nodes_unref(&fs->nodes, ino);
-        return sent;
+        if (fi) (void)fs_op_release(fs, fi);
     }
     return 0;
 }
@@ -101,7 +104,8 @@ static void ll_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
 {
     cellfs *fs = fs_of(req);
-    for (size_t i = 0; i < count; i++) fs_nodes_forget(&fs->nodes, forgets[i].ino, forgets[i].nlookup);
+    for (size_t i = 0; i < count; i++)
+        fs_nodes_forget(&fs->nodes, forgets[i].ino, forgets[i].nlookup);
     fuse_reply_none(req);
 }
 
@@ -111,13 +115,22 @@ static void reply_attr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
     fuse_reply_attr(req, st, fs_of(req)->timeout);
 }
 
+/* @p fi when it holds an open file's handle. The kernel also passes the
+   handle of an open directory (futimens of a directory's descriptor): that
+   is no fs_handle, and the request goes by path. */
+static struct fuse_file_info *file_handle(cellfs *fs, struct fuse_file_info *fi)
+{
+    return fi && fi->fh && !fs_op_is_dir_handle(fs, fi) ? fi : NULL;
+}
+
 static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     cellfs *fs = fs_of(req);
     struct stat st;
     int rc;
+    fi = file_handle(fs, fi);
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
-    if (path || (fi && fi->fh)) {
+    if (path || fi) {
         rc = stat_of(req, path, &st, fi);
     } else if (rc == -ENOENT && fs_handles_stat_ino(fs, ino, &st)) {
         rc = 0;                  /* fstat of an open file whose name went */
@@ -133,22 +146,22 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
     cellfs *fs = fs_of(req);
     int rc;
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
-    bool by_handle = fi && fi->fh;
-    if (path || by_handle) rc = 0;
+    fi = file_handle(fs, fi);
+    if (path || fi) rc = 0;
     /* Modes and owners are accepted and not kept (every cell shows the
        mount's owner and mode); sizes and modification times are. */
     if (rc == 0 && (to_set & FUSE_SET_ATTR_SIZE))
-        rc = fs_op_truncate(fs, path, attr->st_size, by_handle ? fi : NULL);
+        rc = fs_op_truncate(fs, path, attr->st_size, fi);
     if (rc == 0 && (to_set & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW))) {
         struct timespec tv[2];
         tv[0].tv_sec = 0;
         tv[0].tv_nsec = UTIME_OMIT;
         tv[1] = attr->st_mtim;
         if (to_set & FUSE_SET_ATTR_MTIME_NOW) tv[1].tv_nsec = UTIME_NOW;
-        rc = fs_op_utimens(fs, path, tv, by_handle ? fi : NULL);
+        rc = fs_op_utimens(fs, path, tv, fi);
     }
     struct stat st;
-    if (rc == 0) rc = stat_of(req, path, &st, by_handle ? fi : NULL);
+    if (rc == 0) rc = stat_of(req, path, &st, fi);
     free(path);
     if (rc) fuse_reply_err(req, -rc);
     else reply_attr(req, ino, &st);
@@ -179,7 +192,7 @@ static void ll_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
     if (path) rc = fs_op_create(fs, pid_of(req), path, fi);
     if (rc == 0) {
         rc = reply_new_entry(req, parent, name, path, fi);
-        if (rc) (void)fs_op_release(fs, fi);
+        if (rc) (void)fs_op_release(fs, fi);   /* nothing was sent */
     }
     if (rc) fuse_reply_err(req, -rc);
     free(path);
@@ -273,20 +286,22 @@ static int dir_fill(void *ctx, const char *dir_path, const char *name, bool dir,
     /* . and .. and names that do not stat (a row gone meanwhile) are
        listed without an entry (inode 0): the kernel looks them up. */
     bool dots = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
-    size_t plen = strlen(dir_path);
-    char *path = dots ? NULL : malloc(plen + strlen(name) + 2);
-    if (path) {
-        sprintf(path, "%s%s%s", dir_path, plen > 1 ? "/" : "", name);
+    if (!dots) {
+        bool have = known != NULL;
+        if (have) {
+            st = *known;
+        } else {
+            char *path = fs_path_child(dir_path, name);
+            have = path && stat_of(r->req, path, &st, NULL) == 0;
+            free(path);
+        }
         fuse_ino_t ino;
-        fuse_ino_t *nr = realloc(r->refs, (r->nrefs + 1) * sizeof *nr);
+        fuse_ino_t *nr = have ? realloc(r->refs, (r->nrefs + 1) * sizeof *nr) : NULL;
         if (nr) r->refs = nr;
-        if (known) st = *known;
-        if (nr && (known || stat_of(r->req, path, &st, NULL) == 0) &&
-            fs_nodes_ref(&fs->nodes, r->dir, name, &ino) == 0) {
+        if (nr && fs_nodes_ref(&fs->nodes, r->dir, name, &ino) == 0) {
             entry_of(fs, ino, &st, &e);
             r->refs[r->nrefs++] = ino;
         }
-        free(path);
     }
     r->used += fuse_add_direntry_plus(r->req, r->buf + r->used, r->size - r->used, name, &e,
                                       next_off);

@@ -50,6 +50,8 @@ int fs_op_opendir(cellfs *fs, const char *path, struct fuse_file_info *fi);
 int fs_op_readdir(cellfs *fs, struct fuse_file_info *fi, off_t off, bool plus, fs_dir_fill fill,
                   void *ctx);
 int fs_op_releasedir(cellfs *fs, struct fuse_file_info *fi);
+/** Whether @p fi holds an open directory's handle (not an open file's). */
+bool fs_op_is_dir_handle(cellfs *fs, const struct fuse_file_info *fi);
 int fs_op_mkdir(cellfs *fs, const char *path);
 int fs_op_rmdir(cellfs *fs, const char *path);
 

@@ -359,6 +359,15 @@ static void dir_free(fs_dirh *d)
     free(d);
 }
 
+bool fs_op_is_dir_handle(cellfs *fs, const struct fuse_file_info *fi)
+{
+    pthread_mutex_lock(&fs->mu);
+    const fs_dirh *d = fs->dirs;
+    while (d && (uintptr_t)d != fi->fh) d = d->next;
+    pthread_mutex_unlock(&fs->mu);
+    return d != NULL;
+}
+
 int fs_op_releasedir(cellfs *fs, struct fuse_file_info *fi)
 {
     fs_dirh *d = (fs_dirh *)(uintptr_t)fi->fh;
@@ -397,10 +406,8 @@ static bool entry_stat(cellfs *fs, fs_dirh *d, const char *name, bool dir, const
         else fs_stat_dir_at(fs, st, a->ts);
         return true;
     }
-    size_t plen = strlen(d->path);
-    char *path = malloc(plen + strlen(name) + 2);
+    char *path = fs_path_child(d->path, name);
     if (!path) return false;
-    sprintf(path, "%s/%s", d->path, name);
     size_t hl;
     int64_t hts;
     bool mine;

@@ -107,6 +107,15 @@ void fs_path_free(fs_path *p)
     p->row_buf = p->qual_buf = NULL;
 }
 
+char *fs_path_child(const char *dir, const char *name)
+{
+    size_t dlen = strlen(dir);
+    bool root = dlen == 1 && dir[0] == '/';
+    char *path = malloc(dlen + strlen(name) + 2);
+    if (path) sprintf(path, "%s%s%s", root ? "" : dir, "/", name);
+    return path;
+}
+
 bool fs_path_hashed(const fs_path *p)
 {
     if (p->kind >= FS_ROW && p->row_err == 0 && p->row_name.hashed && !p->row_buf) return true;

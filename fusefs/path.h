@@ -80,6 +80,10 @@ void fs_path_free(fs_path *p);
  */
 int fs_path_scratch(fs_path *p, const char *path, int parse_rc);
 
+/** The path of @p name in the directory @p dir ("/" included), malloc'd;
+ *  NULL when out of memory. */
+char *fs_path_child(const char *dir, const char *name);
+
 /** True when the row or qualifier still needs a prefix-scan resolve. */
 bool fs_path_hashed(const fs_path *p);
 
