@@ -7,7 +7,7 @@
 #include "util/coding.h"
 #include "util/env.h"
 #include "table/block.h"
-#include "testutil.h"
+#include "teststore.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -25,12 +25,7 @@ static kv_store *open_frozen(const char *path) {
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     o.create_if_missing = true;
     o.clock_ms = frozen_clock;
-    kv_store *s = NULL;
-    char err[512];
-    kv_status st = kv_store_open(&s, path, &o, err, sizeof err);
-    if (st != KV_OK) fprintf(stderr, "open %s: %s: %s\n", path, kv_strerror(st), err);
-    REQUIRE(st == KV_OK);
-    return s;
+    return test_open_with(path, &o);
 }
 
 static size_t cells_of(kv_store *s, const char *row) {
