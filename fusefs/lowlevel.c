@@ -281,6 +281,18 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     int rc;
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
     if (path) rc = gone_is_stale(ino, fs_op_opendir(fs, path, fi));
+    if (rc == 0) {
+        /* The kernel may keep a listing that only this mount changes: it
+           is told when (fs_notify_changed, fs_kernel_forget_below), and
+           drops it itself for its own create, unlink, mkdir, rmdir and
+           rename in the directory. */
+        fs_cache_rule rule = { 0, 0 };
+        char *child = fs_path_child(path, "x");    /* what its entries are */
+        if (child) fs_cache_rule_of(fs, child, &rule);
+        free(child);
+        fi->cache_readdir = fi->keep_cache =
+            fs->cache_long && rule.seconds >= FS_CACHE_LONG && rule.ttl_ms == 0;
+    }
     free(path);
     if (rc) fuse_reply_err(req, -rc);
     else if (fuse_reply_open(req, fi) != 0) (void)fs_op_releasedir(fs, fi);
