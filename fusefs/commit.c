@@ -273,7 +273,7 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
         if (p) {
             fs_log(fs, "close %s: a write of this open file failed; nothing of it since its "
                    "last commit is saved", p);
-            fs_kernel_forget(fs, p);     /* the kernel may hold its size */
+            fs_notify_changed(fs, p);    /* its size, or the empty cell taken back */
         }
         free(p);
         return 0;
