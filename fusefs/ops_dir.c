@@ -5,7 +5,8 @@
  * from there (offsets are entry positions), so listing a million rows holds
  * one row key in memory; the small listings (namespaces, tables, families,
  * one row's qualifiers) are loaded once per handle. mkdir/rmdir create and
- * drop namespaces and tables and keep mkdir'ed rows pending (pending.c).
+ * drop namespaces and tables, keep mkdir'ed rows pending and young
+ * (pending.c), and fs_family_listed says which families a row lists.
  * Called by libfuse; calls path.c, names.c, cells.c, pending.c, kvcore.h.
  */
 #include "ops.h"
@@ -106,9 +107,14 @@ int fs_family_listed(cellfs *fs, const fs_path *p, const char *family, int64_t *
     if (has) return 1;
     int young = fs_young_family(fs, p, family);
     if (young == 0) return 0;
-    int exists = fs_pending_has(fs, p) ? 1 : fs_row_has_cells(fs, p, NULL);
+    /* A family without cells shows the row's time (its newest cell), so
+       that a copy of the row (rsync -a out and back in) shows the same. */
+    int exists;
+    if (ts) exists = fs_row_newest(fs, p, NULL, &newest);
+    else exists = fs_pending_has(fs, p) ? 1 : fs_row_has_cells(fs, p, NULL);
     if (exists < 0) return exists;
-    return family_shown(young, false, exists > 0);
+    if (ts && exists) *ts = newest;
+    return family_shown(young, false, exists || fs_pending_has(fs, p));
 }
 
 /* A row listing for READDIRPLUS: the families the row shows, each with the
@@ -123,9 +129,11 @@ static int load_row_attrs(cellfs *fs, fs_dirh *d, const kv_table_desc *t, size_t
     kv_result *r = NULL;
     kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
     if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
-    bool exists = false;
-    for (size_t c = 0; c < r->ncells; c++) exists = exists || r->cells[c].type == KV_TYPE_PUT;
-    exists = exists || fs_pending_has(fs, p);
+    int64_t row_ts = INT64_MIN;  /* the row's time: an empty family's (fs_family_listed) */
+    for (size_t c = 0; c < r->ncells; c++)
+        if (r->cells[c].type == KV_TYPE_PUT && r->cells[c].timestamp > row_ts)
+            row_ts = r->cells[c].timestamp;
+    bool exists = row_ts != INT64_MIN || fs_pending_has(fs, p);
     int rc = 0;
     for (size_t i = 0; i < t->nfamilies && rc == 0; i++) {
         const char *fam = t->families[i].name;
@@ -134,7 +142,9 @@ static int load_row_attrs(cellfs *fs, fs_dirh *d, const kv_table_desc *t, size_t
             if (r->cells[c].type == KV_TYPE_PUT && strcmp(r->cells[c].family, fam) == 0 &&
                 r->cells[c].timestamp > a.ts)
                 a.ts = r->cells[c].timestamp;
-        if (family_shown(fs_young_family(fs, p, fam), a.ts != INT64_MIN, exists))
+        bool has = a.ts != INT64_MIN;
+        if (!has) a.ts = row_ts;
+        if (family_shown(fs_young_family(fs, p, fam), has, exists))
             rc = names_add_attr(d, fam, true, &a, cap);
     }
     kv_result_free(r);

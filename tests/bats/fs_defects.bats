@@ -578,7 +578,18 @@ row_has_all() {
     [ "$(ls "$T" | tr '\n' ' ')" = "r " ]
 }
 
-@test "the way cellfs(1) gives around it: mkdir the new row, cp -a row/. into it, rm -r the old one" {
+@test "the young-row memory is bounded: a row made 4,096 mkdirs ago lists every family again" {
+    three_family_row
+    mkdir -p "$T/old/cf"
+    echo x > "$T/old/cf/x"
+    [ "$(ls "$T/old" | tr '\n' ' ')" = "cf " ]
+    for i in $(seq 1 4096); do echo "$T/n$i"; done | xargs mkdir
+    [ "$(ls "$T/old" | tr '\n' ' ')" = "cf g h " ]
+    [ "$(ls "$T/n4096" | wc -l)" -eq 0 ]
+    [ "$(ls "$T/n1" | wc -l)" -eq 0 ]
+}
+
+@test "copying into a row made first: mkdir the new row, cp -a row/. into it, rm -r the old one" {
     three_family_row
     mkdir "$T/r2"
     cp -r "$T/r/." "$T/r2/"
