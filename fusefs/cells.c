@@ -395,13 +395,44 @@ void fs_notify_changed(cellfs *fs, const char *path)
     free(dir);
 }
 
+/* Drops the kernel's attributes of every node in @p inos (n of them) and
+   frees the list. */
+static void forget_inodes(cellfs *fs, fs_ino *inos, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        (void)fuse_lowlevel_notify_inval_inode(fs->se, inos[i], 0, 0);
+    free(inos);
+}
+
 void fs_kernel_forget(cellfs *fs, const char *path)
 {
     if (!fs->se || fs->single_thread || !path) return;
     forget_inode(fs, path);
     char *latest = fs_latest_path(path);
     if (latest && strcmp(latest, path) != 0) forget_inode(fs, latest);
+    /* A change of a cell may take versions away (beyond VERSIONS, rm q,
+       a re-stamp): the kernel must ask again about each q@<ts> it holds. */
+    fs_ino ino, parent;
+    size_t name_off;
+    if (latest) fs_nodes_find(&fs->nodes, latest, &ino, &parent, &name_off);
+    if (latest && parent) {
+        fs_ino *v;
+        size_t n = fs_nodes_versions(&fs->nodes, parent, latest + name_off, &v);
+        forget_inodes(fs, v, n);
+    }
     free(latest);
+}
+
+void fs_kernel_forget_below(cellfs *fs, const char *path)
+{
+    if (!fs->se || fs->single_thread) return;
+    fs_ino ino, parent;
+    size_t name_off;
+    fs_nodes_find(&fs->nodes, path, &ino, &parent, &name_off);
+    if (!ino) return;
+    fs_ino *v;
+    size_t n = fs_nodes_below(&fs->nodes, ino, &v);
+    forget_inodes(fs, v, n);
 }
 
 char *fs_latest_path(const char *path)

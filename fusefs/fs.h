@@ -67,7 +67,9 @@ typedef struct cellfs {
     bool single_thread;              /* -s: no inline invalidation */
     size_t max_value;                /* EFBIG above this */
     size_t cache_size, write_buffer;
-    double timeout;                  /* entry/attr timeout, seconds */
+    double timeout;                  /* -o timeout: entry/attr timeout, seconds */
+    bool cache_long;                 /* the kernel keeps what it is told until
+                                        this mount changes it (cache_time.c) */
     /* Fixed at mount. */
     kv_filter *f_keyonly;            /* KeyOnlyFilter(), or NULL */
     kv_filter *f_firstkey;           /* FirstKeyOnly + KeyOnly, or NULL */
@@ -177,8 +179,13 @@ int64_t fs_ts_to_ms(const struct timespec *ts);
  *  it. */
 void fs_notify_changed(cellfs *fs, const char *path);
 /** The kernel part of fs_notify_changed alone: drops what the kernel holds
- *  of @p path (and of q for q@<ts>) when nothing changed in the store. */
+ *  of @p path, of q for q@<ts>, and of every q@<ts> it holds (the change
+ *  may have taken versions away). */
 void fs_kernel_forget(cellfs *fs, const char *path);
+/** Drops what the kernel holds of every name below the directory @p path
+ *  (a change of the table's schema may take families, rows and versions
+ *  away). Walks the node table: for rare changes. */
+void fs_kernel_forget_below(cellfs *fs, const char *path);
 /** The path of the latest-value name of a q@<ts> path (malloc'd). */
 char *fs_latest_path(const char *path);
 
@@ -269,6 +276,22 @@ void fs_dirs_free(cellfs *fs);
  *  the newest timestamp of the family's cells (INT64_MIN when none). The
  *  one rule of lookup, getattr, mkdir and readdir. */
 int fs_family_listed(cellfs *fs, const fs_path *p, const char *family, int64_t *ts);
+
+/* ---- cache_time.c: how long the kernel may keep entries and attributes ---- */
+#define FS_CACHE_LONG 3600.0         /* nothing changes it but this mount */
+#define FS_CACHE_SHORT 1.0           /* it may change without a call here */
+/** What applies to the entries at one path (and to every child of one
+ *  directory listing, which share table, family and kind). */
+typedef struct fs_cache_rule {
+    double seconds;                  /* at most this long */
+    int64_t ttl_ms;                  /* > 0: a file expires ttl_ms after its mtime */
+} fs_cache_rule;
+/** The rule for @p path (NULL: the mount's timeout). Reads the table's
+ *  description when a TTL could apply. */
+void fs_cache_rule_of(cellfs *fs, const char *path, fs_cache_rule *rule);
+/** Seconds the kernel may keep the entry and attributes @p st under
+ *  @p rule: never past a cell's expiry by TTL. */
+double fs_cache_seconds(cellfs *fs, const fs_cache_rule *rule, const struct stat *st);
 
 /* ---- lowlevel.c ---- */
 /** The low-level FUSE operations of a mount whose session user data is its

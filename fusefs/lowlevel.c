@@ -34,15 +34,41 @@ static void reply_status(fuse_req_t req, int rc)
     fuse_reply_err(req, rc < 0 ? -rc : 0);
 }
 
-static void entry_of(cellfs *fs, fuse_ino_t ino, const struct stat *st,
-                     struct fuse_entry_param *e)
+/* How long the kernel may keep the attributes @p st of @p path (NULL: an
+   open file's). None while a file that is written and not yet committed
+   holds them: its writer's process and others see different sizes. */
+static double attr_seconds(cellfs *fs, const fs_cache_rule *rule, const char *path,
+                           const struct stat *st)
+{
+    size_t size;
+    int64_t ts;
+    bool mine;
+    if (S_ISREG(st->st_mode) && path && fs_handles_stat(fs, path, 0, &size, &ts, &mine))
+        return 0;
+    return fs_cache_seconds(fs, rule, st);
+}
+
+/* The entry of node @p ino, which @p path names, with attributes @p st,
+   which the kernel may keep as long as @p rule allows. */
+static void entry_of(cellfs *fs, fuse_ino_t ino, const char *path, const struct stat *st,
+                     const fs_cache_rule *rule, struct fuse_entry_param *e)
 {
     memset(e, 0, sizeof *e);
     e->ino = ino;
     e->attr = *st;
     e->attr.st_ino = ino;
-    e->attr_timeout = fs->timeout;
-    e->entry_timeout = fs->timeout;
+    e->entry_timeout = fs_cache_seconds(fs, rule, st);
+    e->attr_timeout = attr_seconds(fs, rule, path, st);
+}
+
+/* A node the kernel holds whose path no longer names anything: something
+   else than a call on this name took it away (the row's last cell went, a
+   version fell out of VERSIONS, a family was dropped). ESTALE makes the
+   kernel look the path up again (the system call is retried with
+   LOOKUP_REVAL), where the name is then gone, or made anew by O_CREAT. */
+static int gone_is_stale(fuse_ino_t ino, int rc)
+{
+    return rc == -ENOENT && ino != FUSE_ROOT_ID ? -ESTALE : rc;
 }
 
 static void set_handle_ino(cellfs *fs, struct fuse_file_info *fi, fuse_ino_t ino)
@@ -75,7 +101,9 @@ static int reply_new_entry(fuse_req_t req, fuse_ino_t parent, const char *name, 
     if (rc == 0) rc = fs_nodes_ref(&fs->nodes, parent, name, &ino);
     if (rc) return rc;
     struct fuse_entry_param e;
-    entry_of(fs, ino, &st, &e);
+    fs_cache_rule rule;
+    fs_cache_rule_of(fs, path, &rule);
+    entry_of(fs, ino, path, &st, &rule, &e);
     if (fi) set_handle_ino(fs, fi, ino);
     int sent = fi ? fuse_reply_create(req, &e, fi) : fuse_reply_entry(req, &e);
     if (sent != 0) {
@@ -109,10 +137,15 @@ static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
     fuse_reply_none(req);
 }
 
-static void reply_attr(fuse_req_t req, fuse_ino_t ino, struct stat *st)
+/* Replies with the attributes @p st of node @p ino, which @p path names
+   (NULL: an open file whose name went). */
+static void reply_attr(fuse_req_t req, fuse_ino_t ino, const char *path, struct stat *st)
 {
+    cellfs *fs = fs_of(req);
+    fs_cache_rule rule;
+    fs_cache_rule_of(fs, path, &rule);
     st->st_ino = ino;
-    fuse_reply_attr(req, st, fs_of(req)->timeout);
+    fuse_reply_attr(req, st, attr_seconds(fs, &rule, path, st));
 }
 
 /* @p fi when it holds an open file's handle. The kernel also passes the
@@ -132,12 +165,13 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
     if (path || fi) {
         rc = stat_of(req, path, &st, fi);
+        if (path && !fi) rc = gone_is_stale(ino, rc);
     } else if (rc == -ENOENT && fs_handles_stat_ino(fs, ino, &st)) {
         rc = 0;                  /* fstat of an open file whose name went */
     }
-    free(path);
     if (rc) fuse_reply_err(req, -rc);
-    else reply_attr(req, ino, &st);
+    else reply_attr(req, ino, fi ? NULL : path, &st);
+    free(path);
 }
 
 static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
@@ -162,9 +196,10 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
     }
     struct stat st;
     if (rc == 0) rc = stat_of(req, path, &st, fi);
-    free(path);
+    if (!fi) rc = gone_is_stale(ino, rc);
     if (rc) fuse_reply_err(req, -rc);
-    else reply_attr(req, ino, &st);
+    else reply_attr(req, ino, fi ? NULL : path, &st);
+    free(path);
 }
 
 static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -172,7 +207,7 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     cellfs *fs = fs_of(req);
     int rc;
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
-    if (path) rc = fs_op_open(fs, pid_of(req), path, fi);
+    if (path) rc = gone_is_stale(ino, fs_op_open(fs, pid_of(req), path, fi));
     free(path);
     if (rc) {
         fuse_reply_err(req, -rc);
@@ -245,7 +280,7 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     cellfs *fs = fs_of(req);
     int rc;
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
-    if (path) rc = fs_op_opendir(fs, path, fi);
+    if (path) rc = gone_is_stale(ino, fs_op_opendir(fs, path, fi));
     free(path);
     if (rc) fuse_reply_err(req, -rc);
     else if (fuse_reply_open(req, fi) != 0) (void)fs_op_releasedir(fs, fi);
@@ -260,6 +295,8 @@ typedef struct dir_reply {
     size_t size, used;
     fuse_ino_t *refs;            /* nodes referenced for this reply */
     size_t nrefs;
+    bool have_rule;
+    fs_cache_rule rule;          /* for every entry of the listing */
 } dir_reply;
 
 static int dir_fill(void *ctx, const char *dir_path, const char *name, bool dir,
@@ -288,20 +325,24 @@ static int dir_fill(void *ctx, const char *dir_path, const char *name, bool dir,
     bool dots = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
     if (!dots) {
         bool have = known != NULL;
+        char *path = fs_path_child(dir_path, name);
         if (have) {
             st = *known;
         } else {
-            char *path = fs_path_child(dir_path, name);
             have = path && stat_of(r->req, path, &st, NULL) == 0;
-            free(path);
+        }
+        if (have && !r->have_rule) {
+            fs_cache_rule_of(fs, path, &r->rule);
+            r->have_rule = path != NULL;
         }
         fuse_ino_t ino;
         fuse_ino_t *nr = have ? realloc(r->refs, (r->nrefs + 1) * sizeof *nr) : NULL;
         if (nr) r->refs = nr;
         if (nr && fs_nodes_ref(&fs->nodes, r->dir, name, &ino) == 0) {
-            entry_of(fs, ino, &st, &e);
+            entry_of(fs, ino, path, &st, &r->rule, &e);
             r->refs[r->nrefs++] = ino;
         }
+        free(path);
     }
     r->used += fuse_add_direntry_plus(r->req, r->buf + r->used, r->size - r->used, name, &e,
                                       next_off);

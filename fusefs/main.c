@@ -86,7 +86,8 @@ static void usage(const char *prog)
            "    -o max_value=BYTES     largest cell value (default 64 MiB; EFBIG above)\n"
            "    -o cache_size=BYTES    block cache of the store (default 64 MiB)\n"
            "    -o write_buffer=BYTES  memory buffers before a flush (default 64 MiB)\n"
-           "    -o timeout=SECONDS     kernel entry/attribute cache time (default 1)\n"
+           "    -o timeout=SECONDS     kernel entry/attribute cache time for everything\n"
+           "                           (default: until changed, for a local store; 1 s else)\n"
            "    -h, --help             this help\n"
            "    -V, --version          versions\n"
            "\n", prog);
@@ -205,7 +206,7 @@ int main(int argc, char *argv[])
     fs->max_value = a.max_value;
     fs->cache_size = a.cache_size;
     fs->write_buffer = a.write_buffer;
-    fs->timeout = a.timeout ? strtod(a.timeout, NULL) : 1.0;
+    fs->timeout = a.timeout ? strtod(a.timeout, NULL) : FS_CACHE_SHORT;
     if (fs->timeout < 0) fs->timeout = 0;
     fs->foreground = co.foreground;
     fs->single_thread = co.singlethread;
@@ -254,6 +255,12 @@ int main(int argc, char *argv[])
         KV_OK)
         fs->f_firstkey = NULL;
     fs->se = se;
+    /* A store only this mount writes (KV_CAP_EXCLUSIVE: one writer holds
+       the lock) lets the kernel keep what it was told until the mount changes it;
+       -s answers the kernel from the one thread that would have to send
+       the invalidations. */
+    fs->cache_long = !a.timeout && !co.singlethread &&
+                     (kv_store_capabilities(fs->store) & KV_CAP_EXCLUSIVE);
     if (fuse_set_signal_handlers(se) != 0) goto out_unmount;
     if (co.singlethread) {
         rc = fuse_session_loop(se);

@@ -28,8 +28,19 @@ static size_t ino_hash(fs_ino ino, size_t nbuckets)
     return (size_t)(h >> 17) & (nbuckets - 1);
 }
 
+/* The length of @p name without a version suffix "@<digits>". Names that
+   differ only there share a hash chain, so that fs_nodes_versions finds
+   them at once. */
+static size_t stem_len(const char *name, size_t len)
+{
+    size_t i = len;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
+    return i > 0 && i < len && name[i - 1] == '@' ? i - 1 : len;
+}
+
 static size_t name_hash(fs_ino parent, const char *name, size_t len, size_t nbuckets)
 {
+    len = stem_len(name, len);
     uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ull);
     for (size_t i = 0; i < len; i++) h = (h ^ (uint8_t)name[i]) * 0x100000001b3ull;
     return (size_t)(h ^ (h >> 29)) & (nbuckets - 1);
@@ -305,4 +316,55 @@ void fs_nodes_find(fs_nodes *t, const char *path, fs_ino *ino, fs_ino *parent,
     *ino = at;
     if (*s) *parent = 0;         /* a directory on the way is unknown */
     pthread_mutex_unlock(&t->mu);
+}
+
+/* Appends @p ino to the list *out of *n (grown by doubling). False when
+   out of memory. */
+static bool list_add(fs_ino **out, size_t *n, size_t *cap, fs_ino ino)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 8;
+        fs_ino *v = realloc(*out, c * sizeof *v);
+        if (!v) return false;
+        *out = v;
+        *cap = c;
+    }
+    (*out)[(*n)++] = ino;
+    return true;
+}
+
+size_t fs_nodes_versions(fs_nodes *t, fs_ino parent, const char *stem, fs_ino **out)
+{
+    *out = NULL;
+    size_t n = 0, cap = 0, len = strlen(stem);
+    pthread_mutex_lock(&t->mu);
+    for (fs_node *m = t->by_name[name_hash(parent, stem, len, t->nbuckets)]; m;
+         m = m->name_next) {
+        size_t ml = strlen(m->name);
+        if (m->parent == parent && ml > len && strncmp(m->name, stem, len) == 0 &&
+            stem_len(m->name, ml) == len && !list_add(out, &n, &cap, m->ino))
+            break;
+    }
+    pthread_mutex_unlock(&t->mu);
+    return n;
+}
+
+size_t fs_nodes_below(fs_nodes *t, fs_ino dir, fs_ino **out)
+{
+    *out = NULL;
+    size_t n = 0, cap = 0;
+    pthread_mutex_lock(&t->mu);
+    for (size_t b = 0; b < t->nbuckets; b++)
+        for (fs_node *m = t->by_ino[b]; m; m = m->ino_next) {
+            fs_node *up = m;
+            for (int depth = 0; up && up->name && depth < NODES_MAX_DEPTH; depth++) {
+                if (up->parent == dir) break;
+                up = by_ino(t, up->parent);
+            }
+            if (up && up->name && up->parent == dir && !list_add(out, &n, &cap, m->ino))
+                goto out;
+        }
+out:
+    pthread_mutex_unlock(&t->mu);
+    return n;
 }

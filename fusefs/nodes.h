@@ -86,4 +86,19 @@ void fs_nodes_rename(fs_nodes *t, fs_ino parent, const char *name, fs_ino newpar
 void fs_nodes_find(fs_nodes *t, const char *path, fs_ino *ino, fs_ino *parent,
                    size_t *name_off);
 
+/**
+ * The nodes of the version names of @p stem in directory @p parent: the
+ * attached names "<stem>@<digits>" (q@<ts> beside q). Returns how many,
+ * with their inode numbers in *out (malloc'd; NULL when none or out of
+ * memory, then fewer are returned). Costs what those names cost, not the
+ * size of the directory. For cache invalidation.
+ */
+size_t fs_nodes_versions(fs_nodes *t, fs_ino parent, const char *stem, fs_ino **out);
+/**
+ * Every attached node below the directory @p dir, at any depth: how many,
+ * inode numbers in *out as for fs_nodes_versions. Walks the whole table:
+ * for rare changes that reach a whole subtree (a table's schema).
+ */
+size_t fs_nodes_below(fs_nodes *t, fs_ino dir, fs_ino **out);
+
 #endif

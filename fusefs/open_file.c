@@ -844,7 +844,10 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
         if (fsync && h->kind == FS_H_CELL && h->in_store) rc = make_durable(fs, h);
     } else if (h->kind == FS_H_SCHEMA) {
         rc = fs_schema_apply(fs, h->ref.table, (const char *)h->buf, h->len);
-        if (rc == 0) h->dirty = h->written = false;
+        if (rc == 0) {
+            h->dirty = h->written = false;
+            changed = true;      /* the kernel may hold its old size */
+        }
     } else {
         rc = commit_cell(fs, h, fsync);
         if (rc == 0) {

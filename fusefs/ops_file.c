@@ -87,21 +87,11 @@ static int open_common(cellfs *fs, pid_t pid, const char *path, struct fuse_file
             rc = -ENAMETOOLONG;
             break;
         }
+        /* A name the kernel still holds after its cell went (rm q@ts of
+           the last version) gets ENOENT here, ESTALE to the kernel
+           (lowlevel.c), which looks it up again: open(O_CREAT) then
+           creates it. */
         rc = fs_resolve(fs, &p);
-        if (rc == 0 && !create && !p.has_version && (fi->flags & O_ACCMODE) != O_RDONLY) {
-            /* The kernel still shows a name whose last version went
-               (rm q@ts) until its entry times out (it cannot be dropped
-               from inside the unlink, which holds the directory's lock),
-               so an open(O_CREAT) comes here without O_CREAT: create. (An
-               open for writing without O_CREAT in that second creates
-               too.) */
-            size_t l, hl;
-            int64_t t, ht;
-            bool mine;
-            if (fs_cell_get(fs, &p, NULL, &l, &t) == -ENOENT &&
-                !fs_handles_stat(fs, path, 0, &hl, &ht, &mine))
-                create = true;
-        }
         if (rc == 0 && create) {
             rc = fs_family_check(fs, &p);
             if (rc == -ENOENT)
@@ -122,6 +112,8 @@ static int open_common(cellfs *fs, pid_t pid, const char *path, struct fuse_file
            other cell files read and write their own snapshot directly. */
         fi->keep_cache = h->cached;
         fi->direct_io = h->kind == FS_H_CELL && !h->cached;
+        /* A reader's close has nothing to commit: no FLUSH round trip. */
+        fi->noflush = !h->writable;
     }
 out:
     fs_path_free(&p);
@@ -474,6 +466,9 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
     if (rc == 0) {
         rc = fs_fail(fs, st, "rename", from);
         if (rc == 0) fs_notify_changed(fs, to);
+        /* The source's versions went (mv q r), or q shows another value
+           (mv q@ts r). */
+        if (rc == 0) fs_notify_changed(fs, from);
     }
     fs_write_end(fs, lease);
     if (rc) return rc;

@@ -184,9 +184,23 @@ static bool desc_equal(const kv_family_desc *a, const kv_family_desc *b)
            a->new_version_behavior == b->new_version_behavior;
 }
 
+/* Drops what the kernel holds below the directory of @p table ("ns:t", or
+   "t" in the default namespace). */
+static void forget_table(cellfs *fs, const char *table)
+{
+    char path[2 * KV_NAME_MAX + 16];
+    const char *colon = strchr(table, ':');
+    if (colon)
+        snprintf(path, sizeof path, "/%.*s/%s", (int)(colon - table), table, colon + 1);
+    else
+        snprintf(path, sizeof path, "/default/%s", table);
+    fs_kernel_forget_below(fs, path);
+}
+
 int fs_schema_apply(cellfs *fs, const char *table, const char *text, size_t len)
 {
     parse_ctx c = { fs, table, NULL, 0, 0, true, NULL, 0 };
+    bool changed = false;
     int rc = each_line(text, len, 0, len, true, parse_line, &c);
     kv_table_desc *d = NULL;
     if (rc == 0) {
@@ -225,6 +239,7 @@ int fs_schema_apply(cellfs *fs, const char *table, const char *text, size_t len)
         for (size_t j = 0; j < d->nfamilies; j++)
             if (strcmp(d->families[j].name, c.fams[i].name) == 0) old = &d->families[j];
         if (old && desc_equal(old, &c.fams[i])) continue;
+        changed = true;
         kv_status st = kv_table_alter_family(fs->store, table, &c.fams[i]);
         if (st != KV_OK) {
             fs_log(fs, "%s/.schema: family '%s': %s %s", table, c.fams[i].name, kv_strerror(st),
@@ -235,9 +250,13 @@ int fs_schema_apply(cellfs *fs, const char *table, const char *text, size_t len)
     /* Families the text leaves out stay (a .schema written without one
        must not drop its cells); only METHOD => 'delete' drops one. */
     for (size_t k = 0; rc == 0 && k < c.ndrops; k++) {
+        changed = true;
         kv_status st = kv_table_delete_family(fs->store, table, c.drops[k]);
         if (st != KV_OK) rc = fs_fail(fs, st, "delete family", c.drops[k]);
     }
+    /* Fewer VERSIONS, a shorter TTL or a dropped family take names away
+       anywhere in the table. */
+    if (changed) forget_table(fs, table);
     if (d) kv_table_desc_free(d);
     free(c.fams);
     free(c.drops);

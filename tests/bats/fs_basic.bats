@@ -340,8 +340,9 @@ sys.exit(bytes(m) != open(sys.argv[2], "rb").read())' "$T/row1/cf/q" "$FS_TMP/v"
 # attrs_listed DIR / attrs_statted DIR: "name size mtime_ns type" of every
 # entry below DIR, as a listing gives them (scandir: the attributes
 # READDIRPLUS handed the kernel) and as a stat of each path gives them
-# once what the kernel held has timed out (-o timeout, 1 s: a lookup and a
-# getattr of each, no listing in between).
+# once what the kernel held has timed out (the mount's -o timeout=1: a
+# lookup and a getattr of each, no listing in between; without it, the
+# kernel would keep the listed attributes).
 attrs_listed() {
     python3 - "$1" <<'PY'
 import os, sys
@@ -379,7 +380,7 @@ for line in sys.stdin:
     for opts in "" "-o versions"; do
         fs_unmount "$MNT"
         # shellcheck disable=SC2086
-        fs_mount "$STORE" "$MNT" $opts
+        fs_mount "$STORE" "$MNT" -o timeout=1 $opts
         listed=$(attrs_listed "$T")
         statted=$(attrs_statted "$T" <<<"$listed")
         [ -n "$listed" ]

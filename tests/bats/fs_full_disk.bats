@@ -72,14 +72,16 @@ same() {
     # close of its first descriptor succeeded, so the new cell is empty,
     # or absent when that empty commit failed too.
     [ ! -e "$T/r$failed/cf/q" ] || [ "$(stat -c %s "$T/r$failed/cf/q")" -eq 0 ]
-    # Another write fails the same way, at once. (Not to the same name:
-    # for the entry timeout, 1 s, the kernel still believes the failed file
-    # exists, and its open then fails with ENOENT.)
+    # Another write fails the same way, at once, to a new name and to the
+    # same name (which the kernel may still hold from the failed create:
+    # ENOSPC again, never ENOENT).
     mkdir -p "$T/r$((failed + 1))/cf"
-    run timeout 60 dd if="$REF/v1" of="$T/r$((failed + 1))/cf/q" bs=64k status=none
-    [ "$status" -ne 0 ]
-    [ "$status" -ne 124 ]
-    [[ "$output" == *"No space left on device"* ]]
+    for target in "$T/r$((failed + 1))/cf/q" "$T/r$failed/cf/q"; do
+        run timeout 60 dd if="$REF/v1" of="$target" bs=64k status=none
+        [ "$status" -ne 0 ]
+        [ "$status" -ne 124 ]
+        [[ "$output" == *"No space left on device"* ]]
+    done
 
     # rm writes delete markers: it either works or fails with ENOSPC; the
     # other cells are untouched either way.

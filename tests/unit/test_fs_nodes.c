@@ -2,7 +2,8 @@
  * @file test_fs_nodes.c
  * Unit test of fusefs/nodes.c, the low-level mount's node table: random
  * lookups, forgets, removals and renames checked after every step against
- * a model (every node's path, the node count, path lookups), then a large
+ * a model (every node's path, the node count, path lookups, the version
+ * names of a stem, the nodes below a directory), then a large
  * table grown and forgotten back to the root alone. Links nodes.c alone.
  */
 #include "../../fusefs/nodes.h"
@@ -101,6 +102,69 @@ static void check_all(fs_nodes *t, model *m)
     }
 }
 
+static int cmp_ino(const void *a, const void *b)
+{
+    fs_ino x = *(const fs_ino *)a, y = *(const fs_ino *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether @p name is "<stem>@<digits>". */
+static bool model_is_version(const char *name, const char *stem)
+{
+    size_t l = strlen(stem);
+    if (strncmp(name, stem, l) != 0 || name[l] != '@' || !name[l + 1]) return false;
+    for (const char *c = name + l + 1; *c; c++)
+        if (*c < '0' || *c > '9') return false;
+    return true;
+}
+
+/* Whether the attached node @p x lies below @p dir. */
+static bool model_below(model *m, const model_node *x, fs_ino dir)
+{
+    for (int depth = 0; x && x->parent && depth < 64; depth++) {
+        if (x->parent == dir) return true;
+        x = model_ino(m, x->parent);
+    }
+    return false;
+}
+
+/* The table's list @p got (ng, freed here) holds the nodes of @p want (nw). */
+static void check_same_set(fs_ino *got, size_t ng, fs_ino *want, size_t nw)
+{
+    CHECK_EQ(ng, nw);
+    if (ng == nw && ng) {
+        qsort(got, ng, sizeof *got, cmp_ino);
+        qsort(want, nw, sizeof *want, cmp_ino);
+        CHECK(memcmp(got, want, ng * sizeof *got) == 0);
+    }
+    free(got);
+}
+
+/* The version names of @p stem in @p parent, and every node below @p dir,
+   as the model has them. */
+static void check_groups(fs_nodes *t, model *m, fs_ino parent, const char *stem, fs_ino dir)
+{
+    fs_ino want[MODEL_MAX], *got;
+    size_t nw = 0, ng = fs_nodes_versions(t, parent, stem, &got);
+    for (size_t i = 0; i < m->count; i++)
+        if (m->n[i].live && parent && m->n[i].parent == parent &&
+            model_is_version(m->n[i].name, stem))
+            want[nw++] = m->n[i].ino;
+    check_same_set(got, ng, want, nw);
+    nw = 0;
+    ng = fs_nodes_below(t, dir, &got);
+    for (size_t i = 0; i < m->count; i++)
+        if (m->n[i].live && model_below(m, &m->n[i], dir)) want[nw++] = m->n[i].ino;
+    check_same_set(got, ng, want, nw);
+}
+
+/* A name of the random runs: n0..n5, some with a version suffix. */
+static void random_name(char *out, size_t cap)
+{
+    static const char *const suffix[] = { "", "", "", "@1", "@22", "@x" };
+    snprintf(out, cap, "n%u%s", (unsigned)rand() % 6, suffix[(unsigned)rand() % 6]);
+}
+
 static fs_ino pick_ino(model *m, unsigned r)
 {
     if (m->count == 0) return FS_ROOT_INO;
@@ -121,8 +185,8 @@ static void random_ops(unsigned seed, int steps)
     for (int step = 0; step < steps && m.count < MODEL_MAX - 1; step++) {
         unsigned r = (unsigned)rand();
         char name[8], name2[8];
-        snprintf(name, sizeof name, "n%u", (unsigned)rand() % 6);
-        snprintf(name2, sizeof name2, "n%u", (unsigned)rand() % 6);
+        random_name(name, sizeof name);
+        random_name(name2, sizeof name2);
         fs_ino a = pick_ino(&m, (unsigned)rand()), b = pick_ino(&m, (unsigned)rand());
         switch (r % 8) {
         case 0: case 1: case 2: {     /* LOOKUP */
@@ -179,6 +243,9 @@ static void random_ops(unsigned seed, int steps)
         }
         }
         check_all(&t, &m);
+        char stem[8];
+        snprintf(stem, sizeof stem, "n%u", (unsigned)rand() % 6);
+        check_groups(&t, &m, pick_ino(&m, (unsigned)rand()), stem, pick_ino(&m, (unsigned)rand()));
     }
     fs_nodes_free(&t);
 }

@@ -1,0 +1,81 @@
+/**
+ * @file cache_time.c
+ * How long the kernel may keep an entry and its attributes (the entry and
+ * attribute timeouts of LOOKUP, GETATTR, CREATE and READDIRPLUS replies).
+ *
+ * A local store has one writer, this mount, which tells the kernel what
+ * each of its commits changes (fs_notify_changed) and answers ESTALE for a
+ * name the kernel still holds after a change elsewhere in the table took it
+ * away (lowlevel.c), so the kernel's view needs no expiry of its own:
+ * FS_CACHE_LONG. What can change without a call through the mount gets
+ * less: a cell whose family has a TTL is kept until it expires, and rows,
+ * families and files of a table with a TTL family, and the table@<ts>
+ * views (a put at an older time through the mount changes what a view
+ * shows), FS_CACHE_SHORT. A store others write too (a remote backend), a
+ * single-threaded mount and -o timeout=S use one timeout for everything.
+ * Called by lowlevel.c; calls path.c and kvcore.h.
+ */
+#include "fs.h"
+
+#include <string.h>
+
+/* Whether table @p table has a family with a TTL, and *ttl_ms the TTL of
+   @p family (0 when it has none, or when family is NULL). */
+static bool table_ttl(cellfs *fs, const char *table, const char *family, int64_t *ttl_ms)
+{
+    *ttl_ms = 0;
+    kv_table_desc *d = NULL;
+    if (kv_table_describe(&d, fs->store, table) != KV_OK) return true;   /* unsure: short */
+    bool any = false;
+    for (size_t i = 0; i < d->nfamilies; i++) {
+        const kv_family_desc *f = &d->families[i];
+        if (f->ttl_seconds == KV_FOREVER) continue;
+        any = true;
+        if (family && strcmp(f->name, family) == 0)
+            *ttl_ms = f->ttl_seconds > INT64_MAX / 1000 ? INT64_MAX : f->ttl_seconds * 1000;
+    }
+    kv_table_desc_free(d);
+    return any;
+}
+
+void fs_cache_rule_of(cellfs *fs, const char *path, fs_cache_rule *rule)
+{
+    rule->seconds = fs->timeout;
+    rule->ttl_ms = 0;
+    if (!fs->cache_long || !path) return;
+    rule->seconds = FS_CACHE_SHORT;
+    fs_path p;
+    int rc = fs_path_parse(&p, path);
+    int sc = fs_path_scratch(&p, path, rc);
+    if (sc > 0) rc = 0;
+    if (rc == 0 && !p.asof) {
+        switch (p.kind) {
+        case FS_ROOT:
+        case FS_NS:
+        case FS_TABLE:
+        case FS_SCHEMA:
+            rule->seconds = FS_CACHE_LONG;
+            break;
+        case FS_ROW:
+        case FS_FAMILY:
+            if (!table_ttl(fs, p.table, NULL, &rule->ttl_ms)) rule->seconds = FS_CACHE_LONG;
+            break;
+        case FS_CELL:
+            (void)table_ttl(fs, p.table, p.family, &rule->ttl_ms);
+            rule->seconds = FS_CACHE_LONG;
+            break;
+        }
+    }
+    fs_path_free(&p);
+}
+
+double fs_cache_seconds(cellfs *fs, const fs_cache_rule *rule, const struct stat *st)
+{
+    if (rule->ttl_ms <= 0 || !S_ISREG(st->st_mode)) return rule->seconds;
+    int64_t ts = fs_ts_to_ms(&st->st_mtim);
+    int64_t left = ts > INT64_MAX - rule->ttl_ms ? INT64_MAX
+                                                   : ts + rule->ttl_ms - kv_store_now(fs->store);
+    if (left <= 0) return 0;
+    double s = (double)left / 1000.0;
+    return s < rule->seconds ? s : rule->seconds;
+}

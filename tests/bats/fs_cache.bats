@@ -1,0 +1,146 @@
+#!/usr/bin/env bats
+# cellfs: what the kernel keeps of a local store (entries and attributes
+# until the mount changes them, cellfs(1) CACHING) never outlives the
+# truth. Each test first makes the kernel hold a name or its attributes
+# (stat), then changes the store by another name or another way, and checks
+# what ordinary tools see at once, without waiting for any timeout.
+
+load helpers/mount
+
+setup() {
+    fs_setup -o versions
+    T="$MNT/default/t"
+    mkdir "$T"
+    mkdir -p "$T/r/cf"
+    C="$T/r/cf"
+}
+
+teardown() {
+    fs_teardown
+}
+
+@test "versions that rm q and a re-stamp of q take away are gone at once, though stat held them" {
+    echo a > "$C/q"
+    old=$(ls "$C" | grep '^q@')
+    [ -n "$old" ]
+    stat "$C/$old" > /dev/null
+    [ "$(cat "$C/$old")" = a ]
+    rm "$C/q"
+    [ ! -e "$C/$old" ]
+    run cat "$C/$old"
+    [ "$status" -ne 0 ]
+    echo b > "$C/q"
+    v=$(ls "$C" | grep '^q@')
+    stat "$C/$v" > /dev/null
+    touch -d 2020-01-01 "$C/q"
+    [ ! -e "$C/$v" ]
+    [ "$(ls "$C" | grep '^q@')" = "q@$(date -d 2020-01-01 +%s)000" ]
+    [ "$(cat "$C/q")" = b ]
+}
+
+@test "mv of a cell takes its versions away and mv of a version changes q, though stat held them" {
+    echo a > "$C/q"
+    v=$(ls "$C" | grep '^q@')
+    stat "$C/$v" "$C/q" > /dev/null
+    mv "$C/q" "$C/r"
+    [ ! -e "$C/$v" ]
+    [ ! -e "$C/q" ]
+    [ "$(cat "$C/r")" = a ]
+    printf "{NAME => 'cf', VERSIONS => '3'}\n" > "$T/.schema"
+    echo 1 > "$C/p"
+    sleep 0.01
+    echo 22 > "$C/p"
+    new=$(ls "$C" | grep '^p@' | sort | tail -1)
+    [ "$(stat -c %s "$C/p")" -eq 3 ]
+    mv "$C/$new" "$C/s"
+    [ "$(stat -c %s "$C/p")" -eq 2 ]
+    [ "$(cat "$C/p")" = 1 ]
+}
+
+@test "rows and families a dropped family took away are gone at once; the name can be made again" {
+    printf "{NAME => 'cf'}\n{NAME => 'g'}\n" > "$T/.schema"
+    mkdir -p "$T/r3/g"
+    echo x > "$T/r3/g/q"
+    stat "$T/r3" "$T/r3/g" "$T/r3/g/q" > /dev/null
+    cd "$FS_TMP"
+    printf "{NAME => 'g', METHOD => 'delete'}\n" > "$T/.schema"
+    [ ! -e "$T/r3/g/q" ]
+    [ ! -e "$T/r3/g" ]
+    [ ! -e "$T/r3" ]
+    [ "$(ls "$T" | tr '\n' ' ')" = "r " ]
+    mkdir -p "$T/r3/cf"
+    echo y > "$T/r3/cf/q"
+    [ "$(cat "$T/r3/cf/q")" = y ]
+}
+
+@test ".schema shows its new size and text to stat right after a write" {
+    stat -c %s "$T/.schema" > /dev/null
+    cat "$T/.schema" > /dev/null
+    printf "{NAME => 'cf', VERSIONS => '7'}\n{NAME => 'longer_family_name'}\n" > "$T/.schema"
+    [ "$(stat -c %s "$T/.schema")" -eq "$(cat "$T/.schema" | wc -c)" ]
+    grep -q "VERSIONS => '7'" "$T/.schema"
+    grep -q "longer_family_name" "$T/.schema"
+    # tar and editors write another name and rename it over .schema.
+    printf "{NAME => 'cf', VERSIONS => '9'}\n" > "$T/.schema.new"
+    stat "$T/.schema.new" > /dev/null
+    mv "$T/.schema.new" "$T/.schema"
+    [ "$(stat -c %s "$T/.schema")" -eq "$(cat "$T/.schema" | wc -c)" ]
+    grep -q "VERSIONS => '9'" "$T/.schema"
+}
+
+@test "a cell with a TTL is gone once it expires, though stat held it" {
+    printf "{NAME => 'cf', TTL => '2'}\n" > "$T/.schema"
+    echo v > "$C/q"
+    [ "$(cat "$C/q")" = v ]
+    # The last call before the wait is a stat of the size alone (a read
+    # leaves the kernel without the atime, so a whole stat would ask).
+    [ "$(stat -c %s "$C/q")" -eq 2 ]
+    sleep 2.5
+    run stat -c %s "$C/q"
+    [ "$status" -ne 0 ]
+    [ ! -e "$C/q" ]
+    run cat "$C/q"
+    [ "$status" -ne 0 ]
+    [ -z "$(ls "$C")" ]
+}
+
+@test "another process's stat shows a writer's value once it closes, and the row's and family's new mtime" {
+    printf 12 > "$C/q"
+    [ "$(stat -c %s "$C/q")" -eq 2 ]
+    row_before=$(stat -c %Y "$T/r")
+    fam_before=$(stat -c %Y "$C")
+    sleep 1.1
+    python3 -c 'import os,sys; fd=os.open(sys.argv[1], os.O_WRONLY|os.O_APPEND); os.write(fd, b"34567890"); os.close(fd)' "$C/q"
+    [ "$(stat -c %s "$C/q")" -eq 10 ]
+    [ "$(cat "$C/q")" = 1234567890 ]
+    [ "$(stat -c %Y "$T/r")" -gt "$row_before" ]
+    [ "$(stat -c %Y "$C")" -gt "$fam_before" ]
+    [ "$(stat -c %Y "$C/q")" -eq "$(stat -c %Y "$T/r")" ]
+}
+
+@test "an open for writing without O_CREAT of a name whose last version went fails with ENOENT; with O_CREAT it creates" {
+    echo a > "$C/q"
+    v=$(ls "$C" | grep '^q@')
+    stat "$C/q" > /dev/null
+    rm "$C/$v"
+    run python3 -c 'import os,sys; os.open(sys.argv[1], os.O_WRONLY)' "$C/q"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *FileNotFoundError* ]]
+    [ ! -e "$C/q" ]
+    echo b > "$C/q"
+    [ "$(cat "$C/q")" = b ]
+}
+
+@test "a table@<ts> view shows a version put at an older time within a second" {
+    printf "{NAME => 'cf', VERSIONS => '5'}\n" > "$T/.schema"
+    echo new > "$C/q"
+    ts=$(ls "$C" | grep '^q@' | sed 's/^q@//')
+    echo v1 > "$C/q@$((ts - 5000))"
+    view="$MNT/default/t@$((ts - 1000))/r/cf/q"
+    [ "$(cat "$view")" = v1 ]
+    stat "$view" > /dev/null
+    echo older > "$C/q@$((ts - 2000))"
+    sleep 1.2
+    [ "$(cat "$view")" = older ]
+    [ "$(stat -c %s "$view")" -eq 6 ]
+}
