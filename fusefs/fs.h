@@ -273,8 +273,9 @@ int fs_schema_apply(cellfs *fs, const char *table, const char *text, size_t len)
 void fs_dirs_free(cellfs *fs);
 /** Whether the row of @p p exists and lists its family @p family (SPEC 3,
  *  young rows: fs_young_add): 1 / 0 / -errno; with @p ts non-NULL, *ts is
- *  the newest timestamp of the family's cells (INT64_MIN when none). The
- *  one rule of lookup, getattr, mkdir and readdir. */
+ *  the family directory's mtime: the newest timestamp of its cells, 0 (the
+ *  epoch) when it has none. The one rule of lookup, getattr, mkdir and
+ *  readdir. */
 int fs_family_listed(cellfs *fs, const fs_path *p, const char *family, int64_t *ts);
 
 /* ---- cache_time.c: how long the kernel may keep entries and attributes ---- */

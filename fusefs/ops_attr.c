@@ -116,8 +116,7 @@ static int stat_path(cellfs *fs, pid_t pid, const char *path, fs_path *p, struct
         rc = fs_row_newest(fs, p, NULL, &ts);
         if (rc < 0) return rc;
         if (rc == 0 && !fs_pending_has(fs, p)) return -ENOENT;
-        if (rc > 0) fs_stat_dir_at(fs, st, ts);
-        else fs_stat_dir(fs, st);
+        fs_stat_dir_at(fs, st, rc > 0 ? ts : 0);    /* no cells: the epoch */
         return 0;
     }
     case FS_FAMILY:
@@ -127,8 +126,7 @@ static int stat_path(cellfs *fs, pid_t pid, const char *path, fs_path *p, struct
         int64_t ts;
         rc = fs_family_listed(fs, p, p->family, &ts);
         if (rc <= 0) return rc < 0 ? rc : -ENOENT;
-        if (ts != INT64_MIN) fs_stat_dir_at(fs, st, ts);
-        else fs_stat_dir(fs, st);
+        fs_stat_dir_at(fs, st, ts);
         return 0;
     case FS_CELL: {
         rc = fs_resolve(fs, p);

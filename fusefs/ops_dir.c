@@ -100,21 +100,16 @@ static bool family_shown(int young, bool family_has_cells, bool row_exists)
 
 int fs_family_listed(cellfs *fs, const fs_path *p, const char *family, int64_t *ts)
 {
-    int64_t newest = INT64_MIN;
+    int64_t newest = 0;
     int has = fs_row_newest(fs, p, family, &newest);
     if (has < 0) return has;
-    if (ts) *ts = has ? newest : INT64_MIN;
+    if (ts) *ts = has ? newest : 0;
     if (has) return 1;
     int young = fs_young_family(fs, p, family);
     if (young == 0) return 0;
-    /* A family without cells shows the row's time (its newest cell), so
-       that a copy of the row (rsync -a out and back in) shows the same. */
-    int exists;
-    if (ts) exists = fs_row_newest(fs, p, NULL, &newest);
-    else exists = fs_pending_has(fs, p) ? 1 : fs_row_has_cells(fs, p, NULL);
+    int exists = fs_pending_has(fs, p) ? 1 : fs_row_has_cells(fs, p, NULL);
     if (exists < 0) return exists;
-    if (ts && exists) *ts = newest;
-    return family_shown(young, false, exists || fs_pending_has(fs, p));
+    return family_shown(young, false, exists > 0);
 }
 
 /* A row listing for READDIRPLUS: the families the row shows, each with the
@@ -129,11 +124,9 @@ static int load_row_attrs(cellfs *fs, fs_dirh *d, const kv_table_desc *t, size_t
     kv_result *r = NULL;
     kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
     if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
-    int64_t row_ts = INT64_MIN;  /* the row's time: an empty family's (fs_family_listed) */
-    for (size_t c = 0; c < r->ncells; c++)
-        if (r->cells[c].type == KV_TYPE_PUT && r->cells[c].timestamp > row_ts)
-            row_ts = r->cells[c].timestamp;
-    bool exists = row_ts != INT64_MIN || fs_pending_has(fs, p);
+    bool exists = false;
+    for (size_t c = 0; c < r->ncells; c++) exists = exists || r->cells[c].type == KV_TYPE_PUT;
+    exists = exists || fs_pending_has(fs, p);
     int rc = 0;
     for (size_t i = 0; i < t->nfamilies && rc == 0; i++) {
         const char *fam = t->families[i].name;
@@ -143,7 +136,7 @@ static int load_row_attrs(cellfs *fs, fs_dirh *d, const kv_table_desc *t, size_t
                 r->cells[c].timestamp > a.ts)
                 a.ts = r->cells[c].timestamp;
         bool has = a.ts != INT64_MIN;
-        if (!has) a.ts = row_ts;
+        if (!has) a.ts = 0;      /* without cells: the epoch (fs_family_listed) */
         if (family_shown(fs_young_family(fs, p, fam), has, exists))
             rc = names_add_attr(d, fam, true, &a, cap);
     }
