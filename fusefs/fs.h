@@ -6,7 +6,7 @@
  * pending directories and scratch files (pending.c), schema text
  * (ops_schema.c) and the operation tables (ops_*.c) that main.c assembles.
  *
- * Locking: fs->mu guards the handle registry, the pending rows, the
+ * Locking: fs->mu guards the handle registry, the pending and young rows, the
  * scratch files and the unlinked .schema names; each open handle has its
  * own mutex (open_file.h); fs->stamp_mu is held from choosing a cell
  * mutation's timestamp until the store has the mutation. Lock order: a
@@ -34,14 +34,23 @@
 
 struct fs_handle;
 struct fs_scratch;
-struct fs_pending;
+struct fs_rowent;
 struct fs_dirh;
 
 /* Bounds on what the daemon keeps in memory besides the store. */
 #define FS_PENDING_MAX 65536         /* mkdir'ed rows without cells */
-#define FS_PENDING_BUCKETS 16384     /* buckets of their index */
+#define FS_YOUNG_MAX 4096            /* young rows remembered (pending.c) */
+#define FS_ROWSET_BUCKETS 16384      /* buckets of a row set's index */
 #define FS_SCRATCH_MAX 32            /* table-level temporary files */
 #define FS_SCRATCH_BYTES (4u << 20)  /* largest scratch file */
+
+/** A set of rows by table and key (pending.c): a list, newest first, and
+ *  a hash index of FS_ROWSET_BUCKETS buckets made at the first add. */
+typedef struct fs_rowset {
+    struct fs_rowent *newest, *oldest;
+    struct fs_rowent **index;
+    size_t n;
+} fs_rowset;
 
 typedef struct cellfs {
     kv_store *store;
@@ -82,9 +91,8 @@ typedef struct cellfs {
     pthread_mutex_t mu;
     pthread_cond_t readers_gone;     /* a cached reader closed (open_file.h) */
     struct fs_handle *handles;       /* every open file */
-    struct fs_pending *pending;      /* mkdir'ed rows, newest first */
-    struct fs_pending **pending_index; /* the same by table and row (pending.c) */
-    size_t npending;
+    fs_rowset pending;               /* mkdir'ed rows without cells */
+    fs_rowset young;                 /* rows mkdir'ed lately, their families */
     struct fs_scratch *scratch;
     size_t nscratch;
     struct fs_gone *schema_gone;     /* tables whose .schema was unlinked */
@@ -182,25 +190,39 @@ void fs_kernel_forget_below(cellfs *fs, const char *path);
 char *fs_latest_path(const char *path);
 
 /* ---- pending.c: mkdir'ed rows and table-level scratch files ---- */
-/** Adds the row of @p p (and @p family, when non-NULL) to the pending set.
- *  A new pending row shows only the families mkdir'ed in it (so cp -a can
- *  mkdir them), one emptied by rm shows all (@p all_families). 0, -ENOSPC
- *  when FS_PENDING_MAX rows are kept already (logged; none is forgotten)
- *  or -ENOMEM. */
-int fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_families);
-/** rmdir of the empty family dir @p family of a row that shows only the
- *  families mkdir'ed in it: it is no longer listed. */
-void fs_pending_unlist(cellfs *fs, const fs_path *p, const char *family);
+/** Adds the row of @p p to the pending set (a row without cells that
+ *  exists: made with mkdir, or emptied by rm). 0, -ENOSPC when
+ *  FS_PENDING_MAX rows are kept already (logged; none is forgotten) or
+ *  -ENOMEM. */
+int fs_pending_add(cellfs *fs, const fs_path *p);
+/**
+ * Young rows: a row made with mkdir during this mount lists the families
+ * made in it with mkdir and those that hold cells in it, also after its
+ * first cell (so cp -r, cp -a and rsync can mkdir each family: a listed
+ * family would be EEXIST in the kernel); every other row lists every
+ * family (SPEC 3). The last FS_YOUNG_MAX rows made are remembered, the
+ * oldest falls out (and lists every family again), apart from the pending
+ * set. fs_young_add: the row of @p p is young (made again: the newest),
+ * with @p family, when non-NULL, made in it; 0 or -ENOMEM.
+ */
+int fs_young_add(cellfs *fs, const fs_path *p, const char *family);
+/** -1 when the row of @p p is not young (or @p p is an as-of view), 1 when
+ *  @p family was made in it with mkdir, 0 when not. */
+int fs_young_family(cellfs *fs, const fs_path *p, const char *family);
+/** rmdir of the empty family dir @p family of a young row: no longer listed. */
+void fs_young_unlist(cellfs *fs, const fs_path *p, const char *family);
+/** rmdir of the row: it is young no more. */
+void fs_young_forget(cellfs *fs, const char *table, const uint8_t *row, size_t len);
 /** Whether @p table has pending rows or files beside them (rmdir of the
  *  table: ENOTEMPTY). */
 bool fs_pending_table(cellfs *fs, const char *table);
-/** Forgets the pending rows and scratch files of a dropped table. */
+/** Forgets the pending and young rows and scratch files of a dropped table. */
 void fs_pending_drop_table(cellfs *fs, const char *table);
-/** Forgets every pending row and scratch file (at unmount, once no file
- *  is open). */
+/** Forgets every pending and young row and scratch file (at unmount, once
+ *  no file is open). */
 void fs_pending_clear(cellfs *fs);
-/** Whether the row (with @p family non-NULL: that family dir) is pending. */
-bool fs_pending_has(cellfs *fs, const fs_path *p, const char *family);
+/** Whether the row of @p p is pending. */
+bool fs_pending_has(cellfs *fs, const fs_path *p);
 void fs_pending_remove(cellfs *fs, const char *table, const uint8_t *row, size_t len);
 /** Copies up to @p max pending row keys of @p table into a malloc'd list
  *  (for readdir). */
@@ -249,6 +271,12 @@ int fs_schema_apply(cellfs *fs, const char *table, const char *text, size_t len)
 /** Frees the directory handles still open at unmount (the kernel sends no
  *  RELEASEDIR for them). */
 void fs_dirs_free(cellfs *fs);
+/** Whether the row of @p p exists and lists its family @p family (SPEC 3,
+ *  young rows: fs_young_add): 1 / 0 / -errno; with @p ts non-NULL, *ts is
+ *  the family directory's mtime: the newest timestamp of its cells, 0 (the
+ *  epoch) when it has none. The one rule of lookup, getattr, mkdir and
+ *  readdir. */
+int fs_family_listed(cellfs *fs, const fs_path *p, const char *family, int64_t *ts);
 
 /* ---- cache_time.c: how long the kernel may keep entries and attributes ---- */
 #define FS_CACHE_LONG 3600.0         /* nothing changes it but this mount */

@@ -115,23 +115,18 @@ static int stat_path(cellfs *fs, pid_t pid, const char *path, fs_path *p, struct
         int64_t ts = 0;
         rc = fs_row_newest(fs, p, NULL, &ts);
         if (rc < 0) return rc;
-        if (rc == 0 && !fs_pending_has(fs, p, NULL)) return -ENOENT;
-        if (rc > 0) fs_stat_dir_at(fs, st, ts);
-        else fs_stat_dir(fs, st);
+        if (rc == 0 && !fs_pending_has(fs, p)) return -ENOENT;
+        fs_stat_dir_at(fs, st, rc > 0 ? ts : 0);    /* no cells: the epoch */
         return 0;
     }
     case FS_FAMILY:
         rc = fs_resolve(fs, p);
         if (rc == 0) rc = fs_family_check(fs, p);
         if (rc) return rc;
-        rc = fs_row_has_cells(fs, p, NULL);
-        if (rc < 0) return rc;
-        if (rc == 0 && !fs_pending_has(fs, p, p->family)) return -ENOENT;
-        int64_t ts = 0;
-        int has = rc > 0 ? fs_row_newest(fs, p, p->family, &ts) : 0;
-        if (has < 0) return has;
-        if (has > 0) fs_stat_dir_at(fs, st, ts);
-        else fs_stat_dir(fs, st);
+        int64_t ts;
+        rc = fs_family_listed(fs, p, p->family, &ts);
+        if (rc <= 0) return rc < 0 ? rc : -ENOENT;
+        fs_stat_dir_at(fs, st, ts);
         return 0;
     case FS_CELL: {
         rc = fs_resolve(fs, p);

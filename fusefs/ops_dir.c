@@ -5,7 +5,8 @@
  * from there (offsets are entry positions), so listing a million rows holds
  * one row key in memory; the small listings (namespaces, tables, families,
  * one row's qualifiers) are loaded once per handle. mkdir/rmdir create and
- * drop namespaces and tables and keep mkdir'ed rows pending (pending.c).
+ * drop namespaces and tables, keep mkdir'ed rows pending and young
+ * (pending.c), and fs_family_listed says which families a row lists.
  * Called by libfuse; calls path.c, names.c, cells.c, pending.c, kvcore.h.
  */
 #include "ops.h"
@@ -89,6 +90,28 @@ static int names_add(fs_dirh *d, const char *name, bool dir, size_t *cap)
     return names_add_attr(d, name, dir, NULL, cap);
 }
 
+/* Whether a row lists a family: one with cells always; else, while the
+   row exists, a young row (fs_young_add) the families made in it with
+   mkdir (@p young 1, 0 for the others), every other row (-1) all. */
+static bool family_shown(int young, bool family_has_cells, bool row_exists)
+{
+    return family_has_cells || (row_exists && young != 0);
+}
+
+int fs_family_listed(cellfs *fs, const fs_path *p, const char *family, int64_t *ts)
+{
+    int64_t newest = 0;
+    int has = fs_row_newest(fs, p, family, &newest);
+    if (has < 0) return has;
+    if (ts) *ts = has ? newest : 0;
+    if (has) return 1;
+    int young = fs_young_family(fs, p, family);
+    if (young == 0) return 0;
+    int exists = fs_pending_has(fs, p) ? 1 : fs_row_has_cells(fs, p, NULL);
+    if (exists < 0) return exists;
+    return family_shown(young, false, exists > 0);
+}
+
 /* A row listing for READDIRPLUS: the families the row shows, each with the
    newest time of its cells (one read of the row's keys), as getattr gives
    them. */
@@ -101,18 +124,21 @@ static int load_row_attrs(cellfs *fs, fs_dirh *d, const kv_table_desc *t, size_t
     kv_result *r = NULL;
     kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
     if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
-    bool all = false;
-    for (size_t c = 0; c < r->ncells; c++) all = all || r->cells[c].type == KV_TYPE_PUT;
+    bool exists = false;
+    for (size_t c = 0; c < r->ncells; c++) exists = exists || r->cells[c].type == KV_TYPE_PUT;
+    exists = exists || fs_pending_has(fs, p);
     int rc = 0;
     for (size_t i = 0; i < t->nfamilies && rc == 0; i++) {
         const char *fam = t->families[i].name;
-        if (!all && !fs_pending_has(fs, p, fam)) continue;
         dir_attr a = { .known = true, .ts = INT64_MIN };
         for (size_t c = 0; c < r->ncells; c++)
             if (r->cells[c].type == KV_TYPE_PUT && strcmp(r->cells[c].family, fam) == 0 &&
                 r->cells[c].timestamp > a.ts)
                 a.ts = r->cells[c].timestamp;
-        rc = names_add_attr(d, fam, true, &a, cap);
+        bool has = a.ts != INT64_MIN;
+        if (!has) a.ts = 0;      /* without cells: the epoch (fs_family_listed) */
+        if (family_shown(fs_young_family(fs, p, fam), has, exists))
+            rc = names_add_attr(d, fam, true, &a, cap);
     }
     kv_result_free(r);
     return rc;
@@ -158,10 +184,11 @@ static int load_small(cellfs *fs, fs_dirh *d)
         if (d->want_attrs && fs->f_keyonly) {
             rc = load_row_attrs(fs, d, t, &cap);
         } else {
-            bool all = fs_row_has_cells(fs, p, NULL) > 0;
-            for (size_t i = 0; i < t->nfamilies && rc == 0; i++)
-                if (all || fs_pending_has(fs, p, t->families[i].name))
-                    rc = names_add(d, t->families[i].name, true, &cap);
+            for (size_t i = 0; i < t->nfamilies && rc == 0; i++) {
+                int shown = fs_family_listed(fs, p, t->families[i].name, NULL);
+                if (shown < 0) rc = shown;
+                else if (shown) rc = names_add(d, t->families[i].name, true, &cap);
+            }
         }
         kv_table_desc_free(t);
     } else if (p->kind == FS_FAMILY) {
@@ -459,6 +486,22 @@ int fs_op_readdir(cellfs *fs, struct fuse_file_info *fi, off_t off, bool plus, f
     return rc;
 }
 
+/* mkdir of a row, or of @p family in it: the row exists (pending while
+   it has no cells) and is young, @p family made in it. */
+static int make_row(cellfs *fs, const fs_path *p, const char *family)
+{
+    bool had = fs_pending_has(fs, p);
+    int rc = 0;
+    if (!had) {
+        rc = fs_row_has_cells(fs, p, NULL);
+        if (rc == 0) rc = fs_pending_add(fs, p);
+        else if (rc > 0) had = true;
+    }
+    if (rc == 0 || had) rc = fs_young_add(fs, p, family);
+    if (rc && !had) fs_pending_remove(fs, p->table, p->row, p->row_len);
+    return rc;
+}
+
 int fs_op_mkdir(cellfs *fs, const char *path)
 {
     fs_path p;
@@ -511,16 +554,16 @@ int fs_op_mkdir(cellfs *fs, const char *path)
         rc = fs_table_check(fs, &p);
         if (rc) break;
         rc = fs_row_has_cells(fs, &p, NULL);
-        if (rc > 0 || (rc == 0 && fs_pending_has(fs, &p, NULL))) rc = -EEXIST;
-        else if (rc == 0) rc = fs_pending_add(fs, &p, NULL, false);
+        if (rc > 0 || (rc == 0 && fs_pending_has(fs, &p))) rc = -EEXIST;
+        else if (rc == 0) rc = make_row(fs, &p, NULL);
         break;
     case FS_FAMILY:
         rc = fs_resolve(fs, &p);
         if (rc == 0) rc = fs_family_check(fs, &p);
         if (rc == 0) {
-            rc = fs_row_has_cells(fs, &p, NULL);
-            if (rc > 0 || (rc == 0 && fs_pending_has(fs, &p, p.family))) rc = -EEXIST;
-            else if (rc == 0) rc = fs_pending_add(fs, &p, p.family, false);
+            rc = fs_family_listed(fs, &p, p.family, NULL);
+            if (rc > 0) rc = -EEXIST;
+            else if (rc == 0) rc = make_row(fs, &p, p.family);
         } else if (rc == -ENOENT)
             fs_log(fs, "mkdir %s: table %s has no family '%s' (add it in .schema)", path, p.table,
                    p.family);
@@ -586,13 +629,17 @@ int fs_op_rmdir(cellfs *fs, const char *path)
     }
     case FS_ROW:
         rc = fs_row_has_cells(fs, &p, NULL);
-        if (rc > 0) rc = -ENOTEMPTY;
-        else if (rc == 0) fs_pending_remove(fs, p.table, p.row, p.row_len);
+        if (rc > 0) {
+            rc = -ENOTEMPTY;
+        } else if (rc == 0) {
+            fs_pending_remove(fs, p.table, p.row, p.row_len);
+            fs_young_forget(fs, p.table, p.row, p.row_len);
+        }
         break;
     case FS_FAMILY:
         rc = fs_row_has_cells(fs, &p, p.family);
         if (rc > 0) rc = -ENOTEMPTY;
-        else if (rc == 0) fs_pending_unlist(fs, &p, p.family);
+        else if (rc == 0) fs_young_unlist(fs, &p, p.family);
         break;
     default:
         rc = -ENOTDIR;

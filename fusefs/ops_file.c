@@ -197,7 +197,7 @@ static int unlink_cell(cellfs *fs, const char *path, fs_path *p)
        kept whether or not cells are left (a row with cells shows anyway),
        so an unlink costs the same in a row of any size; a write into the
        row or its rmdir forgets it. */
-    if (rc == 0) (void)fs_pending_add(fs, p, NULL, true);
+    if (rc == 0) (void)fs_pending_add(fs, p);
     if (rc == 0) fs_handles_orphan(fs, path);
     return rc;
 }

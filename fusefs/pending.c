@@ -2,9 +2,12 @@
  * @file pending.c
  * What the mount keeps only in memory, bounded: rows made with mkdir that
  * have no cell yet (so `mkdir -p t/row/family` works before the first
- * write), and table-level scratch files (the temporary files of rsync, sed
- * -i and editors writing .schema). All under fs->mu. Called by ops_dir.c,
- * ops_file.c and open_file.c.
+ * write), the young rows (the last FS_YOUNG_MAX rows made with mkdir, and
+ * the families made in each: such a row lists only those and the families
+ * that hold cells, so cp -r and rsync can mkdir each family after the
+ * first cell landed), and table-level scratch files (the temporary files
+ * of rsync, sed -i and editors writing .schema). All under fs->mu. Called
+ * by ops_dir.c, ops_file.c and open_file.c.
  */
 #include "fs.h"
 
@@ -17,99 +20,140 @@ typedef struct fs_gone {
     char table[2 * KV_NAME_MAX + 2];
 } fs_gone;
 
-typedef struct fs_pending {
-    struct fs_pending *next, *prev; /* fs->pending, newest first */
-    struct fs_pending *hnext;       /* the chain of its bucket in fs->pending_index */
+/* One row of a row set: the table, the key, and for a young row the
+   families made in it with mkdir. */
+typedef struct fs_rowent {
+    struct fs_rowent *next, *prev; /* the set's list, newest first */
+    struct fs_rowent *hnext;       /* the chain of its bucket in the set's index */
     size_t bucket;
     char table[2 * KV_NAME_MAX + 2];
-    bool all_families;           /* emptied by rm: shows every family */
-    char *fams;                  /* mkdir'ed families, each NUL-terminated */
+    char *fams;                  /* young rows: mkdir'ed families, each NUL-terminated */
     size_t fams_len;
     size_t len;
     uint8_t key[];
-} fs_pending;
+} fs_rowent;
 
-static void pending_free(fs_pending *e)
-{
-    free(e->fams);
-    free(e);
-}
-
-static bool has_family(const fs_pending *e, const char *family)
-{
-    if (e->all_families) return true;
-    for (size_t i = 0; i < e->fams_len; i += strlen(e->fams + i) + 1)
-        if (strcmp(e->fams + i, family) == 0) return true;
-    return false;
-}
-
-static bool pending_is(const fs_pending *e, const char *table, const uint8_t *row, size_t len)
-{
-    return e->len == len && memcmp(e->key, row, len) == 0 && strcmp(e->table, table) == 0;
-}
-
-/* Every lookup of a path below a table asks whether its row is pending,
-   and rsync's generator makes thousands of rows before their first cells
-   land: the rows are found through a hash index, not by walking them all
-   (which made an rsync of 100,000 rows into a table quadratic). */
-static size_t pending_bucket(const char *table, const uint8_t *row, size_t len)
+/* Every lookup of a path below a table asks whether its row is pending
+   (and young), and rsync's generator makes thousands of rows before their
+   first cells land: rows are found through a hash index, not by walking
+   them all (which made an rsync of 100,000 rows into a table quadratic). */
+static size_t row_bucket(const char *table, const uint8_t *row, size_t len)
 {
     uint64_t h = 1469598103934665603ull;   /* FNV-1a */
     for (const char *c = table; *c; c++) h = (h ^ (uint8_t)*c) * 1099511628211ull;
     h = (h ^ 0xffu) * 1099511628211ull;
     for (size_t i = 0; i < len; i++) h = (h ^ row[i]) * 1099511628211ull;
-    return (size_t)(h % FS_PENDING_BUCKETS);
+    return (size_t)(h % FS_ROWSET_BUCKETS);
 }
 
-static fs_pending *pending_find(cellfs *fs, const char *table, const uint8_t *row, size_t len)
+static fs_rowent *rowset_find(const fs_rowset *s, const char *table, const uint8_t *row,
+                              size_t len)
 {
-    if (!fs->pending_index) return NULL;
-    fs_pending *e = fs->pending_index[pending_bucket(table, row, len)];
-    while (e && !pending_is(e, table, row, len)) e = e->hnext;
+    if (!s->index) return NULL;
+    fs_rowent *e = s->index[row_bucket(table, row, len)];
+    while (e && !(e->len == len && memcmp(e->key, row, len) == 0 && strcmp(e->table, table) == 0))
+        e = e->hnext;
     return e;
 }
 
-/* Takes @p e out of the list and the index and frees it. */
-static void pending_drop(cellfs *fs, fs_pending *e)
+/* Takes @p e out of the list (keeps it in the index). */
+static void rowset_unlink(fs_rowset *s, fs_rowent *e)
 {
     if (e->prev) e->prev->next = e->next;
-    else fs->pending = e->next;
+    else s->newest = e->next;
     if (e->next) e->next->prev = e->prev;
-    fs_pending **pp = &fs->pending_index[e->bucket];
-    while (*pp != e) pp = &(*pp)->hnext;
-    *pp = e->hnext;
-    fs->npending--;
-    pending_free(e);
+    else s->oldest = e->prev;
+    e->next = e->prev = NULL;
 }
 
-int fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_families)
+static void rowset_push(fs_rowset *s, fs_rowent *e)
+{
+    e->prev = NULL;
+    e->next = s->newest;
+    if (e->next) e->next->prev = e;
+    else s->oldest = e;
+    s->newest = e;
+}
+
+/* Takes @p e out of the set and frees it. */
+static void rowset_drop(fs_rowset *s, fs_rowent *e)
+{
+    rowset_unlink(s, e);
+    fs_rowent **pp = &s->index[e->bucket];
+    while (*pp != e) pp = &(*pp)->hnext;
+    *pp = e->hnext;
+    s->n--;
+    free(e->fams);
+    free(e);
+}
+
+/* A new row in @p s, newest; NULL when out of memory. */
+static fs_rowent *rowset_add(fs_rowset *s, const char *table, const uint8_t *row, size_t len)
+{
+    if (!s->index) s->index = calloc(FS_ROWSET_BUCKETS, sizeof *s->index);
+    fs_rowent *e = s->index ? calloc(1, sizeof *e + len) : NULL;
+    if (!e) return NULL;
+    snprintf(e->table, sizeof e->table, "%s", table);
+    e->len = len;
+    memcpy(e->key, row, len);
+    rowset_push(s, e);
+    e->bucket = row_bucket(table, row, len);
+    e->hnext = s->index[e->bucket];
+    s->index[e->bucket] = e;
+    s->n++;
+    return e;
+}
+
+static void rowset_drop_table(fs_rowset *s, const char *table)
+{
+    for (fs_rowent *e = s->newest, *next; e; e = next) {
+        next = e->next;
+        if (strcmp(e->table, table) == 0) rowset_drop(s, e);
+    }
+}
+
+static void rowset_clear(fs_rowset *s)
+{
+    while (s->newest) rowset_drop(s, s->newest);
+    free(s->index);
+    s->index = NULL;
+}
+
+int fs_pending_add(cellfs *fs, const fs_path *p)
 {
     int rc = 0;
     pthread_mutex_lock(&fs->mu);
-    if (!fs->pending_index) fs->pending_index = calloc(FS_PENDING_BUCKETS, sizeof *fs->pending_index);
-    fs_pending *e = pending_find(fs, p->table, p->row, p->row_len);
-    if (!fs->pending_index) {
-        rc = -ENOMEM;
-    } else if (!e && fs->npending >= FS_PENDING_MAX) {
-        rc = -ENOSPC;            /* never forget one silently */
-    } else if (!e) {
-        e = calloc(1, sizeof *e + p->row_len);
-        if (!e) {
-            rc = -ENOMEM;
-        } else {
-            snprintf(e->table, sizeof e->table, "%s", p->table);
-            e->len = p->row_len;
-            memcpy(e->key, p->row, p->row_len);
-            e->next = fs->pending;
-            if (e->next) e->next->prev = e;
-            fs->pending = e;
-            e->bucket = pending_bucket(p->table, p->row, p->row_len);
-            e->hnext = fs->pending_index[e->bucket];
-            fs->pending_index[e->bucket] = e;
-            fs->npending++;
-        }
+    if (!rowset_find(&fs->pending, p->table, p->row, p->row_len)) {
+        if (fs->pending.n >= FS_PENDING_MAX) rc = -ENOSPC;   /* never forget one silently */
+        else if (!rowset_add(&fs->pending, p->table, p->row, p->row_len)) rc = -ENOMEM;
     }
-    if (e && all_families) e->all_families = true;
+    pthread_mutex_unlock(&fs->mu);
+    if (rc == -ENOSPC)
+        fs_log(fs, "mkdir in %s: %d rows without cells are kept already; write cells into "
+               "them (or rmdir them) first", p->table, FS_PENDING_MAX);
+    return rc;
+}
+
+static bool has_family(const fs_rowent *e, const char *family)
+{
+    for (size_t i = 0; i < e->fams_len; i += strlen(e->fams + i) + 1)
+        if (strcmp(e->fams + i, family) == 0) return true;
+    return false;
+}
+
+int fs_young_add(cellfs *fs, const fs_path *p, const char *family)
+{
+    int rc = 0;
+    pthread_mutex_lock(&fs->mu);
+    fs_rowent *e = rowset_find(&fs->young, p->table, p->row, p->row_len);
+    if (e) {
+        rowset_unlink(&fs->young, e);           /* the most recently made again */
+        rowset_push(&fs->young, e);
+    } else {
+        if (fs->young.n >= FS_YOUNG_MAX) rowset_drop(&fs->young, fs->young.oldest);
+        e = rowset_add(&fs->young, p->table, p->row, p->row_len);
+        if (!e) rc = -ENOMEM;
+    }
     if (e && family && !has_family(e, family)) {
         size_t n = strlen(family) + 1;
         char *nf = realloc(e->fams, e->fams_len + n);
@@ -122,25 +166,38 @@ int fs_pending_add(cellfs *fs, const fs_path *p, const char *family, bool all_fa
         }
     }
     pthread_mutex_unlock(&fs->mu);
-    if (rc == -ENOSPC)
-        fs_log(fs, "mkdir in %s: %d rows without cells are kept already; write cells into "
-               "them (or rmdir them) first", p->table, FS_PENDING_MAX);
     return rc;
 }
 
-void fs_pending_unlist(cellfs *fs, const fs_path *p, const char *family)
+int fs_young_family(cellfs *fs, const fs_path *p, const char *family)
+{
+    if (p->asof) return -1;
+    pthread_mutex_lock(&fs->mu);
+    const fs_rowent *e = rowset_find(&fs->young, p->table, p->row, p->row_len);
+    int rc = !e ? -1 : has_family(e, family) ? 1 : 0;
+    pthread_mutex_unlock(&fs->mu);
+    return rc;
+}
+
+void fs_young_unlist(cellfs *fs, const fs_path *p, const char *family)
 {
     pthread_mutex_lock(&fs->mu);
-    fs_pending *e = pending_find(fs, p->table, p->row, p->row_len);
-    if (e && !e->all_families) {
-        for (size_t i = 0; i < e->fams_len; i += strlen(e->fams + i) + 1) {
-            if (strcmp(e->fams + i, family) != 0) continue;
-            size_t n = strlen(family) + 1;
-            memmove(e->fams + i, e->fams + i + n, e->fams_len - i - n);
-            e->fams_len -= n;
-            break;
-        }
+    fs_rowent *e = rowset_find(&fs->young, p->table, p->row, p->row_len);
+    for (size_t i = 0; e && i < e->fams_len; i += strlen(e->fams + i) + 1) {
+        if (strcmp(e->fams + i, family) != 0) continue;
+        size_t n = strlen(family) + 1;
+        memmove(e->fams + i, e->fams + i + n, e->fams_len - i - n);
+        e->fams_len -= n;
+        break;
     }
+    pthread_mutex_unlock(&fs->mu);
+}
+
+void fs_young_forget(cellfs *fs, const char *table, const uint8_t *row, size_t len)
+{
+    pthread_mutex_lock(&fs->mu);
+    fs_rowent *e = rowset_find(&fs->young, table, row, len);
+    if (e) rowset_drop(&fs->young, e);
     pthread_mutex_unlock(&fs->mu);
 }
 
@@ -148,7 +205,8 @@ bool fs_pending_table(cellfs *fs, const char *table)
 {
     pthread_mutex_lock(&fs->mu);
     bool any = false;
-    for (fs_pending *e = fs->pending; e && !any; e = e->next) any = strcmp(e->table, table) == 0;
+    for (fs_rowent *e = fs->pending.newest; e && !any; e = e->next)
+        any = strcmp(e->table, table) == 0;
     for (fs_scratch *sc = fs->scratch; sc && !any; sc = sc->next)
         any = strcmp(sc->table, table) == 0;
     pthread_mutex_unlock(&fs->mu);
@@ -159,10 +217,8 @@ void fs_pending_drop_table(cellfs *fs, const char *table)
 {
     fs_schema_back(fs, table);
     pthread_mutex_lock(&fs->mu);
-    for (fs_pending *e = fs->pending, *next; e; e = next) {
-        next = e->next;
-        if (strcmp(e->table, table) == 0) pending_drop(fs, e);
-    }
+    rowset_drop_table(&fs->pending, table);
+    rowset_drop_table(&fs->young, table);
     for (fs_scratch *s = fs->scratch, *next; s; s = next) {
         next = s->next;
         if (strcmp(s->table, table) == 0) fs_scratch_unlink(fs, s);
@@ -215,24 +271,16 @@ void fs_pending_clear(cellfs *fs)
         fs->schema_gone = g->next;
         free(g);
     }
-    while (fs->pending) {
-        fs_pending *e = fs->pending;
-        fs->pending = e->next;
-        pending_free(e);
-    }
-    free(fs->pending_index);
-    fs->pending_index = NULL;
-    fs->npending = 0;
+    rowset_clear(&fs->pending);
+    rowset_clear(&fs->young);
     while (fs->scratch) fs_scratch_unlink(fs, fs->scratch);
     pthread_mutex_unlock(&fs->mu);
 }
 
-bool fs_pending_has(cellfs *fs, const fs_path *p, const char *family)
+bool fs_pending_has(cellfs *fs, const fs_path *p)
 {
-    bool found = false;
     pthread_mutex_lock(&fs->mu);
-    fs_pending *e = pending_find(fs, p->table, p->row, p->row_len);
-    found = e && (!family || has_family(e, family));
+    bool found = rowset_find(&fs->pending, p->table, p->row, p->row_len) != NULL;
     pthread_mutex_unlock(&fs->mu);
     return found;
 }
@@ -240,8 +288,8 @@ bool fs_pending_has(cellfs *fs, const fs_path *p, const char *family)
 void fs_pending_remove(cellfs *fs, const char *table, const uint8_t *row, size_t len)
 {
     pthread_mutex_lock(&fs->mu);
-    fs_pending *e = pending_find(fs, table, row, len);   /* one per row (fs_pending_add) */
-    if (e) pending_drop(fs, e);
+    fs_rowent *e = rowset_find(&fs->pending, table, row, len);
+    if (e) rowset_drop(&fs->pending, e);
     pthread_mutex_unlock(&fs->mu);
 }
 
@@ -250,8 +298,8 @@ size_t fs_pending_list(cellfs *fs, const char *table, fs_rowkey **out)
     size_t n = 0;
     *out = NULL;
     pthread_mutex_lock(&fs->mu);
-    fs_rowkey *v = calloc(fs->npending + 1, sizeof *v);
-    for (fs_pending *e = fs->pending; v && e; e = e->next) {
+    fs_rowkey *v = calloc(fs->pending.n + 1, sizeof *v);
+    for (const fs_rowent *e = fs->pending.newest; v && e; e = e->next) {
         if (strcmp(e->table, table) != 0) continue;
         v[n].key = malloc(e->len ? e->len : 1);
         if (!v[n].key) break;

@@ -191,6 +191,7 @@ teardown() {
     run cat "$T/.schema"
     [[ "$output" == *"NAME => 'g'"* ]]
     [[ "${lines[0]}" == *"VERSIONS => '3'"* ]]
+    mkdir "$T/row1/g"         # row1 was made with mkdir: it lists the families made in it
     run ls "$T/row1"
     [ "$output" = "$(printf 'cf\ng')" ]
     run bash -c "echo 'this is not a family' > '$T/.schema'"
@@ -237,6 +238,7 @@ teardown() {
         for ts in 100 200 300; do printf '%s' "$q$ts" > "$T/row1/cf/$q@$ts"; done
     done
     echo newest > "$T/row1/cf/b"
+    mkdir "$T/row1/g"
     printf 'g' > "$T/row1/g/x@5"
     mkdir -p "$T/row2/cf"
     echo keep > "$T/row2/cf/a"

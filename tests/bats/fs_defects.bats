@@ -512,14 +512,10 @@ row_has_all() {
 }
 
 @test "cp -r, cp -a and mv of a row carry every family, within a table and into another" {
-    # Fails today: cp: cannot create directory '.../r2/g': File exists. GNU
-    # cp 9.1 mkdirs each family of a new row without a stat first; once the
-    # first cell lands the row shows every family (SPEC 3), so the kernel's
-    # LOOKUP before MKDIR finds r2/g and answers EEXIST without asking the
-    # daemon. The high-level API has no intent on LOOKUP, so a fix has to
-    # hide unmade families of a new row after its first cell, against SPEC
-    # 3 (fs_basic.bats tests 13 and 16 then fail): a decision for the lead.
-    skip "issue 8: cp -r/cp -a/mv of a row stop at the second family (EEXIST)"
+    # GNU cp 9.1 mkdirs each family of a new row without a stat first; the
+    # kernel's LOOKUP before each MKDIR must not find the family once the
+    # first cell landed (EEXIST without asking the daemon): a row made with
+    # mkdir lists only the families made in it and those with cells.
     three_family_row
     row_has_all "$T/r"
     cp -r "$T/r" "$T/r2"
@@ -537,7 +533,63 @@ row_has_all() {
     [ "$(ls "$T" | tr '\n' ' ')" = "r2 r3 " ]
 }
 
-@test "the way cellfs(1) gives around it: mkdir the new row, cp -a row/. into it, rm -r the old one" {
+@test "a row made with mkdir lists the families made in it and those with cells; after a remount, every family" {
+    three_family_row
+    mkdir "$T/r2"
+    mkdir "$T/r2/cf"
+    echo x > "$T/r2/cf/x"
+    [ "$(ls "$T/r2" | tr '\n' ' ')" = "cf " ]
+    [ ! -e "$T/r2/g" ]
+    run stat "$T/r2/h"
+    [ "$status" -ne 0 ]
+    mkdir -p "$T/r2/g"
+    [ "$(ls "$T/r2" | tr '\n' ' ')" = "cf g " ]
+    [ -d "$T/r2/g" ]
+    run mkdir "$T/r2/g"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"File exists"* ]]
+    # readdir and lookup agree, also with ls -l (READDIRPLUS) and find
+    [ "$(find "$T/r2" -mindepth 1 | sort | tr '\n' ' ')" = "$T/r2/cf $T/r2/cf/x $T/r2/g " ]
+    [ "$(ls -l "$T/r2" | grep -c '^d')" -eq 2 ]
+    # rmdir of an empty family made with mkdir unlists it; rm -r forgets
+    rmdir "$T/r2/g"
+    [ "$(ls "$T/r2" | tr '\n' ' ')" = "cf " ]
+    # a row from the store lists every family
+    [ "$(ls "$T/r" | tr '\n' ' ')" = "cf g h " ]
+    run mkdir "$T/r/g"
+    [ "$status" -ne 0 ]
+    # after a remount r2 comes from the store: every family
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT"
+    [ "$(ls "$T/r2" | tr '\n' ' ')" = "cf g h " ]
+    [ -d "$T/r2/h" ]
+}
+
+@test "rm -r of a young row forgets it: made again, it lists only what is made in it" {
+    three_family_row
+    mkdir -p "$T/r2/g"
+    echo y > "$T/r2/g/y"
+    [ "$(ls "$T/r2" | tr '\n' ' ')" = "g " ]
+    rm -r "$T/r2"
+    [ ! -e "$T/r2" ]
+    mkdir -p "$T/r2/h"
+    [ "$(ls "$T/r2" | tr '\n' ' ')" = "h " ]
+    rmdir "$T/r2/h" "$T/r2"
+    [ "$(ls "$T" | tr '\n' ' ')" = "r " ]
+}
+
+@test "the young-row memory is bounded: a row made 4,096 mkdirs ago lists every family again" {
+    three_family_row
+    mkdir -p "$T/old/cf"
+    echo x > "$T/old/cf/x"
+    [ "$(ls "$T/old" | tr '\n' ' ')" = "cf " ]
+    for i in $(seq 1 4096); do echo "$T/n$i"; done | xargs mkdir
+    [ "$(ls "$T/old" | tr '\n' ' ')" = "cf g h " ]
+    [ "$(ls "$T/n4096" | wc -l)" -eq 0 ]
+    [ "$(ls "$T/n1" | wc -l)" -eq 0 ]
+}
+
+@test "copying into a row made first: mkdir the new row, cp -a row/. into it, rm -r the old one" {
     three_family_row
     mkdir "$T/r2"
     cp -r "$T/r/." "$T/r2/"

@@ -49,6 +49,11 @@ typedef struct tm_col {
 
 typedef struct tm_row {
     bool exists;             /* the row directory is there */
+    /* cellfs: made with mkdir during this mount (a young row lists only
+       the families made in it and those with cells; every other row
+       lists every family). */
+    bool young;
+    bool made[TM_FAMS];      /* family directories made with mkdir */
     tm_col col[TM_FAMS][TM_QUALS];
 } tm_row;
 
@@ -90,6 +95,12 @@ bool tm_maybe_masked(const tm_col *col, int64_t ts);
 int64_t tm_newest(const tm_col *col);
 /* Cells in row r (columns with a version). */
 size_t tm_row_cells(const tm_row *row);
+/* Cells in family f of a row. */
+size_t tm_fam_cells(const tm_row *row, int f);
+/* Whether an existing row lists family f: on a native directory when it
+ * was made; on cellfs a young row the families made in it and those with
+ * cells, any other row every family (cellfs(1), rows). */
+bool tm_fam_listed(const tm_ctx *c, const tm_row *row, int f);
 
 /* ---- table_check.c ---- */
 /* Paths: TABLEDIR/row, TABLEDIR/row/fam, TABLEDIR/row/fam/qual[@ts]. */

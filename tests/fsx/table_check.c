@@ -223,13 +223,27 @@ void tm_check_row(tm_ctx *c, int r) {
                      errno ? strerror(errno) : "it does");
         return;
     }
-    /* Every row lists every family of the table (SPEC section 3); the
-       tester makes them all in a new row, as mkdir -p would. */
+    /* A row lists every family of the table (SPEC section 3), a row made
+       with mkdir during this mount (young) those made in it and those
+       with cells (tm_fam_listed); a family it does not list is not found
+       either (lookup agrees with readdir). */
+    const tm_row *row = &c->model.rows[r];
     bool fams[TM_FAMS];
     for (int f = 0; f < TM_FAMS; f++)
-        fams[f] = true;
+        fams[f] = tm_fam_listed(c, row, f);
     compare_listing(c, path, tm_fam_names, fams, TM_FAMS, false);
     for (int f = 0; f < TM_FAMS; f++) {
+        if (!fams[f]) {
+            if (tm_fam_cells(row, f) > 0)
+                fsx_fail(&c->run, "the model has cells in %s/%s, which it does not list",
+                         tm_row_names[r], tm_fam_names[f]);
+            tm_path(c, path, sizeof path, r, f, -1, TM_NO_TS);
+            errno = 0;
+            if (stat(path, &st) == 0 || errno != ENOENT)
+                fsx_fail(&c->run, "stat %s: a family the row does not list should not be found "
+                         "(%s)", path, errno ? strerror(errno) : "it is");
+            continue;
+        }
         bool quals[TM_QUALS];
         for (int q = 0; q < TM_QUALS; q++)
             quals[q] = c->model.rows[r].col[f][q].nv > 0;

@@ -157,9 +157,33 @@ static size_t current_value(tm_ctx *c, const tm_col *col) {
     return col->v[0].len;
 }
 
+/* Before a cell is made in r/f: the family directory, made with mkdir
+ * when the row does not list it, as cp -r and mv do; mkdir of a listed one
+ * fails with EEXIST (tried now and then). */
+static void ensure_family(tm_ctx *c, int r, int f) {
+    tm_row *row = &c->model.rows[r];
+    char path[PATH_MAX];
+    tm_path(c, path, sizeof path, r, f, -1, TM_NO_TS);
+    if (tm_fam_listed(c, row, f)) {
+        if (fsx_below(&c->rng, 8) != 0)
+            return;
+        fsx_log_add(&c->run.log, c->run.op, "mkdir    %s (listed: expect EEXIST)", path);
+        if (mkdir(path, 0755) == 0)
+            fsx_fail(&c->run, "mkdir %s succeeded; the row lists the family already", path);
+        if (errno != EEXIST)
+            fsx_fail_errno(&c->run, "mkdir %s: expected EEXIST", path);
+        return;
+    }
+    fsx_log_add(&c->run.log, c->run.op, "mkdir    %s (not listed)", path);
+    if (mkdir(path, 0755) != 0)
+        fsx_fail_errno(&c->run, "mkdir %s", path);
+    row->made[f] = true;
+}
+
 /* A whole new value; @p empty: none at all (`: > q`, an open with O_TRUNC
  * and a close without a write). */
 static void op_put(tm_ctx *c, int r, int f, int q, bool empty) {
+    ensure_family(c, r, f);
     size_t len = empty ? 0 : (size_t)fsx_range(&c->rng, 1, c->opt->maxlen);
     fsx_fill(c->buf, len, c->run.op, 0);
     char path[PATH_MAX];
@@ -177,6 +201,7 @@ static void op_put(tm_ctx *c, int r, int f, int q, bool empty) {
 
 /* A write at an offset (or an append) into the cell's current value. */
 static void op_patch(tm_ctx *c, int r, int f, int q, bool append) {
+    ensure_family(c, r, f);
     tm_col *col = col_at(c, r, f, q);
     size_t base = current_value(c, col);
     size_t room = c->opt->maxlen - (append ? base : 0);
@@ -330,6 +355,7 @@ static void op_rename(tm_ctx *c, int r, int f, int q) {
     int f2 = (int)fsx_below(&c->rng, TM_FAMS), q2 = (int)fsx_below(&c->rng, TM_QUALS);
     if (f2 == f && q2 == q)
         q2 = (q2 + 1) % TM_QUALS;
+    ensure_family(c, r, f2);
     tm_col *src = col_at(c, r, f, q), *dst = col_at(c, r, f2, q2);
     char from[PATH_MAX], to[PATH_MAX];
     tm_path(c, from, sizeof from, r, f, q, TM_NO_TS);
@@ -369,6 +395,7 @@ static void op_xrename(tm_ctx *c, int r, int f, int q) {
         return;
     }
     int f2 = (int)fsx_below(&c->rng, TM_FAMS), q2 = (int)fsx_below(&c->rng, TM_QUALS);
+    ensure_family(c, r2, f2);
     tm_col *src = col_at(c, r, f, q), *dst = col_at(c, r2, f2, q2);
     char from[PATH_MAX], to[PATH_MAX];
     tm_path(c, from, sizeof from, r, f, q, TM_NO_TS);
@@ -408,16 +435,19 @@ static void op_xrename(tm_ctx *c, int r, int f, int q) {
 static void op_mkrow(tm_ctx *c, int r) {
     char path[PATH_MAX];
     tm_path(c, path, sizeof path, r, -1, -1, TM_NO_TS);
-    fsx_log_add(&c->run.log, c->run.op, "mkrow    %s and its families (mkdir -p)", path);
+    tm_row *row = &c->model.rows[r];
+    fsx_log_add(&c->run.log, c->run.op, "mkrow    %s and some of its families (cp -r)", path);
     if (mkdir(path, 0755) != 0)
         fsx_fail_errno(&c->run, "mkdir %s", path);
+    row->exists = true;
+    row->young = !c->opt->native;
     for (int f = 0; f < TM_FAMS; f++) {
+        row->made[f] = fsx_below(&c->rng, 2) == 0;
         tm_path(c, path, sizeof path, r, f, -1, TM_NO_TS);
-        /* A cellfs row lists every family: mkdir -p meets EEXIST there. */
-        if (mkdir(path, 0755) != 0 && (c->opt->native || errno != EEXIST))
+        /* A new row lists no family yet: each mkdir reaches the daemon. */
+        if (row->made[f] && mkdir(path, 0755) != 0)
             fsx_fail_errno(&c->run, "mkdir %s", path);
     }
-    c->model.rows[r].exists = true;
     tm_check_row(c, r);
 }
 
@@ -428,8 +458,13 @@ static void op_rmrow(tm_ctx *c, int r) {
     tm_path(c, path, sizeof path, r, -1, -1, TM_NO_TS);
     fsx_log_add(&c->run.log, c->run.op, "rmrow    %s (rm -r, %zu cells)", path,
                 tm_row_cells(&c->model.rows[r]));
+    tm_row *row = &c->model.rows[r];
     tm_check_row(c, r);   /* so that the listings below are the model's */
     for (int f = 0; f < TM_FAMS; f++) {
+        bool listed = tm_fam_listed(c, row, f);
+        row->made[f] = false;
+        if (!listed)
+            continue;     /* not listed, so no cells (tm_check_row) */
         for (int q = 0; q < TM_QUALS; q++) {
             tm_col *col = col_at(c, r, f, q);
             if (col->nv > 0) {
@@ -446,7 +481,8 @@ static void op_rmrow(tm_ctx *c, int r) {
     tm_path(c, path, sizeof path, r, -1, -1, TM_NO_TS);
     if (rmdir(path) != 0)
         fsx_fail_errno(&c->run, "rm -r: rmdir %s", path);
-    c->model.rows[r].exists = false;
+    row->exists = false;
+    row->young = false;
     tm_check_row(c, r);
 }
 
@@ -464,6 +500,7 @@ static void op_rmdir_full(tm_ctx *c, int r) {
 
 /* A write of q@ts: puts exactly that version. */
 static void op_vput(tm_ctx *c, int r, int f, int q) {
+    ensure_family(c, r, f);
     tm_col *col = col_at(c, r, f, q);
     bool room = col->nv < tm_versions(c, f) && !col->history_unknown;
     int64_t ts;
@@ -530,9 +567,14 @@ static void remount(tm_state *s) {
     /* A cellfs row is its cells: one without cells is gone after a
        remount (a directory made with mkdir lives only in the daemon). */
     if (!c->opt->native)
-        for (int r = 0; r < TM_ROWS; r++)
-            if (tm_row_cells(&c->model.rows[r]) == 0)
-                c->model.rows[r].exists = false;
+        for (int r = 0; r < TM_ROWS; r++) {
+            tm_row *row = &c->model.rows[r];
+            if (tm_row_cells(row) == 0)
+                row->exists = false;
+            /* and no row is young any more: each lists every family */
+            row->young = false;
+            memset(row->made, 0, sizeof row->made);
+        }
     s->counts[T_REMOUNT]++;
     tm_check_all(c, "after the remount");
 }

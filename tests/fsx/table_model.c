@@ -124,10 +124,22 @@ bool tm_maybe_masked(const tm_col *col, int64_t ts) {
 
 int64_t tm_newest(const tm_col *col) { return col->nv > 0 ? col->v[0].ts : TM_NO_TS; }
 
+size_t tm_fam_cells(const tm_row *row, int f) {
+    size_t n = 0;
+    for (int q = 0; q < TM_QUALS; q++)
+        n += row->col[f][q].nv > 0;
+    return n;
+}
+
 size_t tm_row_cells(const tm_row *row) {
     size_t n = 0;
     for (int f = 0; f < TM_FAMS; f++)
-        for (int q = 0; q < TM_QUALS; q++)
-            n += row->col[f][q].nv > 0;
+        n += tm_fam_cells(row, f);
     return n;
+}
+
+bool tm_fam_listed(const tm_ctx *c, const tm_row *row, int f) {
+    if (c->opt->native)
+        return row->made[f];
+    return !row->young || row->made[f] || tm_fam_cells(row, f) > 0;
 }
