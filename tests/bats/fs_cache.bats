@@ -162,6 +162,10 @@ teardown() {
     sleep 0.01
     echo c > "$C/q"
     [ "$(ls "$C" | grep -c '^q@')" -eq 2 ]
+    # r is a row of the store now (a row made with mkdir in this mount
+    # shows only the families made in it: cellfs(1)).
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o versions
     ls "$T/r" > /dev/null
     printf "{NAME => 'g'}\n" > "$T/.schema"
     [ "$(ls "$T/r" | tr '\n' ' ')" = "cf g " ]
