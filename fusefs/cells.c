@@ -383,7 +383,11 @@ void fs_notify_changed(cellfs *fs, const char *path)
 {
     atomic_fetch_add(&fs->commits, 1);
     fs_kernel_forget(fs, path);
-    /* The family's and the row's mtimes are their newest cell's. */
+    /* The family's and the row's mtimes are their newest cell's, and
+       their listings may have changed (the kernel may keep them:
+       ll_opendir). A table's rows come and go by calls in it (mkdir,
+       rmdir), by schema changes (fs_kernel_forget_below) and by TTL (not
+       kept), never by a cell's commit alone. */
     if (!fs->se || fs->single_thread || !path) return;
     char *dir = strdup(path);
     for (int up = 0; dir && up < 2; up++) {
@@ -430,6 +434,7 @@ void fs_kernel_forget_below(cellfs *fs, const char *path)
     size_t name_off;
     fs_nodes_find(&fs->nodes, path, &ino, &parent, &name_off);
     if (!ino) return;
+    (void)fuse_lowlevel_notify_inval_inode(fs->se, ino, 0, 0);   /* its listing */
     fs_ino *v;
     size_t n = fs_nodes_below(&fs->nodes, ino, &v);
     forget_inodes(fs, v, n);

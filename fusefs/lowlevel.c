@@ -281,6 +281,23 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     int rc;
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
     if (path) rc = gone_is_stale(ino, fs_op_opendir(fs, path, fi));
+    if (rc == 0) {
+        /* The kernel may keep a listing that only this mount changes: it
+           is told when (fs_notify_changed, fs_kernel_forget_below), and
+           drops it itself for its own create, unlink, mkdir, rmdir and
+           rename in the directory. A row's families are not kept (which
+           ones a new row shows changes with the rows made after it:
+           pending.c), nor what changes with the clock (TTL) or a view. */
+        fs_cache_rule rule = { 0, 0 };
+        char *child = fs_path_child(path, "x");    /* what its entries are */
+        fs_path p;
+        bool row = fs_path_parse(&p, path) == 0 && p.kind == FS_ROW;
+        fs_path_free(&p);
+        if (child && !row) fs_cache_rule_of(fs, child, &rule);
+        free(child);
+        fi->cache_readdir = fi->keep_cache =
+            fs->cache_long && rule.seconds >= FS_CACHE_LONG && rule.ttl_ms == 0;
+    }
     free(path);
     if (rc) fuse_reply_err(req, -rc);
     else if (fuse_reply_open(req, fi) != 0) (void)fs_op_releasedir(fs, fi);

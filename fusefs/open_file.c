@@ -1,10 +1,12 @@
 /**
  * @file open_file.c
- * Open files and their write buffers; the one place where buffered writes
- * become store mutations (contract and semantics in open_file.h). Called
- * by ops_file.c and ops_attr.c; calls cells.c, ops_schema.c and kvcore.h.
+ * Opening a file and its buffer: what an open file starts from (the
+ * committed value, .schema text or scratch bytes), and its reads, writes
+ * and truncates (contract and semantics in open_file.h). Commits are
+ * commit.c's, the registry handles.c's, page cache leases leases.c's.
+ * Called by ops_file.c and ops_attr.c; calls cells.c, ops_schema.c.
  */
-#include "open_file.h"
+#include "open_file_i.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +14,6 @@
 #include <string.h>
 
 #define FS_EXT_MAX 1024          /* written ranges kept before collapsing */
-#define FS_MERGE_TRIES 64        /* check-and-mutate retries of a merge */
 
 static int buf_reserve(fs_handle *h, size_t need)
 {
@@ -73,26 +74,7 @@ static void ext_add(fs_handle *h, size_t s, size_t e)
     h->next_ext++;
 }
 
-static void handle_free(fs_handle *h)
-{
-    free(h->buf);
-    free(h->ext);
-    free(h->path);
-    free(h->ref_row);
-    free(h->ref_qual);
-    pthread_mutex_destroy(&h->mu);
-    free(h);
-}
-
-/* fs->mu held. */
-static void handle_unref(cellfs *fs, fs_handle *h)
-{
-    if (--h->refs > 0) return;
-    if (h->scratch) fs_scratch_put(fs, h->scratch);
-    handle_free(h);
-}
-
-static int set_ref(fs_handle *h, const fs_path *p)
+int fs_handle_set_ref(fs_handle *h, const fs_path *p)
 {
     uint8_t *row = malloc(p->row_len ? p->row_len : 1);
     uint8_t *qual = malloc(p->qual_len ? p->qual_len : 1);
@@ -115,37 +97,6 @@ static int set_ref(fs_handle *h, const fs_path *p)
     return 0;
 }
 
-/* Handles registered under @p path, each with a reference taken. */
-static size_t collect(cellfs *fs, const char *path, fs_handle ***out)
-{
-    size_t n = 0, cap = 0;
-    fs_handle **v = NULL;
-    pthread_mutex_lock(&fs->mu);
-    for (fs_handle *h = fs->handles; h; h = h->next) {
-        if (h->orphan || h->opening || strcmp(h->path, path) != 0) continue;
-        if (n == cap) {
-            size_t nc = cap ? 2 * cap : 4;
-            fs_handle **nv = realloc(v, nc * sizeof *nv);
-            if (!nv) break;
-            v = nv;
-            cap = nc;
-        }
-        h->refs++;
-        v[n++] = h;
-    }
-    pthread_mutex_unlock(&fs->mu);
-    *out = v;
-    return n;
-}
-
-static void drop(cellfs *fs, fs_handle **v, size_t n)
-{
-    pthread_mutex_lock(&fs->mu);
-    for (size_t i = 0; i < n; i++) handle_unref(fs, v[i]);
-    pthread_mutex_unlock(&fs->mu);
-    free(v);
-}
-
 /* Loads the value a new open file starts from: the committed value
    (readers never see another open file's uncommitted buffer, truncated or
    half-written), or empty when the cell is not in the store but another
@@ -165,7 +116,7 @@ static int load_cell(cellfs *fs, fs_handle *h, const char *path)
     }
     if (rc != -ENOENT) return rc;
     fs_handle **others;
-    size_t n = collect(fs, path, &others);
+    size_t n = fs_handles_collect(fs, path, &others);
     for (size_t i = 0; i < n && rc == -ENOENT; i++) {
         fs_handle *o = others[i];
         pthread_mutex_lock(&o->mu);
@@ -175,125 +126,8 @@ static int load_cell(cellfs *fs, fs_handle *h, const char *path)
         }
         pthread_mutex_unlock(&o->mu);
     }
-    drop(fs, others, n);
+    fs_handles_drop(fs, others, n);
     return rc;
-}
-
-/* True when a write to @p writer changes what @p reader shows: the same
-   cell, or the q of a q@<ts> written. */
-static bool write_reaches(const char *writer, const char *reader)
-{
-    if (strcmp(writer, reader) == 0) return true;
-    const char *slash = strrchr(writer, '/');
-    const char *last = slash ? slash + 1 : writer;
-    size_t base;
-    int64_t ts;
-    if (fs_name_split_version(last, strlen(last), &base, &ts) != 1) return false;
-    size_t n = (size_t)(last - writer) + base;
-    return strlen(reader) == n && memcmp(writer, reader, n) == 0;
-}
-
-/* Cached readers a write to @p path would disturb; with @p mark, they are
-   marked lease_broken. fs->mu held. */
-static bool cached_readers(cellfs *fs, const char *path, bool mark)
-{
-    bool any = false;
-    for (fs_handle *o = fs->handles; o; o = o->next) {
-        if (!o->cached || o->orphan || !write_reaches(path, o->path)) continue;
-        any = true;
-        if (mark) o->lease_broken = true;
-    }
-    return any;
-}
-
-/* Whether a new reader of @p path may use the page cache: nothing writes
-   the cell, and no reader of it reads a snapshot older than the last
-   change directly (its reads may have left the kernel an older size).
-   fs->mu held. */
-static bool may_cache(cellfs *fs, const char *path)
-{
-    if (!fs->se || fs->single_thread) return false;   /* no invalidation */
-    uint64_t now = atomic_load(&fs->commits);
-    for (fs_handle *o = fs->handles; o; o = o->next) {
-        if (o->orphan) continue;
-        if (o->writable && write_reaches(o->path, path)) return false;
-        if (!o->writable && !o->cached && o->kind == FS_H_CELL && o->open_commits != now &&
-            strcmp(o->path, path) == 0)
-            return false;
-    }
-    return true;
-}
-
-/* Registers writer @p w (opening) and waits for the cached readers it
-   would disturb. fs->mu held on entry and return. */
-static void lease_take(cellfs *fs, fs_handle *w, bool *broken)
-{
-    w->opening = true;
-    w->refs = 1;
-    w->next = fs->handles;
-    fs->handles = w;
-    *broken = false;
-    struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += FS_LEASE_WAIT_MS / 1000;
-    deadline.tv_nsec += (long)(FS_LEASE_WAIT_MS % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
-    while (cached_readers(fs, w->path, false)) {
-        if (pthread_cond_timedwait(&fs->readers_gone, &fs->mu, &deadline) == ETIMEDOUT) {
-            *broken = cached_readers(fs, w->path, true);
-            break;
-        }
-    }
-}
-
-/* lease_take with its own locking, and the log line when it ran out. */
-static void write_lease(cellfs *fs, fs_handle *w)
-{
-    bool broken;
-    pthread_mutex_lock(&fs->mu);
-    lease_take(fs, w, &broken);
-    pthread_mutex_unlock(&fs->mu);
-    if (broken)
-        fs_log(fs, "write %s: a reader kept the file open for over %d ms; it now follows the "
-               "new value", w->path, FS_LEASE_WAIT_MS);
-}
-
-/* Removes @p h from the registry (fs->mu held). */
-static void unregister(cellfs *fs, fs_handle *h)
-{
-    for (fs_handle **pp = &fs->handles; *pp; pp = &(*pp)->next) {
-        if (*pp == h) {
-            *pp = h->next;
-            break;
-        }
-    }
-}
-
-fs_handle *fs_write_begin(cellfs *fs, const char *path)
-{
-    fs_handle *w = calloc(1, sizeof *w);
-    if (!w) return NULL;
-    pthread_mutex_init(&w->mu, NULL);
-    w->path = strdup(path);
-    if (!w->path) {
-        handle_free(w);
-        return NULL;
-    }
-    w->writable = true;
-    write_lease(fs, w);
-    return w;
-}
-
-void fs_write_end(cellfs *fs, fs_handle *w)
-{
-    if (!w) return;
-    pthread_mutex_lock(&fs->mu);
-    unregister(fs, w);
-    handle_unref(fs, w);
-    pthread_mutex_unlock(&fs->mu);
 }
 
 int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, int flags,
@@ -304,7 +138,7 @@ int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, in
     if (!h) return -ENOMEM;
     pthread_mutex_init(&h->mu, NULL);
     h->path = strdup(path);
-    int rc = h->path ? set_ref(h, p) : -ENOMEM;
+    int rc = h->path ? fs_handle_set_ref(h, p) : -ENOMEM;
     h->writable = (flags & O_ACCMODE) != O_RDONLY;
     h->open_commits = atomic_load(&fs->commits);
     h->pid = pid;
@@ -314,7 +148,7 @@ int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, in
     if (rc == 0 && h->writable && p->asof) rc = -EROFS;
     bool registered = false;
     if (rc == 0 && h->writable && p->kind == FS_CELL) {
-        write_lease(fs, h);
+        fs_lease_write(fs, h);
         registered = true;
     }
     if (rc == 0 && p->kind == FS_SCHEMA) {
@@ -365,10 +199,10 @@ int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, in
     }
     if (rc != 0) {
         pthread_mutex_lock(&fs->mu);
-        if (registered) unregister(fs, h);
+        if (registered) fs_handle_unregister(fs, h);
         if (h->scratch) fs_scratch_put(fs, h->scratch);
         pthread_mutex_unlock(&fs->mu);
-        handle_free(h);
+        fs_handle_free(h);
         return rc;
     }
     pthread_mutex_lock(&fs->mu);
@@ -376,7 +210,7 @@ int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, in
         h->opening = false;
     } else {
         h->cached = h->kind == FS_H_CELL && !h->writable && h->len <= FS_CACHE_MAX_VALUE &&
-                    atomic_load(&fs->commits) == h->open_commits && may_cache(fs, path);
+                    atomic_load(&fs->commits) == h->open_commits && fs_lease_may_cache(fs, path);
         h->refs = 1;
         h->next = fs->handles;
         fs->handles = h;
@@ -567,421 +401,4 @@ int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size)
     }
     pthread_mutex_unlock(&h->mu);
     return rc;
-}
-
-/* Builds the merged value: current store value @p v, truncated as the
-   handle did, with the handle's written ranges on top. After truncates the
-   size is the one the last truncate set (or a later write's end), and
-   nothing of @p v at or past the smallest truncated size comes back: a
-   file shrunk and grown again reads zeros there (fsx F1). */
-static uint8_t *merge_value(const fs_handle *h, const uint8_t *v, size_t vlen, size_t *out_len)
-{
-    size_t len = h->trunc_set ? h->trunc_len : vlen;
-    for (size_t i = 0; i < h->next_ext; i++)
-        if (h->ext[i].end > len) len = h->ext[i].end;
-    uint8_t *r = calloc(1, len ? len : 1);
-    if (!r) return NULL;
-    size_t keep = vlen < len ? vlen : len;
-    if (h->trunc_set && keep > h->trunc_min) keep = h->trunc_min;
-    if (keep) memcpy(r, v, keep);
-    for (size_t i = 0; i < h->next_ext; i++) {
-        size_t s = h->ext[i].start, e = h->ext[i].end;
-        if (e > h->len) e = h->len;
-        if (s < e) memcpy(r + s, h->buf + s, e - s);
-    }
-    *out_len = len;
-    return r;
-}
-
-static kv_status put_one(cellfs *fs, const fs_path *p, int64_t ts, const void *v, size_t n,
-                         const kv_write_options *w)
-{
-    kv_mutation *m = NULL;
-    kv_status st = kv_mutation_new(&m, p->row, p->row_len);
-    if (st == KV_OK) st = kv_mutation_put(m, p->family, p->qual, p->qual_len, ts, v, n);
-    if (st == KV_OK) st = kv_mutate(fs->store, p->table, m, w);
-    kv_mutation_free(m);
-    return st;
-}
-
-/* fsync of a clean file: rewrite the newest value at its own timestamp
-   with FSYNC_WAL, which changes nothing and syncs the log up to here. */
-static int make_durable(cellfs *fs, fs_handle *h)
-{
-    if (h->ref.asof) return 0;
-    uint8_t *v = NULL;
-    size_t n = 0;
-    int64_t ts;
-    int rc = fs_cell_get(fs, &h->ref, &v, &n, &ts);
-    if (rc == -ENOENT) return 0;
-    if (rc) return rc;
-    kv_write_options w;
-    fs_wopts(fs, true, &w);
-    kv_status st = put_one(fs, &h->ref, ts, v, n, &w);
-    free(v);
-    return fs_fail(fs, st, "fsync", h->path);
-}
-
-/* The value an append-only handle commits: the current value @p v with
-   the bytes appended since the last commit after it. */
-static uint8_t *append_value(const fs_handle *h, const uint8_t *v, size_t vlen, size_t *out_len)
-{
-    size_t add = h->len - h->append_base;
-    uint8_t *r = malloc(vlen + add ? vlen + add : 1);
-    if (!r) return NULL;
-    if (vlen) memcpy(r, v, vlen);
-    if (add) memcpy(r + vlen, h->buf + h->append_base, add);
-    *out_len = vlen + add;
-    return r;
-}
-
-/* The timestamp of a commit: q@<ts>'s own, a time set with utimens on the
-   open file, else a new newest version (fs_next_ts). fs->stamp_mu held. */
-static int commit_ts(cellfs *fs, fs_handle *h, int64_t *ts)
-{
-    const fs_path *p = &h->ref;
-    if (p->has_version) {
-        if (fs_put_masked(fs, p, p->version)) {
-            fs_log(fs, "write %s: a delete marker at or after %lld hides a put at that time",
-                   h->path, (long long)p->version);
-            return -EPERM;
-        }
-        *ts = p->version;
-        return 0;
-    }
-    if (h->has_set_ts) {
-        if (!fs_put_masked(fs, p, h->set_ts)) {
-            *ts = h->set_ts;
-            return 0;
-        }
-        fs_log(fs, "write %s: timestamp %lld is hidden by a delete marker; writing as the "
-               "newest version", h->path, (long long)h->set_ts);
-    }
-    return fs_next_ts(fs, p, ts);
-}
-
-/* Adds to @p m the deletes of the versions @p gone[0..n). */
-static kv_status add_deletes(kv_mutation *m, const fs_path *p, const int64_t *gone, size_t n)
-{
-    kv_status st = KV_OK;
-    for (size_t i = 0; i < n && st == KV_OK; i++)
-        st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, gone[i]);
-    return st;
-}
-
-/* The versions a commit at @p ts deletes in the same mutation: the empty
-   version of a placeholder commit, and with a time set by utimens every
-   version after it (so that the value shows with the time set). */
-static int commit_gone(cellfs *fs, fs_handle *h, int64_t ts, int64_t **gone, size_t *n)
-{
-    const fs_path *p = &h->ref;
-    *gone = NULL;
-    *n = 0;
-    int rc = 0;
-    if (h->has_set_ts && ts == h->set_ts && !p->has_version && ts < INT64_MAX) {
-        int64_t newest;
-        rc = fs_column_raw(fs, p, ts + 1, &newest, gone, n);
-        if (rc) return rc;
-    }
-    if (h->whole && h->placeholder && !p->has_version && h->placeholder_ts != ts) {
-        int64_t *ng = realloc(*gone, (*n + 1) * sizeof *ng);
-        if (!ng) return -ENOMEM;
-        *gone = ng;
-        ng[(*n)++] = h->placeholder_ts;
-    }
-    return 0;
-}
-
-/* fs->stamp_mu held. */
-static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *w)
-{
-    const fs_path *p = &h->ref;
-    int64_t ts;
-    int rc = commit_ts(fs, h, &ts);
-    int64_t *gone = NULL;
-    size_t ngone = 0;
-    if (rc == 0) rc = commit_gone(fs, h, ts, &gone, &ngone);
-    if (rc) {
-        free(gone);
-        return rc;
-    }
-    kv_status st = KV_OK;
-    if (h->whole) {
-        kv_mutation *m = NULL;
-        st = kv_mutation_new(&m, p->row, p->row_len);
-        if (st == KV_OK) st = kv_mutation_put(m, p->family, p->qual, p->qual_len, ts, h->buf, h->len);
-        if (st == KV_OK) st = add_deletes(m, p, gone, ngone);
-        if (st == KV_OK) st = kv_mutate(fs->store, p->table, m, w);
-        kv_mutation_free(m);
-    } else {
-        /* Merge into the current value with check-and-mutate: a writer
-           outside the mount (a shared backend) between the read and the
-           put makes it try again. */
-        bool append = h->append_pure;
-        bool applied = false;
-        uint8_t *r = NULL;
-        size_t rlen = 0;
-        for (int tries = 0; !applied && st == KV_OK && tries < FS_MERGE_TRIES; tries++) {
-            uint8_t *v = NULL;
-            size_t vlen = 0;
-            int64_t vts;
-            rc = fs_cell_get(fs, p, &v, &vlen, &vts);
-            if (rc && rc != -ENOENT) {
-                free(r);
-                free(gone);
-                return rc;
-            }
-            free(r);
-            r = append ? append_value(h, v, vlen, &rlen) : merge_value(h, v, vlen, &rlen);
-            if (!r) {
-                free(v);
-                free(gone);
-                return -ENOMEM;
-            }
-            kv_mutation *m = NULL;
-            st = kv_mutation_new(&m, p->row, p->row_len);
-            if (st == KV_OK) st = kv_mutation_put(m, p->family, p->qual, p->qual_len, ts, r, rlen);
-            if (st == KV_OK) st = add_deletes(m, p, gone, ngone);
-            if (st == KV_OK)
-                st = kv_check_and_mutate(&applied, fs->store, p->table, p->row, p->row_len,
-                                         p->family, p->qual, p->qual_len, KV_CMP_EQUAL,
-                                         rc == 0 ? (v ? v : (const uint8_t *)"") : NULL, vlen, m,
-                                         w);
-            kv_mutation_free(m);
-            free(v);
-        }
-        if (st == KV_OK && !applied) st = put_one(fs, p, ts, r, rlen, w);
-        if (st == KV_OK) { /* the handle now sees what it wrote */
-            free(h->buf);
-            h->buf = r;
-            h->len = h->cap = rlen;
-            r = NULL;
-        }
-        free(r);
-    }
-    free(gone);
-    if (st != KV_OK) return fs_fail(fs, st, "write", h->path);
-    h->ts = ts;
-    return 0;
-}
-
-static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
-{
-    const fs_path *p = &h->ref;
-    kv_write_options w;
-    fs_wopts(fs, fsync, &w);
-    /* An empty value committed before the first write: the open file's
-       buffer stays its whole value, and it replaces this version later. */
-    bool placeholder = h->whole && !h->written && h->len == 0 && !p->has_version;
-    pthread_mutex_lock(&fs->stamp_mu);
-    int rc = commit_cell_locked(fs, h, &w);
-    pthread_mutex_unlock(&fs->stamp_mu);
-    if (rc) return rc;
-    h->placeholder = placeholder;
-    h->placeholder_ts = h->ts;
-    if (!placeholder) h->whole = false;
-    h->append_pure = h->append;
-    h->append_base = h->len;
-    h->next_ext = 0;
-    h->trunc_set = false;
-    h->has_set_ts = false;
-    h->in_store = true;
-    fs_pending_remove(fs, p->table, p->row, p->row_len);
-    return 0;
-}
-
-int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
-{
-    if (h->kind == FS_H_SCRATCH) return 0;
-    pthread_mutex_lock(&h->mu);
-    if (flush && h->dirty && !h->written && h->kind != FS_H_CELL) {
-        pthread_mutex_unlock(&h->mu);
-        return 0;
-    }
-    if (h->failed) {
-        /* A failed write changes nothing: the writes of this open file
-           since its last commit are dropped (once, with a log line), and
-           the empty version a close committed before them is taken back. */
-        bool had = h->dirty || h->placeholder;
-        h->dirty = h->written = false;
-        if (h->placeholder && h->kind == FS_H_CELL) {
-            kv_write_options w;
-            fs_wopts(fs, false, &w);
-            kv_mutation *m = NULL;
-            pthread_mutex_lock(&fs->stamp_mu);
-            kv_status st = kv_mutation_new(&m, h->ref.row, h->ref.row_len);
-            if (st == KV_OK)
-                st = kv_mutation_delete_version(m, h->ref.family, h->ref.qual, h->ref.qual_len,
-                                                h->placeholder_ts);
-            if (st == KV_OK) st = kv_mutate(fs->store, h->ref.table, m, &w);
-            pthread_mutex_unlock(&fs->stamp_mu);
-            kv_mutation_free(m);
-            if (st == KV_OK) h->placeholder = false;
-            else (void)fs_fail(fs, st, "close", h->ref.table);
-        }
-        pthread_mutex_unlock(&h->mu);
-        if (!had) return 0;
-        pthread_mutex_lock(&fs->mu);
-        char *p = strdup(h->path);
-        pthread_mutex_unlock(&fs->mu);
-        if (p) {
-            fs_log(fs, "close %s: a write of this open file failed; nothing of it since its "
-                   "last commit is saved", p);
-            fs_kernel_forget(fs, p);     /* the kernel may hold its size */
-        }
-        free(p);
-        return 0;
-    }
-    pthread_mutex_lock(&fs->mu);
-    bool orphan = h->orphan;
-    char *path = strdup(h->path);
-    pthread_mutex_unlock(&fs->mu);
-    int rc = 0;
-    bool changed = false;
-    if (orphan) {
-        h->dirty = false;
-    } else if (!h->dirty) {
-        if (fsync && h->kind == FS_H_CELL && h->in_store) rc = make_durable(fs, h);
-    } else if (h->kind == FS_H_SCHEMA) {
-        rc = fs_schema_apply(fs, h->ref.table, (const char *)h->buf, h->len);
-        if (rc == 0) {
-            h->dirty = h->written = false;
-            changed = true;      /* the kernel may hold its old size */
-        }
-    } else {
-        rc = commit_cell(fs, h, fsync);
-        if (rc == 0) {
-            h->dirty = false;
-            h->written = false;
-            changed = true;
-        }
-    }
-    pthread_mutex_unlock(&h->mu);
-    if (changed && path) fs_notify_changed(fs, path);
-    free(path);
-    return rc;
-}
-
-int fs_handle_release(cellfs *fs, fs_handle *h)
-{
-    int rc = fs_handle_commit(fs, h, false, false);
-    pthread_mutex_lock(&fs->mu);
-    unregister(fs, h);
-    /* A direct reader's snapshot may predate a commit that happened while
-       it read, and its short reads have then told the kernel an old size;
-       a cached reader whose lease a writer broke may have filled pages with
-       its old value. Neither may outlive the reader. */
-    bool stale = h->kind == FS_H_CELL && !h->writable &&
-                 (h->cached ? h->lease_broken
-                            : atomic_load(&fs->commits) != h->open_commits);
-    char *path = stale ? strdup(h->path) : NULL;
-    if (h->cached) pthread_cond_broadcast(&fs->readers_gone);
-    h->released = true;
-    handle_unref(fs, h);
-    pthread_mutex_unlock(&fs->mu);
-    if (path) fs_kernel_forget(fs, path);
-    free(path);
-    return rc;
-}
-
-int fs_handles_commit_path(cellfs *fs, const char *path)
-{
-    fs_handle **v;
-    size_t n = collect(fs, path, &v);
-    int rc = 0;
-    for (size_t i = 0; i < n; i++) {
-        int r = fs_handle_commit(fs, v[i], false, false);
-        if (r && !rc) rc = r;
-    }
-    drop(fs, v, n);
-    return rc;
-}
-
-void fs_handles_orphan(cellfs *fs, const char *path)
-{
-    pthread_mutex_lock(&fs->mu);
-    for (fs_handle *h = fs->handles; h; h = h->next)
-        if (strcmp(h->path, path) == 0) h->orphan = true;
-    pthread_mutex_unlock(&fs->mu);
-}
-
-void fs_handles_rename(cellfs *fs, const char *from, const char *to, const fs_path *pto)
-{
-    fs_handles_orphan(fs, to);
-    fs_handle **v;
-    size_t n = collect(fs, from, &v);
-    for (size_t i = 0; i < n; i++) {
-        fs_handle *h = v[i];
-        char *np = strdup(to);
-        pthread_mutex_lock(&h->mu);
-        if (h->kind == FS_H_CELL && pto->kind == FS_CELL && np) (void)set_ref(h, pto);
-        pthread_mutex_unlock(&h->mu);
-        pthread_mutex_lock(&fs->mu);
-        if (np) {
-            free(h->path);
-            h->path = np;
-        } else {
-            h->orphan = true;
-        }
-        pthread_mutex_unlock(&fs->mu);
-    }
-    drop(fs, v, n);
-}
-
-int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64_t *ts_ms,
-                    bool *mine)
-{
-    fs_handle **v;
-    size_t n = collect(fs, path, &v);
-    int found = 0;
-    *mine = false;
-    for (size_t i = 0; i < n && !*mine; i++) {
-        fs_handle *h = v[i];
-        pthread_mutex_lock(&h->mu);
-        if (h->kind == FS_H_CELL && (h->dirty || !h->in_store)) {
-            found = 1;
-            *size = h->len;
-            *ts_ms = h->has_set_ts ? h->set_ts : h->ts;
-            *mine = pid != 0 && h->pid == pid;
-        }
-        pthread_mutex_unlock(&h->mu);
-    }
-    drop(fs, v, n);
-    return found;
-}
-
-int fs_handles_stat_ino(cellfs *fs, uint64_t ino, struct stat *st)
-{
-    pthread_mutex_lock(&fs->mu);
-    fs_handle *h = fs->handles;
-    while (h && !(h->ino == ino && h->kind == FS_H_CELL)) h = h->next;
-    if (h) h->refs++;
-    pthread_mutex_unlock(&fs->mu);
-    if (!h) return 0;
-    pthread_mutex_lock(&h->mu);
-    fs_stat_file(fs, st, h->len, h->has_set_ts ? h->set_ts : h->ts, !h->ref.asof);
-    pthread_mutex_unlock(&h->mu);
-    pthread_mutex_lock(&fs->mu);
-    handle_unref(fs, h);
-    pthread_mutex_unlock(&fs->mu);
-    return 1;
-}
-
-int fs_handles_set_ts(cellfs *fs, const char *path, int64_t ts_ms)
-{
-    fs_handle **v;
-    size_t n = collect(fs, path, &v);
-    int any = 0;
-    for (size_t i = 0; i < n; i++) {
-        fs_handle *h = v[i];
-        pthread_mutex_lock(&h->mu);
-        if (h->kind == FS_H_CELL && h->dirty && !h->ref.has_version) {
-            h->has_set_ts = true;
-            h->set_ts = ts_ms;
-            any = 1;
-        }
-        pthread_mutex_unlock(&h->mu);
-    }
-    drop(fs, v, n);
-    return any;
 }

@@ -2,9 +2,13 @@
  * @file open_file.h
  * Open files: the per-open write buffer of a cell, .schema or scratch
  * file, and the one place where buffered writes become store mutations.
- * Called by ops_file.c (open/read/write/flush/fsync/release), ops_attr.c
- * (getattr, truncate, utimens of open files) and rename/unlink; calls
- * kvcore through cells.c helpers.
+ * Four modules, one job each: open_file.c (opening, the buffer, reads,
+ * writes, truncates), commit.c (buffers become mutations), handles.c (the
+ * registry of open files) and leases.c (page cache leases); what they
+ * share among themselves is in open_file_i.h. Called by ops_file.c
+ * (open/read/write/flush/fsync/release), ops_attr.c (getattr, truncate,
+ * utimens of open files), lowlevel.c and rename/unlink; calls kvcore
+ * through cells.c helpers.
  *
  * Semantics (man/cellfs.1, WRITES): each open file has a private buffer,
  * loaded at open. At flush/fsync/release a dirty buffer becomes ONE

@@ -108,7 +108,7 @@ mounts_under_test_dir() {
     # passthrough_ll is built from libfuse3-dev's examples when they are there.
     local pt=0
     [ -x "$BUILD/tools/passthrough_ll" ] && pt=1
-    for w in create stat read overwrite unlink ls-l find rsync-out rsync-in postmark; do
+    for w in create stat restat read reread overwrite unlink ls-l find rsync-out rsync-in postmark; do
         [ "$(count_rate_lines "$w" native)" -eq 1 ] || { echo "no native line for $w"; echo "$output"; false; }
         [ "$(count_rate_lines "$w" cellfs)" -eq 1 ] || { echo "no cellfs line for $w"; echo "$output"; false; }
         printf '%s\n' "$output" | grep -Eq "^$w +cellfs .* x[0-9]+\.[0-9]{2} vs native"

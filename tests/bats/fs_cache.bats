@@ -144,3 +144,35 @@ teardown() {
     [ "$(cat "$view")" = older ]
     [ "$(stat -c %s "$view")" -eq 6 ]
 }
+
+@test "listings the kernel keeps show every change at once: new rows, versions, families added and dropped" {
+    printf "{NAME => 'cf', VERSIONS => '2'}\n" > "$T/.schema"
+    echo a > "$C/q"
+    [ "$(ls "$T" | tr '\n' ' ')" = "r " ]
+    [ "$(ls "$C" | grep -c '^q@')" -eq 1 ]
+    # A cell in a new row (made by a write, not by mkdir in the listed directory).
+    mkdir -p "$T/r2/cf"
+    [ "$(ls "$T" | tr '\n' ' ')" = "r r2 " ]
+    ls "$T" > /dev/null
+    python3 -c 'import os,sys; fd=os.open(sys.argv[1], os.O_CREAT|os.O_WRONLY); os.write(fd, b"x"); os.close(fd)' "$T/r2/cf/z"
+    [ "$(ls "$T/r2/cf" | grep -v @)" = z ]
+    sleep 0.01
+    echo b > "$C/q"
+    [ "$(ls "$C" | grep -c '^q@')" -eq 2 ]
+    sleep 0.01
+    echo c > "$C/q"
+    [ "$(ls "$C" | grep -c '^q@')" -eq 2 ]
+    # r is a row of the store now (a row made with mkdir in this mount
+    # shows only the families made in it: cellfs(1)).
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o versions
+    ls "$T/r" > /dev/null
+    printf "{NAME => 'g'}\n" > "$T/.schema"
+    [ "$(ls "$T/r" | tr '\n' ' ')" = "cf g " ]
+    mkdir -p "$T/r3/g"
+    echo y > "$T/r3/g/y"
+    ls "$T" "$T/r3" > /dev/null
+    printf "{NAME => 'g', METHOD => 'delete'}\n" > "$T/.schema"
+    [ "$(ls "$T" | tr '\n' ' ')" = "r r2 " ]
+    [ "$(ls "$T/r" | tr '\n' ' ')" = "cf " ]
+}

@@ -27,7 +27,8 @@
 #include "util.h"
 
 const char *const fs_workload_names[FW_COUNT] = {
-    "create", "stat", "read", "overwrite", "unlink", "ls-l", "find", "rsync-out", "rsync-in",
+    "create", "stat", "restat", "read", "reread", "overwrite", "unlink", "ls-l", "find",
+    "rsync-out", "rsync-in",
     "postmark",
 };
 const char *const fs_target_names[T_COUNT] = {"native", "cellfs", "passthrough_ll"};

@@ -38,8 +38,9 @@ static void usage(FILE *out) {
             "                        compressible (default none)\n"
             "  --seed=N              random seed (default 301)\n"
             "File mode (--fs):\n"
-            "  --benchmarks=LIST     of create,stat,read,overwrite,unlink,ls-l,find,\n"
-            "                        rsync-out,rsync-in,postmark (default all, this order)\n"
+            "  --benchmarks=LIST     of create,stat,restat,read,reread,overwrite,unlink,\n"
+            "                        ls-l,find,rsync-out,rsync-in,postmark (default all,\n"
+            "                        this order)\n"
             "  --files=N             small files created, stat'ed, read, ... (default 10000)\n"
             "  --file-size=SIZE      bytes per file and per cell of the table (default 1K)\n"
             "  --rows=N              rows of the table of ls-l, find, rsync (default 100000)\n"
@@ -86,8 +87,8 @@ static int parse_fs_list(bench_options *o, char *list) {
     for (char *tok = strtok_r(list, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
         int w = fs_workload_parse(tok);
         if (w < 0)
-            return bad("unknown --fs benchmark '%s' (create, stat, read, overwrite, unlink, "
-                       "ls-l, find, rsync-out, rsync-in, postmark)", tok);
+            return bad("unknown --fs benchmark '%s' (create, stat, restat, read, reread, "
+                       "overwrite, unlink, ls-l, find, rsync-out, rsync-in, postmark)", tok);
         o->fs_mask |= 1u << w;
     }
     if (o->fs_mask == 0)

@@ -1,0 +1,309 @@
+/**
+ * @file commit.c
+ * The one place where an open file's buffered writes become store
+ * mutations (open_file.h: a whole-value put, an append, or a merge of the
+ * written ranges by check-and-mutate), with the timestamps, the versions
+ * a new value replaces, and the take-back of a failed write. Called by
+ * ops_file.c (flush, fsync) and handles.c (release); calls cells.c,
+ * ops_schema.c and kvcore.h.
+ */
+#include "open_file_i.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FS_MERGE_TRIES 64        /* check-and-mutate retries of a merge */
+
+/* Builds the merged value: current store value @p v, truncated as the
+   handle did, with the handle's written ranges on top. After truncates the
+   size is the one the last truncate set (or a later write's end), and
+   nothing of @p v at or past the smallest truncated size comes back: a
+   file shrunk and grown again reads zeros there (fsx F1). */
+static uint8_t *merge_value(const fs_handle *h, const uint8_t *v, size_t vlen, size_t *out_len)
+{
+    size_t len = h->trunc_set ? h->trunc_len : vlen;
+    for (size_t i = 0; i < h->next_ext; i++)
+        if (h->ext[i].end > len) len = h->ext[i].end;
+    uint8_t *r = calloc(1, len ? len : 1);
+    if (!r) return NULL;
+    size_t keep = vlen < len ? vlen : len;
+    if (h->trunc_set && keep > h->trunc_min) keep = h->trunc_min;
+    if (keep) memcpy(r, v, keep);
+    for (size_t i = 0; i < h->next_ext; i++) {
+        size_t s = h->ext[i].start, e = h->ext[i].end;
+        if (e > h->len) e = h->len;
+        if (s < e) memcpy(r + s, h->buf + s, e - s);
+    }
+    *out_len = len;
+    return r;
+}
+
+static kv_status put_one(cellfs *fs, const fs_path *p, int64_t ts, const void *v, size_t n,
+                         const kv_write_options *w)
+{
+    kv_mutation *m = NULL;
+    kv_status st = kv_mutation_new(&m, p->row, p->row_len);
+    if (st == KV_OK) st = kv_mutation_put(m, p->family, p->qual, p->qual_len, ts, v, n);
+    if (st == KV_OK) st = kv_mutate(fs->store, p->table, m, w);
+    kv_mutation_free(m);
+    return st;
+}
+
+/* fsync of a clean file: rewrite the newest value at its own timestamp
+   with FSYNC_WAL, which changes nothing and syncs the log up to here. */
+static int make_durable(cellfs *fs, fs_handle *h)
+{
+    if (h->ref.asof) return 0;
+    uint8_t *v = NULL;
+    size_t n = 0;
+    int64_t ts;
+    int rc = fs_cell_get(fs, &h->ref, &v, &n, &ts);
+    if (rc == -ENOENT) return 0;
+    if (rc) return rc;
+    kv_write_options w;
+    fs_wopts(fs, true, &w);
+    kv_status st = put_one(fs, &h->ref, ts, v, n, &w);
+    free(v);
+    return fs_fail(fs, st, "fsync", h->path);
+}
+
+/* The value an append-only handle commits: the current value @p v with
+   the bytes appended since the last commit after it. */
+static uint8_t *append_value(const fs_handle *h, const uint8_t *v, size_t vlen, size_t *out_len)
+{
+    size_t add = h->len - h->append_base;
+    uint8_t *r = malloc(vlen + add ? vlen + add : 1);
+    if (!r) return NULL;
+    if (vlen) memcpy(r, v, vlen);
+    if (add) memcpy(r + vlen, h->buf + h->append_base, add);
+    *out_len = vlen + add;
+    return r;
+}
+
+/* The timestamp of a commit: q@<ts>'s own, a time set with utimens on the
+   open file, else a new newest version (fs_next_ts). fs->stamp_mu held. */
+static int commit_ts(cellfs *fs, fs_handle *h, int64_t *ts)
+{
+    const fs_path *p = &h->ref;
+    if (p->has_version) {
+        if (fs_put_masked(fs, p, p->version)) {
+            fs_log(fs, "write %s: a delete marker at or after %lld hides a put at that time",
+                   h->path, (long long)p->version);
+            return -EPERM;
+        }
+        *ts = p->version;
+        return 0;
+    }
+    if (h->has_set_ts) {
+        if (!fs_put_masked(fs, p, h->set_ts)) {
+            *ts = h->set_ts;
+            return 0;
+        }
+        fs_log(fs, "write %s: timestamp %lld is hidden by a delete marker; writing as the "
+               "newest version", h->path, (long long)h->set_ts);
+    }
+    return fs_next_ts(fs, p, ts);
+}
+
+/* Adds to @p m the deletes of the versions @p gone[0..n). */
+static kv_status add_deletes(kv_mutation *m, const fs_path *p, const int64_t *gone, size_t n)
+{
+    kv_status st = KV_OK;
+    for (size_t i = 0; i < n && st == KV_OK; i++)
+        st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, gone[i]);
+    return st;
+}
+
+/* The versions a commit at @p ts deletes in the same mutation: the empty
+   version of a placeholder commit, and with a time set by utimens every
+   version after it (so that the value shows with the time set). */
+static int commit_gone(cellfs *fs, fs_handle *h, int64_t ts, int64_t **gone, size_t *n)
+{
+    const fs_path *p = &h->ref;
+    *gone = NULL;
+    *n = 0;
+    int rc = 0;
+    if (h->has_set_ts && ts == h->set_ts && !p->has_version && ts < INT64_MAX) {
+        int64_t newest;
+        rc = fs_column_raw(fs, p, ts + 1, &newest, gone, n);
+        if (rc) return rc;
+    }
+    if (h->whole && h->placeholder && !p->has_version && h->placeholder_ts != ts) {
+        int64_t *ng = realloc(*gone, (*n + 1) * sizeof *ng);
+        if (!ng) return -ENOMEM;
+        *gone = ng;
+        ng[(*n)++] = h->placeholder_ts;
+    }
+    return 0;
+}
+
+/* fs->stamp_mu held. */
+static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *w)
+{
+    const fs_path *p = &h->ref;
+    int64_t ts;
+    int rc = commit_ts(fs, h, &ts);
+    int64_t *gone = NULL;
+    size_t ngone = 0;
+    if (rc == 0) rc = commit_gone(fs, h, ts, &gone, &ngone);
+    if (rc) {
+        free(gone);
+        return rc;
+    }
+    kv_status st = KV_OK;
+    if (h->whole) {
+        kv_mutation *m = NULL;
+        st = kv_mutation_new(&m, p->row, p->row_len);
+        if (st == KV_OK) st = kv_mutation_put(m, p->family, p->qual, p->qual_len, ts, h->buf, h->len);
+        if (st == KV_OK) st = add_deletes(m, p, gone, ngone);
+        if (st == KV_OK) st = kv_mutate(fs->store, p->table, m, w);
+        kv_mutation_free(m);
+    } else {
+        /* Merge into the current value with check-and-mutate: a writer
+           outside the mount (a shared backend) between the read and the
+           put makes it try again. */
+        bool append = h->append_pure;
+        bool applied = false;
+        uint8_t *r = NULL;
+        size_t rlen = 0;
+        for (int tries = 0; !applied && st == KV_OK && tries < FS_MERGE_TRIES; tries++) {
+            uint8_t *v = NULL;
+            size_t vlen = 0;
+            int64_t vts;
+            rc = fs_cell_get(fs, p, &v, &vlen, &vts);
+            if (rc && rc != -ENOENT) {
+                free(r);
+                free(gone);
+                return rc;
+            }
+            free(r);
+            r = append ? append_value(h, v, vlen, &rlen) : merge_value(h, v, vlen, &rlen);
+            if (!r) {
+                free(v);
+                free(gone);
+                return -ENOMEM;
+            }
+            kv_mutation *m = NULL;
+            st = kv_mutation_new(&m, p->row, p->row_len);
+            if (st == KV_OK) st = kv_mutation_put(m, p->family, p->qual, p->qual_len, ts, r, rlen);
+            if (st == KV_OK) st = add_deletes(m, p, gone, ngone);
+            if (st == KV_OK)
+                st = kv_check_and_mutate(&applied, fs->store, p->table, p->row, p->row_len,
+                                         p->family, p->qual, p->qual_len, KV_CMP_EQUAL,
+                                         rc == 0 ? (v ? v : (const uint8_t *)"") : NULL, vlen, m,
+                                         w);
+            kv_mutation_free(m);
+            free(v);
+        }
+        if (st == KV_OK && !applied) st = put_one(fs, p, ts, r, rlen, w);
+        if (st == KV_OK) { /* the handle now sees what it wrote */
+            free(h->buf);
+            h->buf = r;
+            h->len = h->cap = rlen;
+            r = NULL;
+        }
+        free(r);
+    }
+    free(gone);
+    if (st != KV_OK) return fs_fail(fs, st, "write", h->path);
+    h->ts = ts;
+    return 0;
+}
+
+static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
+{
+    const fs_path *p = &h->ref;
+    kv_write_options w;
+    fs_wopts(fs, fsync, &w);
+    /* An empty value committed before the first write: the open file's
+       buffer stays its whole value, and it replaces this version later. */
+    bool placeholder = h->whole && !h->written && h->len == 0 && !p->has_version;
+    pthread_mutex_lock(&fs->stamp_mu);
+    int rc = commit_cell_locked(fs, h, &w);
+    pthread_mutex_unlock(&fs->stamp_mu);
+    if (rc) return rc;
+    h->placeholder = placeholder;
+    h->placeholder_ts = h->ts;
+    if (!placeholder) h->whole = false;
+    h->append_pure = h->append;
+    h->append_base = h->len;
+    h->next_ext = 0;
+    h->trunc_set = false;
+    h->has_set_ts = false;
+    h->in_store = true;
+    fs_pending_remove(fs, p->table, p->row, p->row_len);
+    return 0;
+}
+
+int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
+{
+    if (h->kind == FS_H_SCRATCH) return 0;
+    pthread_mutex_lock(&h->mu);
+    if (flush && h->dirty && !h->written && h->kind != FS_H_CELL) {
+        pthread_mutex_unlock(&h->mu);
+        return 0;
+    }
+    if (h->failed) {
+        /* A failed write changes nothing: the writes of this open file
+           since its last commit are dropped (once, with a log line), and
+           the empty version a close committed before them is taken back. */
+        bool had = h->dirty || h->placeholder;
+        h->dirty = h->written = false;
+        if (h->placeholder && h->kind == FS_H_CELL) {
+            kv_write_options w;
+            fs_wopts(fs, false, &w);
+            kv_mutation *m = NULL;
+            pthread_mutex_lock(&fs->stamp_mu);
+            kv_status st = kv_mutation_new(&m, h->ref.row, h->ref.row_len);
+            if (st == KV_OK)
+                st = kv_mutation_delete_version(m, h->ref.family, h->ref.qual, h->ref.qual_len,
+                                                h->placeholder_ts);
+            if (st == KV_OK) st = kv_mutate(fs->store, h->ref.table, m, &w);
+            pthread_mutex_unlock(&fs->stamp_mu);
+            kv_mutation_free(m);
+            if (st == KV_OK) h->placeholder = false;
+            else (void)fs_fail(fs, st, "close", h->ref.table);
+        }
+        pthread_mutex_unlock(&h->mu);
+        if (!had) return 0;
+        pthread_mutex_lock(&fs->mu);
+        char *p = strdup(h->path);
+        pthread_mutex_unlock(&fs->mu);
+        if (p) {
+            fs_log(fs, "close %s: a write of this open file failed; nothing of it since its "
+                   "last commit is saved", p);
+            fs_notify_changed(fs, p);    /* its size, or the empty cell taken back */
+        }
+        free(p);
+        return 0;
+    }
+    pthread_mutex_lock(&fs->mu);
+    bool orphan = h->orphan;
+    char *path = strdup(h->path);
+    pthread_mutex_unlock(&fs->mu);
+    int rc = 0;
+    bool changed = false;
+    if (orphan) {
+        h->dirty = false;
+    } else if (!h->dirty) {
+        if (fsync && h->kind == FS_H_CELL && h->in_store) rc = make_durable(fs, h);
+    } else if (h->kind == FS_H_SCHEMA) {
+        rc = fs_schema_apply(fs, h->ref.table, (const char *)h->buf, h->len);
+        if (rc == 0) {
+            h->dirty = h->written = false;
+            changed = true;      /* the kernel may hold its old size */
+        }
+    } else {
+        rc = commit_cell(fs, h, fsync);
+        if (rc == 0) {
+            h->dirty = false;
+            h->written = false;
+            changed = true;
+        }
+    }
+    pthread_mutex_unlock(&h->mu);
+    if (changed && path) fs_notify_changed(fs, path);
+    free(path);
+    return rc;
+}

@@ -1,0 +1,197 @@
+/**
+ * @file handles.c
+ * The registry of open files (fs->handles, guarded by fs->mu): references,
+ * release, and what other operations ask of the files open on a path
+ * (commit them, orphan them, follow a rename, their attributes). Called by
+ * ops_*.c, lowlevel.c and the other open-file modules.
+ */
+#include "open_file_i.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void fs_handle_free(fs_handle *h)
+{
+    free(h->buf);
+    free(h->ext);
+    free(h->path);
+    free(h->ref_row);
+    free(h->ref_qual);
+    pthread_mutex_destroy(&h->mu);
+    free(h);
+}
+
+/* fs->mu held. */
+void fs_handle_unref(cellfs *fs, fs_handle *h)
+{
+    if (--h->refs > 0) return;
+    if (h->scratch) fs_scratch_put(fs, h->scratch);
+    fs_handle_free(h);
+}
+
+/* Handles registered under @p path, each with a reference taken. */
+size_t fs_handles_collect(cellfs *fs, const char *path, fs_handle ***out)
+{
+    size_t n = 0, cap = 0;
+    fs_handle **v = NULL;
+    pthread_mutex_lock(&fs->mu);
+    for (fs_handle *h = fs->handles; h; h = h->next) {
+        if (h->orphan || h->opening || strcmp(h->path, path) != 0) continue;
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 4;
+            fs_handle **nv = realloc(v, nc * sizeof *nv);
+            if (!nv) break;
+            v = nv;
+            cap = nc;
+        }
+        h->refs++;
+        v[n++] = h;
+    }
+    pthread_mutex_unlock(&fs->mu);
+    *out = v;
+    return n;
+}
+
+void fs_handles_drop(cellfs *fs, fs_handle **v, size_t n)
+{
+    pthread_mutex_lock(&fs->mu);
+    for (size_t i = 0; i < n; i++) fs_handle_unref(fs, v[i]);
+    pthread_mutex_unlock(&fs->mu);
+    free(v);
+}
+
+/* Removes @p h from the registry (fs->mu held). */
+void fs_handle_unregister(cellfs *fs, fs_handle *h)
+{
+    for (fs_handle **pp = &fs->handles; *pp; pp = &(*pp)->next) {
+        if (*pp == h) {
+            *pp = h->next;
+            break;
+        }
+    }
+}
+
+int fs_handle_release(cellfs *fs, fs_handle *h)
+{
+    int rc = fs_handle_commit(fs, h, false, false);
+    pthread_mutex_lock(&fs->mu);
+    fs_handle_unregister(fs, h);
+    /* A direct reader's snapshot may predate a commit that happened while
+       it read, and its short reads have then told the kernel an old size;
+       a cached reader whose lease a writer broke may have filled pages with
+       its old value. Neither may outlive the reader. */
+    bool stale = h->kind == FS_H_CELL && !h->writable &&
+                 (h->cached ? h->lease_broken
+                            : atomic_load(&fs->commits) != h->open_commits);
+    char *path = stale ? strdup(h->path) : NULL;
+    if (h->cached) pthread_cond_broadcast(&fs->readers_gone);
+    h->released = true;
+    fs_handle_unref(fs, h);
+    pthread_mutex_unlock(&fs->mu);
+    if (path) fs_kernel_forget(fs, path);
+    free(path);
+    return rc;
+}
+
+int fs_handles_commit_path(cellfs *fs, const char *path)
+{
+    fs_handle **v;
+    size_t n = fs_handles_collect(fs, path, &v);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        int r = fs_handle_commit(fs, v[i], false, false);
+        if (r && !rc) rc = r;
+    }
+    fs_handles_drop(fs, v, n);
+    return rc;
+}
+
+void fs_handles_orphan(cellfs *fs, const char *path)
+{
+    pthread_mutex_lock(&fs->mu);
+    for (fs_handle *h = fs->handles; h; h = h->next)
+        if (strcmp(h->path, path) == 0) h->orphan = true;
+    pthread_mutex_unlock(&fs->mu);
+}
+
+void fs_handles_rename(cellfs *fs, const char *from, const char *to, const fs_path *pto)
+{
+    fs_handles_orphan(fs, to);
+    fs_handle **v;
+    size_t n = fs_handles_collect(fs, from, &v);
+    for (size_t i = 0; i < n; i++) {
+        fs_handle *h = v[i];
+        char *np = strdup(to);
+        pthread_mutex_lock(&h->mu);
+        if (h->kind == FS_H_CELL && pto->kind == FS_CELL && np) (void)fs_handle_set_ref(h, pto);
+        pthread_mutex_unlock(&h->mu);
+        pthread_mutex_lock(&fs->mu);
+        if (np) {
+            free(h->path);
+            h->path = np;
+        } else {
+            h->orphan = true;
+        }
+        pthread_mutex_unlock(&fs->mu);
+    }
+    fs_handles_drop(fs, v, n);
+}
+
+int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64_t *ts_ms,
+                    bool *mine)
+{
+    fs_handle **v;
+    size_t n = fs_handles_collect(fs, path, &v);
+    int found = 0;
+    *mine = false;
+    for (size_t i = 0; i < n && !*mine; i++) {
+        fs_handle *h = v[i];
+        pthread_mutex_lock(&h->mu);
+        if (h->kind == FS_H_CELL && (h->dirty || !h->in_store)) {
+            found = 1;
+            *size = h->len;
+            *ts_ms = h->has_set_ts ? h->set_ts : h->ts;
+            *mine = pid != 0 && h->pid == pid;
+        }
+        pthread_mutex_unlock(&h->mu);
+    }
+    fs_handles_drop(fs, v, n);
+    return found;
+}
+
+int fs_handles_stat_ino(cellfs *fs, uint64_t ino, struct stat *st)
+{
+    pthread_mutex_lock(&fs->mu);
+    fs_handle *h = fs->handles;
+    while (h && !(h->ino == ino && h->kind == FS_H_CELL)) h = h->next;
+    if (h) h->refs++;
+    pthread_mutex_unlock(&fs->mu);
+    if (!h) return 0;
+    pthread_mutex_lock(&h->mu);
+    fs_stat_file(fs, st, h->len, h->has_set_ts ? h->set_ts : h->ts, !h->ref.asof);
+    pthread_mutex_unlock(&h->mu);
+    pthread_mutex_lock(&fs->mu);
+    fs_handle_unref(fs, h);
+    pthread_mutex_unlock(&fs->mu);
+    return 1;
+}
+
+int fs_handles_set_ts(cellfs *fs, const char *path, int64_t ts_ms)
+{
+    fs_handle **v;
+    size_t n = fs_handles_collect(fs, path, &v);
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        fs_handle *h = v[i];
+        pthread_mutex_lock(&h->mu);
+        if (h->kind == FS_H_CELL && h->dirty && !h->ref.has_version) {
+            h->has_set_ts = true;
+            h->set_ts = ts_ms;
+            any = 1;
+        }
+        pthread_mutex_unlock(&h->mu);
+    }
+    fs_handles_drop(fs, v, n);
+    return any;
+}

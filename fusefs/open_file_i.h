@@ -1,0 +1,39 @@
+/**
+ * @file open_file_i.h
+ * What the open-file modules share among themselves, beyond open_file.h:
+ * open_file.c (opening, buffers, reads and writes), commit.c (buffers
+ * become mutations), handles.c (the registry) and leases.c (page cache
+ * leases). Nothing outside them includes it.
+ */
+#ifndef CELLFS_OPEN_FILE_I_H
+#define CELLFS_OPEN_FILE_I_H
+
+#include "open_file.h"
+
+/* ---- handles.c ---- */
+/** Frees a handle no one refers to (not registered). */
+void fs_handle_free(fs_handle *h);
+/** Drops one reference; the last frees the handle (and puts its scratch
+ *  file). fs->mu held. */
+void fs_handle_unref(cellfs *fs, fs_handle *h);
+/** Removes @p h from the registry. fs->mu held. */
+void fs_handle_unregister(cellfs *fs, fs_handle *h);
+/** The handles registered under @p path (not orphaned, not opening), each
+ *  with a reference taken: *out (malloc'd), how many. Takes fs->mu. */
+size_t fs_handles_collect(cellfs *fs, const char *path, fs_handle ***out);
+/** Gives back what fs_handles_collect took, and frees the list. */
+void fs_handles_drop(cellfs *fs, fs_handle **v, size_t n);
+
+/* ---- open_file.c ---- */
+/** Points h->ref at its own copies of @p p's row and qualifier. 0 or
+ *  -ENOMEM (h->ref unchanged). */
+int fs_handle_set_ref(fs_handle *h, const fs_path *p);
+
+/* ---- leases.c ---- */
+/** Whether a new reader of @p path may use the page cache. fs->mu held. */
+bool fs_lease_may_cache(cellfs *fs, const char *path);
+/** Registers writer @p w (opening, one reference) and waits for the cached
+ *  readers it would disturb, at most FS_LEASE_WAIT_MS (then logged). */
+void fs_lease_write(cellfs *fs, fs_handle *w);
+
+#endif
