@@ -38,9 +38,10 @@ struct fs_rowent;
 struct fs_dirh;
 
 /* Bounds on what the daemon keeps in memory besides the store. */
-#define FS_PENDING_MAX 65536         /* mkdir'ed rows without cells */
+#define FS_PENDING_MAX 262144        /* mkdir'ed rows without cells (rsync's
+                                        generator makes them ahead of cells) */
 #define FS_YOUNG_MAX 4096            /* young rows remembered (pending.c) */
-#define FS_ROWSET_BUCKETS 16384      /* buckets of a row set's index */
+#define FS_ROWSET_BUCKETS 65536      /* buckets of a row set's index */
 #define FS_SCRATCH_MAX 32            /* table-level temporary files */
 #define FS_SCRATCH_BYTES (4u << 20)  /* largest scratch file */
 

@@ -26,11 +26,11 @@ typedef struct fs_rowent {
     struct fs_rowent *next, *prev; /* the set's list, newest first */
     struct fs_rowent *hnext;       /* the chain of its bucket in the set's index */
     size_t bucket;
-    char table[2 * KV_NAME_MAX + 2];
+    const char *table;           /* after the key, in the same allocation */
     char *fams;                  /* young rows: mkdir'ed families, each NUL-terminated */
     size_t fams_len;
     size_t len;
-    uint8_t key[];
+    uint8_t key[];               /* len bytes, then the table's name */
 } fs_rowent;
 
 /* Every lookup of a path below a table asks whether its row is pending
@@ -91,11 +91,12 @@ static void rowset_drop(fs_rowset *s, fs_rowent *e)
 static fs_rowent *rowset_add(fs_rowset *s, const char *table, const uint8_t *row, size_t len)
 {
     if (!s->index) s->index = calloc(FS_ROWSET_BUCKETS, sizeof *s->index);
-    fs_rowent *e = s->index ? calloc(1, sizeof *e + len) : NULL;
+    size_t tlen = strlen(table) + 1;
+    fs_rowent *e = s->index ? calloc(1, sizeof *e + len + tlen) : NULL;
     if (!e) return NULL;
-    snprintf(e->table, sizeof e->table, "%s", table);
     e->len = len;
     memcpy(e->key, row, len);
+    e->table = memcpy(e->key + len, table, tlen);
     rowset_push(s, e);
     e->bucket = row_bucket(table, row, len);
     e->hnext = s->index[e->bucket];
