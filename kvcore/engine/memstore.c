@@ -348,8 +348,17 @@ static void mi_seek_before(kv_iter *it, const uint8_t *target, size_t len) {
 
 static void mi_next(kv_iter *it) {
     mem_iter *x = mi(it);
-    if (x->cur)
-        x->cur = next_of(x->cur, 0);
+    if (!x->cur)
+        return;
+    x->cur = next_of(x->cur, 0);
+    /* A scan reads node after node, each somewhere else in the arena (in
+       the order they were added): start loading the one after this while
+       the caller works on this one. */
+    if (x->cur) {
+        const node *after = next_of(x->cur, 0);
+        if (after)
+            __builtin_prefetch(after);
+    }
 }
 
 static bool mi_valid(const kv_iter *it) {
@@ -380,6 +389,12 @@ static const uint8_t *mi_value(const kv_iter *it, size_t *len) {
     return node_value(n);
 }
 
+/* Nodes are neither moved nor freed while a reference is held. */
+static bool mi_value_pinned(const kv_iter *it) {
+    (void)it;
+    return true;
+}
+
 static kv_status mi_status(const kv_iter *it) {
     (void)it;
     return KV_OK;
@@ -405,6 +420,7 @@ kv_iter *kv_memstore_iter(kv_memstore *m) {
         .valid = mi_valid,
         .key = mi_key,
         .value = mi_value,
+        .value_pinned = mi_value_pinned,
         .status = mi_status,
         .destroy = mi_destroy,
     };

@@ -40,6 +40,8 @@ typedef struct fam_reader {
 typedef struct cell_ref {       /* a cell while its bytes may still move */
     size_t fam;                 /* index into fams */
     size_t qoff, qlen, voff, vlen;
+    const uint8_t *vptr;        /* the value where it lies (pinned), or NULL:
+                                   at voff in bytes */
     int64_t ts;
     kv_cell_type type;
 } cell_ref;
@@ -481,7 +483,11 @@ nomem:
 
 /* ---- row assembly ---- */
 
-static int add_cell(kv_engine_scan *sc, size_t fam, const kv_key_parts *kp, const uint8_t *v, size_t vlen) {
+/* Adds a cell: its qualifier is copied into sc->bytes, and so is its value
+   unless pinned (it stays where it is until the scan closes: a memstore's
+   node, kept by the scan's reference; iter.h value_pinned). */
+static int add_cell(kv_engine_scan *sc, size_t fam, const kv_key_parts *kp, const uint8_t *v, size_t vlen,
+                    bool pinned) {
     if (sc->ncells == sc->cap) {
         size_t cap = sc->cap ? 2 * sc->cap : 16;
         cell_ref *r = realloc(sc->refs, cap * sizeof *r);
@@ -497,15 +503,17 @@ static int add_cell(kv_engine_scan *sc, size_t fam, const kv_key_parts *kp, cons
     r->ts = kp->ts;
     r->type = kp->type;
     kv_buf *b = &sc->bytes;
-    if (kv_buf_reserve(b, kp->qualifier_len + vlen)) return -1;
+    size_t copied = pinned ? 0 : vlen;
+    if (kv_buf_reserve(b, kp->qualifier_len + copied)) return -1;
     r->qoff = b->len;
     r->qlen = kp->qualifier_len;
     if (kp->qualifier_len) memcpy(b->data + b->len, kp->qualifier, kp->qualifier_len);
     b->len += kp->qualifier_len;
     r->voff = b->len;
     r->vlen = vlen;
-    if (vlen) memcpy(b->data + b->len, v, vlen);
-    b->len += vlen;
+    r->vptr = pinned ? v : NULL;
+    if (copied) memcpy(b->data + b->len, v, copied);
+    b->len += copied;
     sc->ncells++;
     return 0;
 }
@@ -646,7 +654,8 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
             const uint8_t *v = it->value(it, &vlen);
             /* the filter empties every value anyway: copy none */
             if (sc->hints.keys_only) vlen = 0;
-            if (add_cell(sc, fi, &kp, v, vlen)) return KV_NO_MEMORY;
+            bool pinned = vlen && it->value_pinned && it->value_pinned(it);
+            if (add_cell(sc, fi, &kp, v, vlen, pinned)) return KV_NO_MEMORY;
             if (sc->hints.first_cell_only) {
                 *row_done = true;
                 return KV_OK;
@@ -826,7 +835,7 @@ static void fix_pointers(kv_engine_scan *sc, const uint8_t *row, size_t row_len)
         c->qualifier_len = r->qlen;
         c->timestamp = r->ts;
         c->type = r->type;
-        c->value = sc->bytes.data + r->voff;
+        c->value = r->vptr ? r->vptr : sc->bytes.data + r->voff;
         c->value_len = r->vlen;
     }
 }

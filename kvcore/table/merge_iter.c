@@ -180,6 +180,11 @@ static const uint8_t *mg_value(const kv_iter *it, size_t *len) {
     return k->value(k, len);
 }
 
+static bool mg_value_pinned(const kv_iter *it) {
+    kv_iter *k = current(cmg(it));
+    return k && k->value_pinned && k->value_pinned(k);
+}
+
 static kv_status mg_status(const kv_iter *it) {
     const merge_iter *m = cmg(it);
     for (size_t i = 0; i < m->n; i++) {
@@ -233,6 +238,7 @@ kv_iter *kv_merge_iter_new(kv_iter **children, size_t n) {
         .value = mg_value,
         .status = mg_status,
         .destroy = mg_destroy,
+        .value_pinned = mg_value_pinned,
     };
     m->kids = kids;
     m->n = n;

@@ -732,7 +732,7 @@ kv_iter *kv_sst_iter(kv_sst_reader *r, bool fill_cache, bool high_priority) {
     if (!it)
         return NULL;
     it->base = (kv_iter){ it_seek, it_seek_before, it_next, it_valid, it_key, it_value, it_status,
-                          it_destroy };
+                          it_destroy, NULL };
     it->r = r;
     it->fill = fill_cache;
     it->high = high_priority;
