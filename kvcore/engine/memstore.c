@@ -214,6 +214,14 @@ static node *find_ge(const kv_memstore *m, const uint8_t *key, size_t klen, node
     const node *bigger = NULL;
     for (;;) {
         node *n = next_of(x, level);
+        /* Each step is a cache miss on a node somewhere in the arena. The
+           node after x one level down is the next one compared when n is
+           past key (unless it is n): load it while n is compared. */
+        if (level > 0) {
+            const node *down = next_of(x, level - 1);
+            if (down != n)
+                __builtin_prefetch(down);
+        }
         if (n && n != bigger && kv_key_compare(node_key(n), n->klen, key, klen) < 0) {
             x = n;
             continue;
