@@ -130,6 +130,13 @@ static bool file_may_hold(const kv_sstfile *file, const kv_family_desc *desc, co
     return false;
 }
 
+/* Whether a memstore may hold keys of a get's row: its key range, then
+   its filter of rows. */
+static bool mem_may_hold(const kv_memstore *m, const kv_buf *point_row, const uint8_t *hi, size_t hi_len) {
+    return kv_memstore_may_hold(m, point_row->data, point_row->len, hi, hi_len) &&
+           kv_memstore_may_hold_row(m, point_row->data, point_row->len);
+}
+
 /* Builds the merged iterator over a family's sources. Takes over the
    references in src (the file set's goes to *files_out). */
 static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv_fileset **files_out,
@@ -149,9 +156,9 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
     }
     if (kids && hi) {
         /* a get leaves out a memstore that holds no key of its row */
-        if (src->mem && (!point_row || kv_memstore_may_hold(src->mem, point_row->data, point_row->len, hi, hi_len)))
+        if (src->mem && (!point_row || mem_may_hold(src->mem, point_row, hi, hi_len)))
             kids[n++] = kv_memstore_iter(src->mem);
-        if (src->imm && (!point_row || kv_memstore_may_hold(src->imm, point_row->data, point_row->len, hi, hi_len)))
+        if (src->imm && (!point_row || mem_may_hold(src->imm, point_row, hi, hi_len)))
             kids[n++] = kv_memstore_iter(src->imm);
         for (size_t i = 0; i < nfiles; i++) {
             kv_sstfile *file = src->files->files[i];
