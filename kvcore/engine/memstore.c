@@ -13,7 +13,7 @@
  * are relaxed atomics: exact for the writer, approximate for others.
  */
 #include "memstore.h"
-#include "hbase/keys.h"
+#include "rowkey.h"
 
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -266,7 +266,7 @@ static rowfilter *rows_grow(kv_memstore *m, uint64_t entries) {
     const uint8_t *prev = NULL;
     size_t prev_len = 0;
     for (const node *n = next_of(m->head, 0); n; n = next_of(n, 0)) {
-        size_t rl = kv_key_row_prefix_len(node_key(n), n->klen);
+        size_t rl = kv_row_prefix_len(node_key(n), n->klen);
         /* the entries of a row are adjacent: hash each row once */
         if (prev && rl == prev_len && memcmp(prev, node_key(n), rl) == 0)
             continue;
@@ -286,7 +286,7 @@ static rowfilter *rows_grow(kv_memstore *m, uint64_t entries) {
 static void rows_note(kv_memstore *m, const uint8_t *key, size_t klen) {
     if (atomic_load_explicit(&m->rows_off, memory_order_relaxed))
         return;
-    size_t rl = kv_key_row_prefix_len(key, klen);
+    size_t rl = kv_row_prefix_len(key, klen);
     uint64_t entries = atomic_load_explicit(&m->entries, memory_order_relaxed) + 1;
     rowfilter *f = atomic_load_explicit(&m->rows, memory_order_relaxed);
     if (rl && (!f || entries > m->rows_cap))

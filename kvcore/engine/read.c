@@ -14,6 +14,7 @@
 #include "tables.h"
 #include "hbase/filter.h"
 #include "hbase/filter_hints.h"
+#include "rowkey.h"
 #include "hbase/keys.h"
 #include "table/iter.h"
 
@@ -773,7 +774,7 @@ static bool row_at(const kv_iter *it, const uint8_t *row_key, size_t len) {
     if (!it->valid(it)) return false;
     size_t klen;
     const uint8_t *key = it->key(it, &klen);
-    return klen > len && memcmp(key, row_key, len) == 0 && kv_key_row_prefix_len(key, klen) == len;
+    return klen > len && memcmp(key, row_key, len) == 0 && kv_row_prefix_len(key, klen) == len;
 }
 
 /* Picks the next row into sc->row_key: KV_OK, KV_END when no family has
@@ -794,7 +795,7 @@ static kv_status next_row_key(kv_engine_scan *sc) {
         }
         size_t klen;
         const uint8_t *key = it->key(it, &klen);
-        size_t rl = kv_key_row_prefix_len(key, klen);
+        size_t rl = kv_row_prefix_len(key, klen);
         if (rl == 0)
             return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s",
                            sc->fams[i].desc.name);

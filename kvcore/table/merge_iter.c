@@ -38,9 +38,13 @@ static merge_iter *mg(kv_iter *it) { return (merge_iter *)(void *)it; }
 static const merge_iter *cmg(const kv_iter *it) { return (const merge_iter *)(const void *)it; }
 
 
-/* Order of two heap entries at their keys; ties by child index. */
-static int ent_cmp(const hent *a, const hent *b) {
-    int c = kv_key_compare(a->key, a->klen, b->key, b->klen);
+/* Order of two heap entries at their keys (kv_key_compare, inlined: a
+   scan makes two of these per entry); ties by child index. */
+static inline int ent_cmp(const hent *a, const hent *b) {
+    size_t n = a->klen < b->klen ? a->klen : b->klen;
+    int c = n ? memcmp(a->key, b->key, n) : 0;
+    if (!c)
+        c = a->klen < b->klen ? -1 : a->klen > b->klen;
     if (c)
         return c;
     return a->kid < b->kid ? -1 : a->kid > b->kid ? 1 : 0;
