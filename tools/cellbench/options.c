@@ -36,6 +36,9 @@ static void usage(FILE *out) {
             "  --block-size=SIZE     data block size, 0 = each engine's default (default 0)\n"
             "  --compression=NAME    none, lz4 or snappy in every engine, values half\n"
             "                        compressible (default none)\n"
+            "  --encoding=NAME       kvcore's DATA_BLOCK_ENCODING: none (HBase's default,\n"
+            "                        whole keys), prefix or diff; LevelDB and RocksDB\n"
+            "                        always share key prefixes (default none)\n"
             "  --seed=N              random seed (default 301)\n"
             "File mode (--fs):\n"
             "  --benchmarks=LIST     of create,stat,read,overwrite,unlink,ls-l,find,\n"
@@ -57,7 +60,7 @@ static void usage(FILE *out) {
 enum {
     OPT_BENCH = 256, OPT_ENGINES, OPT_NUM, OPT_READS, OPT_KEY, OPT_VALUE, OPT_SEEK, OPT_WB,
     OPT_CACHE, OPT_BLOOM, OPT_BLOCK, OPT_SEED, OPT_FS, OPT_FILES, OPT_FILE_SIZE, OPT_CELLFS,
-    OPT_PASSTHROUGH, OPT_DB, OPT_ROWS, OPT_PM_FILES, OPT_PM_TX, OPT_PM_DIRS, OPT_COMPRESSION,
+    OPT_PASSTHROUGH, OPT_DB, OPT_ROWS, OPT_PM_FILES, OPT_PM_TX, OPT_PM_DIRS, OPT_COMPRESSION, OPT_ENCODING,
 };
 
 static int bad(const char *fmt, const char *arg) {
@@ -165,6 +168,7 @@ int options_parse(bench_options *o, int argc, char **argv) {
         {"block-size", required_argument, NULL, OPT_BLOCK},
         {"seed", required_argument, NULL, OPT_SEED},
         {"compression", required_argument, NULL, OPT_COMPRESSION},
+        {"encoding", required_argument, NULL, OPT_ENCODING},
         {"fs", no_argument, NULL, OPT_FS},
         {"files", required_argument, NULL, OPT_FILES},
         {"file-size", required_argument, NULL, OPT_FILE_SIZE},
@@ -259,6 +263,16 @@ int options_parse(bench_options *o, int argc, char **argv) {
             else
                 return bad("--compression must be none, lz4 or snappy, not '%s'", optarg);
             o->wl.compressible = o->engine.compression != ENGINE_COMPRESSION_NONE;
+            break;
+        case OPT_ENCODING:
+            if (strcmp(optarg, "none") == 0)
+                o->engine.encoding = ENGINE_ENCODING_NONE;
+            else if (strcmp(optarg, "prefix") == 0)
+                o->engine.encoding = ENGINE_ENCODING_PREFIX;
+            else if (strcmp(optarg, "diff") == 0)
+                o->engine.encoding = ENGINE_ENCODING_DIFF;
+            else
+                return bad("--encoding must be none, prefix or diff, not '%s'", optarg);
             break;
         default:
             return bad("unknown option or missing value: '%s'", argv[optind - 1]);
