@@ -63,6 +63,14 @@ enum {
     OPT_PASSTHROUGH, OPT_DB, OPT_ROWS, OPT_PM_FILES, OPT_PM_TX, OPT_PM_DIRS, OPT_COMPRESSION, OPT_ENCODING,
 };
 
+/* The index of arg among the n names, or -1. */
+static int choice(const char *arg, const char *const *names, int n) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(arg, names[i]) == 0)
+            return i;
+    return -1;
+}
+
 static int bad(const char *fmt, const char *arg) {
     fprintf(stderr, "cellbench: ");
     fprintf(stderr, fmt, arg);
@@ -253,27 +261,19 @@ int options_parse(bench_options *o, int argc, char **argv) {
         case OPT_CELLFS: o->cellfs_path = optarg; break;
         case OPT_PASSTHROUGH: o->passthrough_path = optarg; break;
         case OPT_DB: o->db_dir = optarg; break;
-        case OPT_COMPRESSION:
-            if (strcmp(optarg, "none") == 0)
-                o->engine.compression = ENGINE_COMPRESSION_NONE;
-            else if (strcmp(optarg, "lz4") == 0)
-                o->engine.compression = ENGINE_COMPRESSION_LZ4;
-            else if (strcmp(optarg, "snappy") == 0)
-                o->engine.compression = ENGINE_COMPRESSION_SNAPPY;
-            else
+        case OPT_COMPRESSION: {
+            static const char *const names[] = {"none", "lz4", "snappy"};   /* ENGINE_COMPRESSION_* */
+            if ((o->engine.compression = choice(optarg, names, 3)) < 0)
                 return bad("--compression must be none, lz4 or snappy, not '%s'", optarg);
             o->wl.compressible = o->engine.compression != ENGINE_COMPRESSION_NONE;
             break;
-        case OPT_ENCODING:
-            if (strcmp(optarg, "none") == 0)
-                o->engine.encoding = ENGINE_ENCODING_NONE;
-            else if (strcmp(optarg, "prefix") == 0)
-                o->engine.encoding = ENGINE_ENCODING_PREFIX;
-            else if (strcmp(optarg, "diff") == 0)
-                o->engine.encoding = ENGINE_ENCODING_DIFF;
-            else
+        }
+        case OPT_ENCODING: {
+            static const char *const names[] = {"none", "prefix", "diff"};  /* ENGINE_ENCODING_* */
+            if ((o->engine.encoding = choice(optarg, names, 3)) < 0)
                 return bad("--encoding must be none, prefix or diff, not '%s'", optarg);
             break;
+        }
         default:
             return bad("unknown option or missing value: '%s'", argv[optind - 1]);
         }
