@@ -683,7 +683,9 @@ static void it_seek(kv_iter *base, const uint8_t *target, size_t len) {
         drop_block(it);
         return;
     }
-    if (!load_block(it, i))
+    /* a seek within the unit at hand (a scan skipping a column or a row)
+       keeps it: no cache lookup, no release, no parse */
+    if ((i != it->bi || it->status != KV_OK) && !load_block(it, i))
         return;
     if (len == 0)
         kv_block_iter_seek_first(&it->bit);
