@@ -7,6 +7,7 @@
  */
 #include "builder.h"
 #include "errors.h"
+#include "rowkey.h"
 #include "hbase/keys.h"
 #include "util/filename.h"
 
@@ -37,7 +38,7 @@ kv_status kv_build_family_file(kv_engine *s, const kv_family_desc *desc, kv_iter
         size_t klen, vlen;
         const uint8_t *key = it->key(it, &klen);
         const uint8_t *val = it->value(it, &vlen);
-        size_t rl = kv_key_row_prefix_len(key, klen), cl = kv_key_column_prefix_len(key, klen);
+        size_t rl = kv_row_prefix_len(key, klen), cl = kv_key_column_prefix_len(key, klen);
         if (rl == 0 || cl == 0 || klen != cl + KV_KEY_SUFFIX_LEN) {
             st = kv_fail(s, KV_CORRUPT, "malformed key while writing %06llu.sst", (unsigned long long)number);
             break;

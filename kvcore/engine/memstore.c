@@ -13,7 +13,7 @@
  * are relaxed atomics: exact for the writer, approximate for others.
  */
 #include "memstore.h"
-#include "hbase/keys.h"
+#include "rowkey.h"
 
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -39,6 +39,23 @@ typedef struct node {
     _Atomic(struct node *) next[];
 } node;
 
+/* The filter of the rows of a memstore's entries: a blocked bloom filter
+   (each row sets RF_PROBES bits of one 512-bit block: one cache line per
+   question). It is replaced by one twice as large or more, built again from
+   the entries, when the entries outgrow it; readers may still be using the
+   replaced ones, which are freed with the memstore. */
+#define RF_BLOCK_BITS 512
+#define RF_FIRST_BLOCKS 8                 /* 512 bytes */
+#define RF_MAX_BLOCKS ((uint64_t)1 << 16) /* 4 MiB */
+#define RF_BITS_PER_ENTRY 10              /* at least, until RF_MAX_BLOCKS */
+#define RF_PROBES 6
+
+typedef struct rowfilter {
+    struct rowfilter *older;    /* the one it replaced */
+    uint64_t nblocks;           /* a power of two */
+    _Atomic uint64_t words[];   /* nblocks * 8; set by the writer only */
+} rowfilter;
+
 typedef struct chunk {
     struct chunk *next;
     bool mapped;                /* a CHUNK_SIZE mapping of its own (munmap) */
@@ -56,6 +73,9 @@ struct kv_memstore {
     size_t alloc_left;
     size_t next_chunk;          /* size of the next regular chunk */
     uint64_t rng;               /* xorshift state for node heights */
+    uint64_t rows_cap;          /* entries the row filter is sized for */
+    _Atomic(rowfilter *) rows;  /* NULL until the first entry */
+    atomic_bool rows_off;       /* a key without a row: no filter */
     /* Read by anyone. */
     atomic_size_t bytes;
     _Atomic uint64_t entries;
@@ -170,6 +190,8 @@ kv_memstore *kv_memstore_new(void) {
     atomic_init(&m->bytes, 0);
     atomic_init(&m->entries, 0);
     atomic_init(&m->last, NULL);
+    atomic_init(&m->rows, NULL);
+    atomic_init(&m->rows_off, false);
     m->next_chunk = FIRST_CHUNK;
     /* Seeded from the address: heights need not be reproducible. */
     m->rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)m;
@@ -183,6 +205,110 @@ kv_memstore *kv_memstore_new(void) {
     return m;
 }
 
+/* A 64-bit hash of a row's key (in-memory only: no fixed byte order). */
+static uint64_t row_hash(const uint8_t *p, size_t n) {
+    const uint64_t k = 0x9fb21c651e98df25ull;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ ((uint64_t)n * 0xff51afd7ed558ccdull);
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+    }
+    uint64_t w = 0;
+    if (n)
+        memcpy(&w, p, n);
+    h = (h ^ w) * k;
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ull;
+    h ^= h >> 32;
+    return h;
+}
+
+/* The probes of hash h: its block's first word, and the bit numbers. */
+static _Atomic uint64_t *rf_block(const rowfilter *f, uint64_t h) {
+    uint64_t b = (h >> 40) & (f->nblocks - 1);
+    return (_Atomic uint64_t *)&f->words[b * (RF_BLOCK_BITS / 64)];
+}
+
+static void rf_set(rowfilter *f, uint64_t h) {
+    _Atomic uint64_t *w = rf_block(f, h);
+    for (int i = 0; i < RF_PROBES; i++) {
+        unsigned bit = (unsigned)(h >> (6 * i)) & (RF_BLOCK_BITS - 1);
+        /* one writer: load and store, no read-modify-write needed */
+        uint64_t x = atomic_load_explicit(&w[bit / 64], memory_order_relaxed);
+        atomic_store_explicit(&w[bit / 64], x | (uint64_t)1 << (bit % 64), memory_order_relaxed);
+    }
+}
+
+static bool rf_test(const rowfilter *f, uint64_t h) {
+    _Atomic uint64_t *w = rf_block(f, h);
+    for (int i = 0; i < RF_PROBES; i++) {
+        unsigned bit = (unsigned)(h >> (6 * i)) & (RF_BLOCK_BITS - 1);
+        if (!(atomic_load_explicit(&w[bit / 64], memory_order_relaxed) & (uint64_t)1 << (bit % 64)))
+            return false;
+    }
+    return true;
+}
+
+/* A filter for at least 2 * entries entries holding the rows of every
+   entry linked now, published in place of the current one (writer only).
+   NULL on out-of-memory. */
+static rowfilter *rows_grow(kv_memstore *m, uint64_t entries) {
+    uint64_t nblocks = RF_FIRST_BLOCKS;
+    while (nblocks < RF_MAX_BLOCKS && nblocks * RF_BLOCK_BITS < 2 * entries * RF_BITS_PER_ENTRY)
+        nblocks *= 2;
+    size_t bytes = sizeof(rowfilter) + nblocks * (RF_BLOCK_BITS / 8);
+    rowfilter *f = calloc(1, bytes);
+    if (!f)
+        return NULL;
+    f->nblocks = nblocks;
+    const uint8_t *prev = NULL;
+    size_t prev_len = 0;
+    for (const node *n = next_of(m->head, 0); n; n = next_of(n, 0)) {
+        size_t rl = kv_row_prefix_len(node_key(n), n->klen);
+        /* the entries of a row are adjacent: hash each row once */
+        if (prev && rl == prev_len && memcmp(prev, node_key(n), rl) == 0)
+            continue;
+        prev = node_key(n);
+        prev_len = rl;
+        rf_set(f, row_hash(prev, rl));
+    }
+    f->older = atomic_load_explicit(&m->rows, memory_order_relaxed);
+    atomic_store_explicit(&m->rows, f, memory_order_release);
+    m->rows_cap = nblocks >= RF_MAX_BLOCKS ? UINT64_MAX : nblocks * RF_BLOCK_BITS / RF_BITS_PER_ENTRY;
+    atomic_fetch_add_explicit(&m->bytes, bytes, memory_order_relaxed);
+    return f;
+}
+
+/* Notes the row of a key about to be linked (writer only): before the
+   link, so that whoever can see the entry sees its row in the filter. */
+static void rows_note(kv_memstore *m, const uint8_t *key, size_t klen) {
+    if (atomic_load_explicit(&m->rows_off, memory_order_relaxed))
+        return;
+    size_t rl = kv_row_prefix_len(key, klen);
+    uint64_t entries = atomic_load_explicit(&m->entries, memory_order_relaxed) + 1;
+    rowfilter *f = atomic_load_explicit(&m->rows, memory_order_relaxed);
+    if (rl && (!f || entries > m->rows_cap))
+        f = rows_grow(m, entries);
+    if (!rl || !f) {
+        /* not an internal key, or no memory for a filter: answer true */
+        atomic_store_explicit(&m->rows_off, true, memory_order_release);
+        return;
+    }
+    rf_set(f, row_hash(key, rl));
+}
+
+bool kv_memstore_may_hold_row(const kv_memstore *m, const uint8_t *row_key, size_t len) {
+    kv_memstore *mm = (kv_memstore *)m;
+    if (atomic_load_explicit(&mm->rows_off, memory_order_acquire))
+        return true;
+    const rowfilter *f = atomic_load_explicit(&mm->rows, memory_order_acquire);
+    if (!f)
+        return next_of(m->head, 0) != NULL;
+    return rf_test(f, row_hash(row_key, len));
+}
+
 void kv_memstore_ref(kv_memstore *m) {
     atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
 }
@@ -192,6 +318,11 @@ void kv_memstore_unref(kv_memstore *m) {
         return;
     if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
         return;
+    for (rowfilter *f = atomic_load_explicit(&m->rows, memory_order_relaxed); f;) {
+        rowfilter *older = f->older;
+        free(f);
+        f = older;
+    }
     chunk *c = m->chunks;
     while (c) {
         chunk *n = c->next;
@@ -214,6 +345,14 @@ static node *find_ge(const kv_memstore *m, const uint8_t *key, size_t klen, node
     const node *bigger = NULL;
     for (;;) {
         node *n = next_of(x, level);
+        /* Each step is a cache miss on a node somewhere in the arena. The
+           node after x one level down is the next one compared when n is
+           past key (unless it is n): load it while n is compared. */
+        if (level > 0) {
+            const node *down = next_of(x, level - 1);
+            if (down != n)
+                __builtin_prefetch(down);
+        }
         if (n && n != bigger && kv_key_compare(node_key(n), n->klen, key, klen) < 0) {
             x = n;
             continue;
@@ -256,6 +395,7 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
     node *n = new_node(m, h, klen, vlen);
     if (!n)
         return KV_NO_MEMORY;
+    rows_note(m, key, klen);
     if (klen)
         memcpy((uint8_t *)node_key(n), key, klen);
     if (vlen)
@@ -348,8 +488,17 @@ static void mi_seek_before(kv_iter *it, const uint8_t *target, size_t len) {
 
 static void mi_next(kv_iter *it) {
     mem_iter *x = mi(it);
-    if (x->cur)
-        x->cur = next_of(x->cur, 0);
+    if (!x->cur)
+        return;
+    x->cur = next_of(x->cur, 0);
+    /* A scan reads node after node, each somewhere else in the arena (in
+       the order they were added): start loading the one after this while
+       the caller works on this one. */
+    if (x->cur) {
+        const node *after = next_of(x->cur, 0);
+        if (after)
+            __builtin_prefetch(after);
+    }
 }
 
 static bool mi_valid(const kv_iter *it) {
@@ -380,6 +529,12 @@ static const uint8_t *mi_value(const kv_iter *it, size_t *len) {
     return node_value(n);
 }
 
+/* Nodes are neither moved nor freed while a reference is held. */
+static bool mi_value_pinned(const kv_iter *it) {
+    (void)it;
+    return true;
+}
+
 static kv_status mi_status(const kv_iter *it) {
     (void)it;
     return KV_OK;
@@ -405,6 +560,7 @@ kv_iter *kv_memstore_iter(kv_memstore *m) {
         .valid = mi_valid,
         .key = mi_key,
         .value = mi_value,
+        .value_pinned = mi_value_pinned,
         .status = mi_status,
         .destroy = mi_destroy,
     };

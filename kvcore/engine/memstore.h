@@ -34,6 +34,14 @@ uint64_t kv_memstore_entries(const kv_memstore *m);
    considered. */
 bool kv_memstore_may_hold(const kv_memstore *m, const uint8_t *lo, size_t lolen, const uint8_t *hi,
                           size_t hilen);
+/* Whether m may hold an entry of the row whose esc(row) is row_key (as
+   kv_key_encode_row makes it): false only when a filter of the rows of its
+   entries (a bloom filter that grows with the memstore, about 1 % false
+   positives) rules the row out, so that a get can leave the memstore out
+   without searching it. Every entry added before the call counts; readers
+   need no lock. A memstore given a key that is not an internal key
+   (keys.h) answers true from then on. */
+bool kv_memstore_may_hold_row(const kv_memstore *m, const uint8_t *row_key, size_t len);
 /* An iterator that holds a reference to m until destroyed. */
 kv_iter *kv_memstore_iter(kv_memstore *m);
 

@@ -14,6 +14,7 @@
 #include "tables.h"
 #include "hbase/filter.h"
 #include "hbase/filter_hints.h"
+#include "rowkey.h"
 #include "hbase/keys.h"
 #include "table/iter.h"
 
@@ -40,6 +41,8 @@ typedef struct fam_reader {
 typedef struct cell_ref {       /* a cell while its bytes may still move */
     size_t fam;                 /* index into fams */
     size_t qoff, qlen, voff, vlen;
+    const uint8_t *vptr;        /* the value where it lies (pinned), or NULL:
+                                   at voff in bytes */
     int64_t ts;
     kv_cell_type type;
 } cell_ref;
@@ -128,6 +131,13 @@ static bool file_may_hold(const kv_sstfile *file, const kv_family_desc *desc, co
     return false;
 }
 
+/* Whether a memstore may hold keys of a get's row: its key range, then
+   its filter of rows. */
+static bool mem_may_hold(const kv_memstore *m, const kv_buf *point_row, const uint8_t *hi, size_t hi_len) {
+    return kv_memstore_may_hold(m, point_row->data, point_row->len, hi, hi_len) &&
+           kv_memstore_may_hold_row(m, point_row->data, point_row->len);
+}
+
 /* Builds the merged iterator over a family's sources. Takes over the
    references in src (the file set's goes to *files_out). */
 static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv_fileset **files_out,
@@ -147,9 +157,9 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
     }
     if (kids && hi) {
         /* a get leaves out a memstore that holds no key of its row */
-        if (src->mem && (!point_row || kv_memstore_may_hold(src->mem, point_row->data, point_row->len, hi, hi_len)))
+        if (src->mem && (!point_row || mem_may_hold(src->mem, point_row, hi, hi_len)))
             kids[n++] = kv_memstore_iter(src->mem);
-        if (src->imm && (!point_row || kv_memstore_may_hold(src->imm, point_row->data, point_row->len, hi, hi_len)))
+        if (src->imm && (!point_row || mem_may_hold(src->imm, point_row, hi, hi_len)))
             kids[n++] = kv_memstore_iter(src->imm);
         for (size_t i = 0; i < nfiles; i++) {
             kv_sstfile *file = src->files->files[i];
@@ -481,7 +491,11 @@ nomem:
 
 /* ---- row assembly ---- */
 
-static int add_cell(kv_engine_scan *sc, size_t fam, const kv_key_parts *kp, const uint8_t *v, size_t vlen) {
+/* Adds a cell: its qualifier is copied into sc->bytes, and so is its value
+   unless pinned (it stays where it is until the scan closes: a memstore's
+   node, kept by the scan's reference; iter.h value_pinned). */
+static int add_cell(kv_engine_scan *sc, size_t fam, const kv_key_parts *kp, const uint8_t *v, size_t vlen,
+                    bool pinned) {
     if (sc->ncells == sc->cap) {
         size_t cap = sc->cap ? 2 * sc->cap : 16;
         cell_ref *r = realloc(sc->refs, cap * sizeof *r);
@@ -497,15 +511,17 @@ static int add_cell(kv_engine_scan *sc, size_t fam, const kv_key_parts *kp, cons
     r->ts = kp->ts;
     r->type = kp->type;
     kv_buf *b = &sc->bytes;
-    if (kv_buf_reserve(b, kp->qualifier_len + vlen)) return -1;
+    size_t copied = pinned ? 0 : vlen;
+    if (kv_buf_reserve(b, kp->qualifier_len + copied)) return -1;
     r->qoff = b->len;
     r->qlen = kp->qualifier_len;
     if (kp->qualifier_len) memcpy(b->data + b->len, kp->qualifier, kp->qualifier_len);
     b->len += kp->qualifier_len;
     r->voff = b->len;
     r->vlen = vlen;
-    if (vlen) memcpy(b->data + b->len, v, vlen);
-    b->len += vlen;
+    r->vptr = pinned ? v : NULL;
+    if (copied) memcpy(b->data + b->len, v, copied);
+    b->len += copied;
     sc->ncells++;
     return 0;
 }
@@ -646,7 +662,8 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
             const uint8_t *v = it->value(it, &vlen);
             /* the filter empties every value anyway: copy none */
             if (sc->hints.keys_only) vlen = 0;
-            if (add_cell(sc, fi, &kp, v, vlen)) return KV_NO_MEMORY;
+            bool pinned = vlen && it->value_pinned && it->value_pinned(it);
+            if (add_cell(sc, fi, &kp, v, vlen, pinned)) return KV_NO_MEMORY;
             if (sc->hints.first_cell_only) {
                 *row_done = true;
                 return KV_OK;
@@ -757,7 +774,7 @@ static bool row_at(const kv_iter *it, const uint8_t *row_key, size_t len) {
     if (!it->valid(it)) return false;
     size_t klen;
     const uint8_t *key = it->key(it, &klen);
-    return klen > len && memcmp(key, row_key, len) == 0 && kv_key_row_prefix_len(key, klen) == len;
+    return klen > len && memcmp(key, row_key, len) == 0 && kv_row_prefix_len(key, klen) == len;
 }
 
 /* Picks the next row into sc->row_key: KV_OK, KV_END when no family has
@@ -778,7 +795,7 @@ static kv_status next_row_key(kv_engine_scan *sc) {
         }
         size_t klen;
         const uint8_t *key = it->key(it, &klen);
-        size_t rl = kv_key_row_prefix_len(key, klen);
+        size_t rl = kv_row_prefix_len(key, klen);
         if (rl == 0)
             return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s",
                            sc->fams[i].desc.name);
@@ -826,7 +843,7 @@ static void fix_pointers(kv_engine_scan *sc, const uint8_t *row, size_t row_len)
         c->qualifier_len = r->qlen;
         c->timestamp = r->ts;
         c->type = r->type;
-        c->value = sc->bytes.data + r->voff;
+        c->value = r->vptr ? r->vptr : sc->bytes.data + r->voff;
         c->value_len = r->vlen;
     }
 }

@@ -24,6 +24,11 @@ struct kv_iter {
     /* KV_OK, or the error that made the iterator invalid (KV_CORRUPT...). */
     kv_status (*status)(const kv_iter *it);
     void (*destroy)(kv_iter *it);
+    /* Optional (NULL: never). Whether value() of the current entry stays
+       valid and unchanged until the iterator is destroyed, not only until
+       it moves (a memstore's nodes do), so that a reader may keep the
+       pointer instead of copying the bytes. */
+    bool (*value_pinned)(const kv_iter *it);
 };
 
 /* Merges @p n children (taking ownership) into one iterator in key order.

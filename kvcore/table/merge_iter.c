@@ -38,9 +38,13 @@ static merge_iter *mg(kv_iter *it) { return (merge_iter *)(void *)it; }
 static const merge_iter *cmg(const kv_iter *it) { return (const merge_iter *)(const void *)it; }
 
 
-/* Order of two heap entries at their keys; ties by child index. */
-static int ent_cmp(const hent *a, const hent *b) {
-    int c = kv_key_compare(a->key, a->klen, b->key, b->klen);
+/* Order of two heap entries at their keys (kv_key_compare, inlined: a
+   scan makes two of these per entry); ties by child index. */
+static inline int ent_cmp(const hent *a, const hent *b) {
+    size_t n = a->klen < b->klen ? a->klen : b->klen;
+    int c = n ? memcmp(a->key, b->key, n) : 0;
+    if (!c)
+        c = a->klen < b->klen ? -1 : a->klen > b->klen;
     if (c)
         return c;
     return a->kid < b->kid ? -1 : a->kid > b->kid ? 1 : 0;
@@ -180,6 +184,11 @@ static const uint8_t *mg_value(const kv_iter *it, size_t *len) {
     return k->value(k, len);
 }
 
+static bool mg_value_pinned(const kv_iter *it) {
+    kv_iter *k = current(cmg(it));
+    return k && k->value_pinned && k->value_pinned(k);
+}
+
 static kv_status mg_status(const kv_iter *it) {
     const merge_iter *m = cmg(it);
     for (size_t i = 0; i < m->n; i++) {
@@ -233,6 +242,7 @@ kv_iter *kv_merge_iter_new(kv_iter **children, size_t n) {
         .value = mg_value,
         .status = mg_status,
         .destroy = mg_destroy,
+        .value_pinned = mg_value_pinned,
     };
     m->kids = kids;
     m->n = n;

@@ -44,6 +44,8 @@
 typedef struct idx_entry {
     const uint8_t *key;          /* separator, into index_mem */
     size_t klen;
+    uint64_t head;               /* its 8 bytes after the file's common
+                                    prefix, big-endian, zero-padded */
     uint64_t off, size;          /* the framed unit */
     uint64_t block_end;          /* end of the data block holding it */
 } idx_entry;
@@ -67,6 +69,8 @@ struct kv_sst_reader {
     idx_entry *idx;              /* read units in key order */
     size_t nunits;
     size_t nblocks;              /* data blocks (index entries) */
+    size_t prefix_len;           /* bytes every separator starts with (those
+                                    of idx[0].key) */
     uint8_t *bloom_mem;
     const uint8_t *bloom;
     size_t bloom_len;
@@ -233,7 +237,7 @@ static bool push_unit(kv_sst_reader *r, size_t *cap, const uint8_t *key, size_t 
         r->idx = n;
         *cap = ncap;
     }
-    r->idx[r->nunits++] = (idx_entry){ key, klen, off, size, 0 };
+    r->idx[r->nunits++] = (idx_entry){ key, klen, 0, off, size, 0 };
     return true;
 }
 
@@ -290,6 +294,32 @@ static int decode_index_entry(kv_sst_reader *r, size_t *cap, const uint8_t *key,
     return 0;
 }
 
+/* Bytes [from, from + 8) of key as a big-endian number, zero-padded:
+   for keys with the same first from bytes, a smaller number means a
+   smaller key (equal numbers decide nothing). */
+static uint64_t head_of(const uint8_t *key, size_t klen, size_t from) {
+    uint64_t h = 0;
+    for (size_t i = from; i < from + 8; i++)
+        h = h << 8 | (i < klen ? key[i] : 0);
+    return h;
+}
+
+/* Notes the separators' common prefix and each one's head, so that
+   find_block compares numbers in the index array and reads a separator's
+   bytes only on a tie (each read is a cache miss in a large index). */
+static void index_heads(kv_sst_reader *r) {
+    if (r->nunits == 0)
+        return;
+    const idx_entry *a = &r->idx[0], *b = &r->idx[r->nunits - 1];
+    size_t n = a->klen < b->klen ? a->klen : b->klen, cp = 0;
+    /* sorted: the first and the last share what all share */
+    while (cp < n && a->key[cp] == b->key[cp])
+        cp++;
+    r->prefix_len = cp;
+    for (size_t i = 0; i < r->nunits; i++)
+        r->idx[i].head = head_of(r->idx[i].key, r->idx[i].klen, cp);
+}
+
 static kv_status load_index(kv_sst_reader *r, uint64_t off, uint64_t size, uint64_t data_end,
                             char *err, size_t errlen) {
     const uint8_t *blk;
@@ -329,6 +359,7 @@ static kv_status load_index(kv_sst_reader *r, uint64_t off, uint64_t size, uint6
         idx_entry *fit = r->nunits && r->nunits < cap ? realloc(r->idx, r->nunits * sizeof *fit) : NULL;
         if (fit)
             r->idx = fit;
+        index_heads(r);
         return KV_OK;
     }
 corrupt:
@@ -620,10 +651,23 @@ static void skip_forward(sst_iter *it) {
 
 /* The first unit whose separator is >= target (nunits if none). */
 static size_t find_block(const kv_sst_reader *r, const uint8_t *target, size_t len) {
-    size_t lo = 0, hi = r->nunits;
+    size_t lo = 0, hi = r->nunits, cp = r->prefix_len;
+    if (hi == 0)
+        return 0;
+    /* against the prefix every separator shares: below it (or a proper
+       prefix of it), target is below them all; above it, above them all */
+    size_t n = len < cp ? len : cp;
+    int c = n ? memcmp(target, r->idx[0].key, n) : 0;
+    if (c < 0 || (c == 0 && len < cp))
+        return 0;
+    if (c > 0)
+        return r->nunits;
+    uint64_t th = head_of(target, len, cp);
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (kv_bytes_compare(r->idx[mid].key, r->idx[mid].klen, target, len) < 0)
+        const idx_entry *e = &r->idx[mid];
+        int d = e->head < th ? -1 : e->head > th ? 1 : kv_bytes_compare(e->key, e->klen, target, len);
+        if (d < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -639,7 +683,9 @@ static void it_seek(kv_iter *base, const uint8_t *target, size_t len) {
         drop_block(it);
         return;
     }
-    if (!load_block(it, i))
+    /* a seek within the unit at hand (a scan skipping a column or a row)
+       keeps it: no cache lookup, no release, no parse */
+    if ((i != it->bi || it->status != KV_OK) && !load_block(it, i))
         return;
     if (len == 0)
         kv_block_iter_seek_first(&it->bit);
@@ -732,7 +778,7 @@ kv_iter *kv_sst_iter(kv_sst_reader *r, bool fill_cache, bool high_priority) {
     if (!it)
         return NULL;
     it->base = (kv_iter){ it_seek, it_seek_before, it_next, it_valid, it_key, it_value, it_status,
-                          it_destroy };
+                          it_destroy, NULL };
     it->r = r;
     it->fill = fill_cache;
     it->high = high_priority;

@@ -69,6 +69,24 @@ mounts_under_test_dir() {
     [ "$(printf '%s\n' "$output" | grep -Ec '^checkandmutate .*\(2000 of 2000 applied')" -eq 3 ]
 }
 
+@test "--encoding: kvcore's DATA_BLOCK_ENCODING, named in the header; DIFF files are smaller and read the same; a bad name is refused" {
+    local none diff
+    run "$CELLBENCH" --num 20000 --write-buffer-size 256K --engines kvcore --benchmarks fillrandom,readrandom
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    printf '%s\n' "$output" | grep -q 'DATA_BLOCK_ENCODING NONE'
+    none="$(printf '%s\n' "$output" | awk '$1 == "readrandom" { print $(NF-3), $(NF-5) }')"
+    run "$CELLBENCH" --num 20000 --write-buffer-size 256K --engines kvcore --benchmarks fillrandom,readrandom --encoding diff
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    printf '%s\n' "$output" | grep -q 'DATA_BLOCK_ENCODING DIFF'
+    diff="$(printf '%s\n' "$output" | awk '$1 == "readrandom" { print $(NF-3), $(NF-5) }')"
+    # the same rows found; fewer bytes on disk
+    [ "${none%% *}" = "${diff%% *}" ] || { echo "found: $none / $diff"; false; }
+    awk -v a="${none#* }" -v b="${diff#* }" 'BEGIN { exit !(b + 0 < a + 0) }' || { echo "disk MiB: $none / $diff"; false; }
+    run "$CELLBENCH" --num 10 --encoding fast
+    [ "$status" -ne 0 ]
+    printf '%s\n' "$output" | grep -q -- "--encoding must be none, prefix or diff"
+}
+
 @test "--benchmarks and --engines choose and order; a read first loads the database" {
     run "$CELLBENCH" --num 500 --benchmarks readrandom,fillseq --engines rocksdb,kvcore
     [ "$status" -eq 0 ] || { echo "$output"; false; }

@@ -6,6 +6,7 @@
  * memstores, ties by child index, backward positioning, child errors).
  */
 #include "engine/memstore.h"
+#include "hbase/keys.h"
 #include "testutil.h"
 
 #include <pthread.h>
@@ -353,7 +354,7 @@ static void fi_destroy(kv_iter *it) { free(it); }
 static kv_iter *fail_iter_new(kv_status st) {
     fail_iter *f = malloc(sizeof *f);
     REQUIRE(f != NULL);
-    f->it = (kv_iter){fi_seek, fi_seek, fi_next, fi_valid, fi_kv, fi_kv, fi_status, fi_destroy};
+    f->it = (kv_iter){fi_seek, fi_seek, fi_next, fi_valid, fi_kv, fi_kv, fi_status, fi_destroy, NULL};
     f->st = st;
     return &f->it;
 }
@@ -484,10 +485,73 @@ static void test_merge(void) {
     it->destroy(it);
 }
 
+/* kv_memstore_may_hold_row: never false for a row the memstore holds (while
+   the filter grows with the memstore, and for rows of every length), and
+   false for most rows it does not hold. Keys that are not internal keys
+   turn the filter off (every answer true). */
+static void test_row_filter(void) {
+    kv_memstore *m = kv_memstore_new();
+    REQUIRE(m != NULL);
+    kv_buf k = {0}, row = {0};
+    char r[40];
+    uint8_t v = 0;
+    const int n = 20000;
+    /* an empty memstore holds no row */
+    REQUIRE(kv_key_encode_row(&row, "x", 1) == 0);
+    CHECK(!kv_memstore_may_hold_row(m, row.data, row.len));
+    for (int i = 0; i < n; i++) {
+        /* even rows only, two cells each, rows of 1 to 30 bytes (zero bytes too) */
+        int len = snprintf(r, sizeof r, "%d", 2 * i);
+        size_t rl = (size_t)len + (size_t)(i % 20);
+        memset(r + len, i % 3 ? 'p' : 0, (size_t)(i % 20));
+        for (int q = 0; q < 2; q++) {
+            k.len = 0;
+            REQUIRE(kv_key_encode(&k, r, rl, KV_KIND_COLUMN, q ? "b" : "a", 1, 7, KV_TYPE_PUT,
+                                  (uint64_t)(2 * i + q + 1)) == 0);
+            REQUIRE(kv_memstore_add(m, k.data, k.len, &v, 1) == KV_OK);
+        }
+        /* every row added so far is still found after each growth */
+        if (i % 997 == 0 || i == n - 1) {
+            for (int j = 0; j <= i; j += 7) {
+                int jl = snprintf(r, sizeof r, "%d", 2 * j);
+                size_t jrl = (size_t)jl + (size_t)(j % 20);
+                memset(r + jl, j % 3 ? 'p' : 0, (size_t)(j % 20));
+                row.len = 0;
+                REQUIRE(kv_key_encode_row(&row, r, jrl) == 0);
+                if (!kv_memstore_may_hold_row(m, row.data, row.len)) {
+                    CHECK(!"a row the memstore holds was ruled out");
+                    break;
+                }
+            }
+        }
+    }
+    int yes = 0;
+    for (int i = 0; i < n; i++) {
+        int len = snprintf(r, sizeof r, "%d", 2 * i + 1);
+        row.len = 0;
+        REQUIRE(kv_key_encode_row(&row, r, (size_t)len) == 0);
+        yes += kv_memstore_may_hold_row(m, row.data, row.len);
+    }
+    CHECK(yes < n / 20);   /* about 1 % at 10 bits per entry */
+    kv_memstore_unref(m);
+
+    /* a key that is not an internal key: no row is ruled out any more */
+    m = kv_memstore_new();
+    REQUIRE(m != NULL);
+    REQUIRE(kv_memstore_add(m, (const uint8_t *)"plain", 5, &v, 1) == KV_OK);
+    row.len = 0;
+    REQUIRE(kv_key_encode_row(&row, "x", 1) == 0);
+    CHECK(kv_memstore_may_hold_row(m, row.data, row.len));
+    kv_memstore_unref(m);
+    kv_buf_free(&k);
+    kv_buf_free(&row);
+}
+
 int main(void) {
     test_random();
     test_edges();
     test_concurrent();
     test_merge();
+    test_row_filter();
     return test_finish("test_memstore");
 }

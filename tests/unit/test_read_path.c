@@ -185,7 +185,53 @@ static void check_binary_rows(kv_store *s) {
     kv_scan_close(sc);
 }
 
+/* A scan returns memstore values where they lie in the memstore: each row
+   must still read right when the memstore is flushed, and written over,
+   between two kv_scan_next calls (the scan keeps the memstore it read). */
+static void check_scan_across_flush(void) {
+    char *dir = test_tmpdir("readpath-flush");
+    kv_store *s = open_store(dir);
+    char row[16], val[64];
+    for (int i = 0; i < 200; i++) {
+        snprintf(row, sizeof row, "f%03d", i);
+        snprintf(val, sizeof val, "value of %s, the first", row);
+        put(s, row, "q", 1, val);
+    }
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    o.start_row = "f";
+    o.start_row_len = 1;
+    kv_scan *sc = NULL;
+    REQUIRE(kv_scan_open(&sc, s, "t", &o) == KV_OK);
+    const kv_result *r;
+    int n = 0;
+    kv_status st;
+    while ((st = kv_scan_next(&r, sc)) == KV_OK && r->row_len == 4 && r->row[0] == 'f') {
+        snprintf(row, sizeof row, "f%03d", n);
+        snprintf(val, sizeof val, "value of %s, the first", row);
+        CHECK_EQ(r->ncells, 1);
+        CHECK(r->ncells == 1 && r->cells[0].value_len == strlen(val) &&
+              memcmp(r->cells[0].value, val, strlen(val)) == 0);
+        /* every 50 rows: the rows read so far written over, and flushed */
+        if (n % 50 == 25) {
+            for (int i = 0; i <= n; i++) {
+                snprintf(row, sizeof row, "f%03d", i);
+                put(s, row, "q", 1, "written over after the scan began");
+            }
+            CHECK_EQ(kv_flush(s, "t"), KV_OK);
+            /* the row returned last is still what it was */
+            CHECK(r->cells[0].value_len == strlen(val) && memcmp(r->cells[0].value, val, strlen(val)) == 0);
+        }
+        n++;
+    }
+    CHECK_EQ(n, 200);
+    kv_scan_close(sc);
+    CHECK_EQ(kv_store_close(s), KV_OK);
+    test_rmtree(dir);
+    free(dir);
+}
+
 int main(void) {
+    check_scan_across_flush();
     for (int mode = 0; mode < 3; mode++) {
         char *dir = test_tmpdir("readpath");
         kv_store *s = open_store(dir);

@@ -380,6 +380,52 @@ static void test_raw_keys(void) {
     free_dataset(&d);
 }
 
+/* Keys that all start with the same 24 bytes and then differ only in
+   ways the first 8 bytes after those do not show: a key, the key with a
+   zero byte, the key with nine more zero bytes and a letter (find_block
+   compares those 8 bytes as a number and must fall back to the bytes). */
+static void test_common_prefix_seeks(void) {
+    static const char prefix[] = "a-prefix-of-24-bytes/000";
+    dataset d;
+    memset(&d, 0, sizeof d);
+    for (size_t i = 0; i < 6000; i++) {
+        char k[64];
+        int len = snprintf(k, sizeof k, "%s%06zu", prefix, i / 3);
+        size_t extra = i % 3 == 0 ? 0 : i % 3 == 1 ? 1 : 10;
+        memset(k + len, 0, extra);
+        if (extra == 10)
+            k[len + 9] = 'z';
+        size_t st = d.keys.len;
+        REQUIRE(kv_buf_append(&d.keys, k, (size_t)len + extra) == 0);
+        push_key(&d, st);
+    }
+    for (int v = 0; v < 2; v++) {
+        char *path = path_of("prefix.sst");
+        kv_sst_options o = { v ? 65536 : 1024, KV_COMPRESSION_NONE, KV_ENCODING_NONE, KV_BLOOM_NONE, 10 };
+        REQUIRE(write_dataset(path, &d, &o, NULL) == KV_OK);
+        kv_sst_reader *r;
+        char err[256];
+        REQUIRE(kv_sst_open(&r, env, path, 3, NULL, err, sizeof err) == KV_OK);
+        kv_iter *it = kv_sst_iter(r, false, false);
+        verify_reads(it, &d, 11);
+        /* a proper prefix of the common prefix: before every key */
+        it->seek(it, (const uint8_t *)prefix, 9);
+        CHECK(key_is(it, &d, 0));
+        it->seek_before(it, (const uint8_t *)prefix, 9);
+        CHECK(!it->valid(it));
+        /* the common prefix with a byte above any that follows it: past
+           every key */
+        it->seek(it, (const uint8_t *)"a-prefix-of-24-bytes/001", 24);
+        CHECK(!it->valid(it));
+        it->seek_before(it, (const uint8_t *)"a-prefix-of-24-bytes/001", 24);
+        CHECK(key_is(it, &d, d.n - 1));
+        it->destroy(it);
+        kv_sst_close(r);
+        free(path);
+    }
+    free_dataset(&d);
+}
+
 static void test_order_and_empty(void) {
     char *path = path_of("order.sst");
     kv_sst_writer *w;
@@ -940,6 +986,7 @@ int main(void) {
     dir = test_tmpdir("sst");
     test_order_and_empty();
     test_raw_keys();
+    test_common_prefix_seeks();
     test_all_combinations();
     test_large_file();
     test_huge_value();

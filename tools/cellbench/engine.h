@@ -25,9 +25,12 @@ typedef struct engine_config {
     uint32_t bloom_bits;          /* bloom filter bits per key; 0 = none */
     uint32_t block_size;          /* data block bytes; 0 = engine default */
     int compression;              /* ENGINE_COMPRESSION_* */
+    int encoding;                 /* ENGINE_ENCODING_*: kvcore's DATA_BLOCK_ENCODING
+                                     (LevelDB and RocksDB always share key prefixes) */
 } engine_config;
 
 enum { ENGINE_COMPRESSION_NONE, ENGINE_COMPRESSION_LZ4, ENGINE_COMPRESSION_SNAPPY };
+enum { ENGINE_ENCODING_NONE, ENGINE_ENCODING_PREFIX, ENGINE_ENCODING_DIFF };
 
 /* Called for each entry a seek_read meets; false stops the read. */
 typedef bool (*engine_entry_fn)(void *ctx, const char *key, size_t key_len, const char *value,

@@ -56,6 +56,9 @@ static int kvc_open(engine *e, const char *dir, const engine_config *cfg) {
     fam.compression = cfg->compression == ENGINE_COMPRESSION_LZ4      ? KV_COMPRESSION_LZ4
                       : cfg->compression == ENGINE_COMPRESSION_SNAPPY ? KV_COMPRESSION_SNAPPY
                                                                       : KV_COMPRESSION_NONE;
+    fam.encoding = cfg->encoding == ENGINE_ENCODING_PREFIX ? KV_ENCODING_PREFIX
+                   : cfg->encoding == ENGINE_ENCODING_DIFF ? KV_ENCODING_DIFF
+                                                           : KV_ENCODING_NONE;
     st = kv_table_create(s, kTable, &fam, 1);
     if (st == KV_OK || st == KV_EXISTS) {
         fam.versions = CELL_VERSIONS;

@@ -238,6 +238,9 @@ static void print_header(const bench_options *o, const char *base, bool temp) {
     else
         printf("none\n");
     printf("Block size:   %s\n", block);
+    static const char *const enc[] = {"NONE (HBase's default: whole keys)", "PREFIX", "DIFF"};
+    printf("Key encoding: kvcore DATA_BLOCK_ENCODING %s; LevelDB, RocksDB: shared prefixes\n",
+           enc[o->engine.encoding]);
     printf("WAL:          on, not synced (kvcore: default durability; LevelDB, RocksDB: default "
            "write options, sync=false)\n");
     printf("Database:     %s%s\n", base, temp ? " (temporary, removed at exit)" : "");

@@ -36,6 +36,9 @@ static void usage(FILE *out) {
             "  --block-size=SIZE     data block size, 0 = each engine's default (default 0)\n"
             "  --compression=NAME    none, lz4 or snappy in every engine, values half\n"
             "                        compressible (default none)\n"
+            "  --encoding=NAME       kvcore's DATA_BLOCK_ENCODING: none (HBase's default,\n"
+            "                        whole keys), prefix or diff; LevelDB and RocksDB\n"
+            "                        always share key prefixes (default none)\n"
             "  --seed=N              random seed (default 301)\n"
             "File mode (--fs):\n"
             "  --benchmarks=LIST     of create,stat,restat,read,reread,overwrite,unlink,\n"
@@ -58,8 +61,16 @@ static void usage(FILE *out) {
 enum {
     OPT_BENCH = 256, OPT_ENGINES, OPT_NUM, OPT_READS, OPT_KEY, OPT_VALUE, OPT_SEEK, OPT_WB,
     OPT_CACHE, OPT_BLOOM, OPT_BLOCK, OPT_SEED, OPT_FS, OPT_FILES, OPT_FILE_SIZE, OPT_CELLFS,
-    OPT_PASSTHROUGH, OPT_DB, OPT_ROWS, OPT_PM_FILES, OPT_PM_TX, OPT_PM_DIRS, OPT_COMPRESSION,
+    OPT_PASSTHROUGH, OPT_DB, OPT_ROWS, OPT_PM_FILES, OPT_PM_TX, OPT_PM_DIRS, OPT_COMPRESSION, OPT_ENCODING,
 };
+
+/* The index of arg among the n names, or -1. */
+static int choice(const char *arg, const char *const *names, int n) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(arg, names[i]) == 0)
+            return i;
+    return -1;
+}
 
 static int bad(const char *fmt, const char *arg) {
     fprintf(stderr, "cellbench: ");
@@ -166,6 +177,7 @@ int options_parse(bench_options *o, int argc, char **argv) {
         {"block-size", required_argument, NULL, OPT_BLOCK},
         {"seed", required_argument, NULL, OPT_SEED},
         {"compression", required_argument, NULL, OPT_COMPRESSION},
+        {"encoding", required_argument, NULL, OPT_ENCODING},
         {"fs", no_argument, NULL, OPT_FS},
         {"files", required_argument, NULL, OPT_FILES},
         {"file-size", required_argument, NULL, OPT_FILE_SIZE},
@@ -250,17 +262,19 @@ int options_parse(bench_options *o, int argc, char **argv) {
         case OPT_CELLFS: o->cellfs_path = optarg; break;
         case OPT_PASSTHROUGH: o->passthrough_path = optarg; break;
         case OPT_DB: o->db_dir = optarg; break;
-        case OPT_COMPRESSION:
-            if (strcmp(optarg, "none") == 0)
-                o->engine.compression = ENGINE_COMPRESSION_NONE;
-            else if (strcmp(optarg, "lz4") == 0)
-                o->engine.compression = ENGINE_COMPRESSION_LZ4;
-            else if (strcmp(optarg, "snappy") == 0)
-                o->engine.compression = ENGINE_COMPRESSION_SNAPPY;
-            else
+        case OPT_COMPRESSION: {
+            static const char *const names[] = {"none", "lz4", "snappy"};   /* ENGINE_COMPRESSION_* */
+            if ((o->engine.compression = choice(optarg, names, 3)) < 0)
                 return bad("--compression must be none, lz4 or snappy, not '%s'", optarg);
             o->wl.compressible = o->engine.compression != ENGINE_COMPRESSION_NONE;
             break;
+        }
+        case OPT_ENCODING: {
+            static const char *const names[] = {"none", "prefix", "diff"};  /* ENGINE_ENCODING_* */
+            if ((o->engine.encoding = choice(optarg, names, 3)) < 0)
+                return bad("--encoding must be none, prefix or diff, not '%s'", optarg);
+            break;
+        }
         default:
             return bad("unknown option or missing value: '%s'", argv[optind - 1]);
         }
