@@ -202,8 +202,22 @@ static kv_status raw_column_get(cellfs *fs, const fs_path *p, int64_t from, kv_r
     return kv_get(r, fs->store, p->table, p->row, p->row_len, &o);
 }
 
+/* Whether the family of @p p has NEW_VERSION_BEHAVIOR: a delete marker
+   masks only the puts made before it. */
+static bool family_nvb(cellfs *fs, const fs_path *p)
+{
+    kv_table_desc *d = NULL;
+    if (kv_table_describe(&d, fs->store, p->table) != KV_OK) return false;
+    bool nvb = false;
+    for (size_t i = 0; i < d->nfamilies; i++)
+        if (strcmp(d->families[i].name, p->family) == 0) nvb = d->families[i].new_version_behavior;
+    kv_table_desc_free(d);
+    return nvb;
+}
+
 bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts)
 {
+    if (family_nvb(fs, p)) return false;
     kv_result *r = NULL;   /* only markers at or after ts can mask it */
     if (raw_column_get(fs, p, ts, &r) != KV_OK) return false;
     bool masked = false;

@@ -140,7 +140,8 @@ int fs_cell_get(cellfs *fs, const fs_path *p, uint8_t **value, size_t *len, int6
 /** All retained version timestamps of the column, newest first (malloc'd). */
 int fs_cell_versions(cellfs *fs, const fs_path *p, int64_t **ts, size_t *n);
 /** True when a put at exactly @p ts to the column would be hidden by a
- *  delete marker already in the store (HBase: deletes mask puts). */
+ *  delete marker already in the store (HBase: deletes mask puts; never in
+ *  a family with NEW_VERSION_BEHAVIOR, where they mask only earlier ones). */
 bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts);
 /**
  * One raw read of the column @p p names at times at or after @p from

@@ -103,6 +103,7 @@ fi
 echo "== cellsh and cellfs bats tests on Cloud Bigtable (the emulator)"
 CELLFS_BACKEND=bigtable CELLFS_BUILD="$(pwd)/build" scripts/bt_emulator.sh run \
   bats --tap tests/bats/cellsh_*.bats tests/bats/fs_basic.bats tests/bats/fs_tools.bats \
+    tests/bats/fs_cache.bats \
   >"$log/bats-bigtable.txt" 2>&1
 case $? in
   77) cat "$log/bats-bigtable.txt"; echo "bats-bigtable: skipped"; skipped=$((skipped + 1)) ;;

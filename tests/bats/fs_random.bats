@@ -112,6 +112,19 @@ teardown() {
     [[ "$output" != *"remount 0;"* ]]
 }
 
+@test "fsx table mode on cellfs: NEW_VERSION_BEHAVIOR families, every operation and future times (T10 gone), remounts" {
+    fsx_mount_table
+    fsx_expect_pass "$FSX" -M -S 6 -N 1000 -C 100 -P 2 -B -r "$FSX_REMOUNT" -m 200 "$TABLE"
+    [[ "$output" == *"rename "[1-9]* ]]
+    [[ "$output" != *"remount 0;"* ]]
+}
+
+@test "fsx table mode on cellfs: -o versions, NEW_VERSION_BEHAVIOR families, every operation (T10 gone), remounts" {
+    fsx_mount_table -o versions
+    fsx_expect_pass "$FSX" -M -S 7 -N 1000 -C 100 -P 2 -B -V -r "$FSX_REMOUNT" -m 200 "$TABLE"
+    [[ "$output" == *"rename "[1-9]* ]]
+}
+
 @test "fsx table mode on cellfs: every operation, remounts" {
     fsx_mount_table
     fsx_known_failure T10 "$FSX" -M -S 1 -N 1000 -C 100 -r "$FSX_REMOUNT" -m 200 "$TABLE"

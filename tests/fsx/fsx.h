@@ -44,6 +44,8 @@ typedef struct fsx_options {
     /* Table mode. */
     bool native;             /* -n: a plain directory; no cellfs-only checks */
     bool versions_listed;    /* -V: the mount lists q@ts (cellfs -o versions) */
+    bool new_version_behavior; /* -B: NEW_VERSION_BEHAVIOR families: deletes mask
+                                  only earlier puts */
     const char *remount_cmd; /* -r: run with /bin/sh -c to remount */
     unsigned remount_every;  /* -m: remount after 1 op in N (0: never) */
     unsigned check_every;    /* -C: full comparison after 1 op in N */

@@ -40,6 +40,8 @@ static void usage(FILE *out) {
         "              vput, vrm, utimens)\n"
         "  -U          no timestamps in the future\n"
         "  -V          the mount lists every retained version as q@ts (-o versions)\n"
+        "  -B          the table's families have NEW_VERSION_BEHAVIOR => 'true': a\n"
+        "              delete masks only the puts made before it\n"
         "Self-test:\n"
         "  -Z N        change one byte of the model after operation N: the run must\n"
         "              then fail (shows that the checks can fail)\n"
@@ -70,7 +72,7 @@ int main(int argc, char **argv) {
     bool maxlen_set = false;
     int c;
     uint64_t v;
-    while ((c = getopt(argc, argv, "MS:N:l:o:c:L:P:Z:vRWTAFDKnr:m:C:x:UVh")) != -1) {
+    while ((c = getopt(argc, argv, "MS:N:l:o:c:L:P:Z:vRWTAFDKnr:m:C:x:UVBh")) != -1) {
         switch (c) {
         case 'M': o.table_mode = true; break;
         case 'R': o.no_mapread = true; break;
@@ -84,6 +86,7 @@ int main(int argc, char **argv) {
         case 'x': o.skip_ops = optarg; break;
         case 'U': o.no_future = true; break;
         case 'V': o.versions_listed = true; break;
+        case 'B': o.new_version_behavior = true; break;
         case 'v': o.verbose = true; break;
         case 'r': o.remount_cmd = optarg; break;
         case 'h': usage(stdout); return 0;

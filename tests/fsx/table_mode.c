@@ -256,6 +256,12 @@ static void op_unlink(tm_ctx *c, int r, int f, int q) {
     tm_check_cell(c, r, f, q);
 }
 
+/* Whether a delete may mask a put at @p ts into @p col: never in a family
+ * with NEW_VERSION_BEHAVIOR (-B), where a delete masks only earlier puts. */
+static bool maybe_masked(const tm_ctx *c, const tm_col *col, int64_t ts) {
+    return !c->opt->new_version_behavior && tm_maybe_masked(col, ts);
+}
+
 /* utimens of q to @p t (ms), or to now when t is TM_NO_TS. The newest
  * version is re-stamped; a time that a delete may mask, or one older than
  * another retained version, may be refused. */
@@ -267,7 +273,7 @@ static void utimens_cell(tm_ctx *c, int r, int f, int q, int64_t t) {
        beyond VERSIONS until a compaction (written > nv). */
     bool older = t != TM_NO_TS && ((col->nv > 1 && t <= col->v[1].ts) ||
                                    (col->written != col->nv && t < col->v[0].ts));
-    bool may_fail = !c->opt->native && t != TM_NO_TS && (tm_maybe_masked(col, t) || older);
+    bool may_fail = !c->opt->native && t != TM_NO_TS && (maybe_masked(c, col, t) || older);
     char tsbuf[24];
     fsx_log_add(&c->run.log, c->run.op, "utimens  %s to %s%" PRId64 " (newest %s)%s",
                 path, t == TM_NO_TS ? "now " : "", t == TM_NO_TS ? tm_now_ms() : t,
@@ -362,7 +368,7 @@ static void op_rename(tm_ctx *c, int r, int f, int q) {
     tm_path(c, to, sizeof to, r, f2, q2, TM_NO_TS);
     int64_t ts = src->v[0].ts;
     bool may_fail = !c->opt->native &&
-                    (tm_maybe_masked(dst, ts) || (dst->nv > 0 && tm_newest(dst) >= ts));
+                    (maybe_masked(c, dst, ts) || (dst->nv > 0 && tm_newest(dst) >= ts));
     fsx_log_add(&c->run.log, c->run.op, "rename   %s -> %s/%s (ts %" PRId64 "%s)%s", from,
                 tm_fam_names[f2], tm_qual_names[q2], ts, dst->nv ? ", over a cell" : "",
                 may_fail ? " (may be refused)" : "");
@@ -512,7 +518,7 @@ static void op_vput(tm_ctx *c, int r, int f, int q) {
     fsx_fill(c->buf, len, c->run.op, 0);
     char path[PATH_MAX];
     tm_path(c, path, sizeof path, r, f, q, ts);
-    bool may_fail = tm_maybe_masked(col, ts);
+    bool may_fail = maybe_masked(c, col, ts);
     char tsbuf[24];
     fsx_log_add(&c->run.log, c->run.op, "vput     %s len %zu (newest %s)%s", path, len,
                 ts_text(tm_newest(col), tsbuf), may_fail ? " (may be refused: a delete masks it)" : "");
@@ -685,8 +691,9 @@ static void make_table(tm_ctx *c) {
     snprintf(path, sizeof path, "%s/.schema", c->opt->path);
     int n = 0;
     for (int f = 0; f < TM_FAMS; f++)
-        n += snprintf(text + n, sizeof text - (size_t)n, "{NAME => '%s', VERSIONS => '%u'}\n",
-                      tm_fam_names[f], tm_fam_versions[f]);
+        n += snprintf(text + n, sizeof text - (size_t)n, "{NAME => '%s', VERSIONS => '%u'%s}\n",
+                      tm_fam_names[f], tm_fam_versions[f],
+                      c->opt->new_version_behavior ? ", NEW_VERSION_BEHAVIOR => 'true'" : "");
     const char *step;
     int err = write_file(path, O_WRONLY | O_TRUNC, (const uint8_t *)text, (size_t)n, 0, &step);
     if (err != 0) {
@@ -703,6 +710,10 @@ static void make_table(tm_ctx *c) {
         if (strstr((char *)c->got, want) == NULL)
             fsx_fail(&c->run, "%s lacks %s after writing it:\n%s", path, want, (char *)c->got);
     }
+    if (c->opt->new_version_behavior &&
+        strstr((char *)c->got, "NEW_VERSION_BEHAVIOR => 'true'") == NULL)
+        fsx_fail(&c->run, "%s lacks NEW_VERSION_BEHAVIOR after writing it:\n%s", path,
+                 (char *)c->got);
 }
 
 int fsx_table_mode(const fsx_options *opt) {
