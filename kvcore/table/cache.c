@@ -274,6 +274,14 @@ void kv_cache_erase_file(kv_cache *c, uint64_t file) {
     }
 }
 
+bool kv_cache_has_room(kv_cache *c, uint64_t file, uint64_t offset, size_t charge) {
+    shard *s = shard_of(c, mix_key(file, offset));
+    pthread_mutex_lock(&s->mu);
+    bool room = s->usage <= s->capacity && charge <= s->capacity - s->usage;
+    pthread_mutex_unlock(&s->mu);
+    return room;
+}
+
 size_t kv_cache_usage(const kv_cache *c) {
     kv_cache *mc = (kv_cache *)c;   /* locking does not change the contents */
     size_t total = 0;

@@ -32,5 +32,9 @@ void kv_cache_release(kv_cache *c, kv_cache_handle *h);
 /* Drops every unreferenced entry of a file (when the file is deleted). */
 void kv_cache_erase_file(kv_cache *c, uint64_t file);
 size_t kv_cache_usage(const kv_cache *c);
+/* Whether an entry of charge bytes at (file, offset) would fit in its shard
+   now without evicting anything. Advisory: other threads may insert or
+   evict right after. */
+bool kv_cache_has_room(kv_cache *c, uint64_t file, uint64_t offset, size_t charge);
 
 #endif

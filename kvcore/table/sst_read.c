@@ -10,7 +10,9 @@
  * 4 KiB, so a point read fetches and verifies about 4 KiB whatever the
  * family's BLOCKSIZE. A scan that goes on into a
  * second unit reads the rest of the block at once (read_ahead) and checks
- * each unit from those bytes as it enters it.
+ * each unit from those bytes as it enters it; such a unit is cached only
+ * while the cache has room, else used where it lies in the read-ahead
+ * buffer (a long scan evicts no one's blocks and copies nothing).
  *
  * Memory of a fetched block: one buffer whose byte 0 is not part of the
  * block (it is the on-disk type byte of a raw block, and padding in a
@@ -98,11 +100,17 @@ static bool grow(growbuf *g, size_t n) {
 }
 
 
+/* Whether the bytes read ahead hold the framed unit at (off, size). */
+static bool ra_holds(const readahead *ra, uint64_t off, uint64_t size) {
+    return ra && ra->len && off >= ra->off && size <= ra->len && off - ra->off <= ra->len - size;
+}
+
 /*
  * Reads the framed block at (off, size), checks it and decompresses it.
  * On success blk and blen give the block contents. With detach, *mem receives
  * a malloc'd buffer holding them at *mem + 1 (*memlen: its allocated
- * bytes) and the caller owns it; else they live in rb or db.
+ * bytes) and the caller owns it; else they live in rb or db, or in ra's
+ * buffer when it holds the block (checked there, not copied).
  */
 static kv_status fetch(kv_sst_reader *r, const readahead *ra, uint64_t off, uint64_t size,
                        growbuf *rb, growbuf *db, bool detach, uint8_t **mem, size_t *memlen,
@@ -112,29 +120,36 @@ static kv_status fetch(kv_sst_reader *r, const readahead *ra, uint64_t off, uint
         kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad block handle)", r->path, off);
         return KV_CORRUPT;
     }
-    if (!grow(rb, (size_t)size)) {
-        kv_env_errf(err, errlen, "out of memory reading %s", r->path);
-        return KV_NO_MEMORY;
-    }
-    size_t got = 0;
-    char e[256] = "";
-    kv_status st = KV_OK;
-    if (ra && ra->len && off >= ra->off && size <= ra->len && off - ra->off <= ra->len - size) {
-        /* Read ahead already: the same bytes, checked below all the same. */
-        memcpy(rb->p, ra->p + (off - ra->off), (size_t)size);
-        got = (size_t)size;
+    const uint8_t *raw;
+    if (!detach && ra_holds(ra, off, size)) {
+        /* Read ahead already: checked below where it lies. */
+        raw = ra->p + (off - ra->off);
     } else {
-        st = r->env->read_at(r->file, off, rb->p, (size_t)size, &got, e, sizeof e);
+        if (!grow(rb, (size_t)size)) {
+            kv_env_errf(err, errlen, "out of memory reading %s", r->path);
+            return KV_NO_MEMORY;
+        }
+        size_t got = 0;
+        char e[256] = "";
+        kv_status st = KV_OK;
+        if (ra_holds(ra, off, size)) {
+            /* Read ahead already: the same bytes, checked below all the same. */
+            memcpy(rb->p, ra->p + (off - ra->off), (size_t)size);
+            got = (size_t)size;
+        } else {
+            st = r->env->read_at(r->file, off, rb->p, (size_t)size, &got, e, sizeof e);
+        }
+        if (st != KV_OK) {
+            kv_env_errf(err, errlen, "read error in %s at offset %" PRIu64 ": %s", r->path, off, e);
+            return st;
+        }
+        if (got != size) {
+            kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (file truncated)",
+                        r->path, off);
+            return KV_CORRUPT;
+        }
+        raw = rb->p;
     }
-    if (st != KV_OK) {
-        kv_env_errf(err, errlen, "read error in %s at offset %" PRIu64 ": %s", r->path, off, e);
-        return st;
-    }
-    if (got != size) {
-        kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (file truncated)", r->path, off);
-        return KV_CORRUPT;
-    }
-    const uint8_t *raw = rb->p;
     size_t body = (size_t)size - KV_BLOCK_CHECKSUM_LEN;
     if (!KV_CHECKSUM_OK(kv_get_le32(raw + body), raw, body)) {
         kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (checksum mismatch)", r->path, off);
@@ -152,8 +167,9 @@ static kv_status fetch(kv_sst_reader *r, const readahead *ra, uint64_t off, uint
                     rb->cap = (size_t)size;
                 }
             }
+            raw = rb->p;   /* detached blocks are always in rb */
         }
-        *blk = rb->p + 1;
+        *blk = raw + 1;
         *blen = body - 1;
         if (detach) {
             *mem = rb->p;
@@ -588,10 +604,16 @@ static bool load_block(sst_iter *it, size_t i) {
         it->h = kv_cache_lookup(r->cache, r->file_number, e->off);
     if (!it->h) {
         char msg[MSG_LEN];
-        bool detach = r->cache && it->fill;
+        read_ahead(it, e);
+        /* A unit read ahead goes into the cache only while the cache has
+           room for it (IN_MEMORY: always): a long scan evicts nothing, and
+           serves the rest of its units from its own buffer (about: the
+           charge of a compressed unit is its larger decompressed size). */
+        bool detach = r->cache && it->fill &&
+                      (it->high || !ra_holds(&it->ra, e->off, e->size) ||
+                       kv_cache_has_room(r->cache, r->file_number, e->off, (size_t)e->size));
         uint8_t *mem = NULL;
         size_t memlen = 0;
-        read_ahead(it, e);
         kv_status st = fetch(r, &it->ra, e->off, e->size, &it->rb, &it->db, detach, &mem, &memlen,
                              &blk, &blen, msg, sizeof msg);
         if (st != KV_OK) {
