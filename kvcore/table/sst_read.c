@@ -621,7 +621,18 @@ static bool load_block(sst_iter *it, size_t i) {
             return false;
         }
         if (detach) {
-            it->h = kv_cache_insert(r->cache, r->file_number, e->off, mem, blen + 1, memlen, it->high);
+            /* Entries are charged their allocated bytes (memlen), so the
+               buffer of a block evicted for this one serves the next read. */
+            void *spare = NULL;
+            size_t spare_len = 0;
+            it->h = kv_cache_insert_reuse(r->cache, r->file_number, e->off, mem, blen + 1, memlen,
+                                          it->high, &spare, &spare_len);
+            if (spare && !it->rb.p) {
+                it->rb.p = spare;
+                it->rb.cap = spare_len;
+            } else {
+                free(spare);
+            }
             if (!it->h) {
                 iter_error(it, KV_NO_MEMORY, "out of memory caching a block");
                 return false;
