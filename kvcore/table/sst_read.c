@@ -600,7 +600,9 @@ static bool load_block(sst_iter *it, size_t i) {
     const idx_entry *e = &r->idx[i];
     const uint8_t *blk = NULL;
     size_t blen = 0;
-    if (r->cache)
+    /* A unit already read ahead is checked from those bytes, without a
+       cache lookup (a long scan's lookups miss; an IN_MEMORY family's hit) */
+    if (r->cache && (it->high || !ra_holds(&it->ra, e->off, e->size)))
         it->h = kv_cache_lookup(r->cache, r->file_number, e->off);
     if (!it->h) {
         char msg[MSG_LEN];
