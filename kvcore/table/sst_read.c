@@ -9,7 +9,8 @@
  * a version 2 block of a BLOCKSIZE above 4 KiB is several units of about
  * 4 KiB, so a point read fetches and verifies about 4 KiB whatever the
  * family's BLOCKSIZE. A scan that goes on into a
- * second unit reads the rest of the block at once (read_ahead) and checks
+ * second unit reads the rest of the block, and at least 64 KiB, at once
+ * (read_ahead) and checks
  * each unit from those bytes as it enters it; such a unit is cached only
  * while the cache has room, else used where it lies in the read-ahead
  * buffer (a long scan evicts no one's blocks and copies nothing).
@@ -41,6 +42,9 @@
 #define MSG_LEN 600
 /* Largest read ahead of a sequential scan (the rest of a block). */
 #define READAHEAD_MAX ((uint64_t)1 << 20)
+/* A sequential scan reads ahead at least the units within this many bytes
+   (whatever the BLOCKSIZE: 4 KiB blocks are read 64 KiB at a time). */
+#define READAHEAD_SEQ ((uint64_t)64 << 10)
 
 /* One read unit: the unit of fetching, checking and caching. */
 typedef struct idx_entry {
@@ -567,15 +571,25 @@ static void drop_block(sst_iter *it) {
 
 /*
  * A scan that has stepped into a second unit in a row reads the rest of the
- * unit's block in one read_at (the block is what BLOCKSIZE sizes); its
- * units are then checked one by one as they are entered, like any fetch. A
- * failed read ahead is dropped: the unit's own read reports the error.
+ * unit's block in one read_at (the block is what BLOCKSIZE sizes), and with
+ * it the following units that end within READAHEAD_SEQ bytes of this one's
+ * start (small blocks: about 64 KiB a read all the same); its units are
+ * then checked one by one as they are entered, like any fetch. A failed
+ * read ahead is dropped: the unit's own read reports the error.
  */
-static void read_ahead(sst_iter *it, const idx_entry *e) {
+static void read_ahead(sst_iter *it, size_t i) {
+    const kv_sst_reader *r = it->r;
+    const idx_entry *e = &r->idx[i];
     readahead *ra = &it->ra;
-    uint64_t n = e->block_end - e->off;
-    if (it->seq < 2 || n <= e->size || n > READAHEAD_MAX ||
-        (ra->len && e->off >= ra->off && e->off - ra->off < ra->len))
+    if (it->seq < 2 || (ra->len && e->off >= ra->off && e->off - ra->off < ra->len))
+        return;
+    uint64_t end = e->block_end - e->off <= READAHEAD_MAX ? e->block_end : e->off + e->size;
+    /* units lie in file order */
+    for (size_t j = i + 1; j < r->nunits && r->idx[j].off + r->idx[j].size - e->off <= READAHEAD_SEQ; j++)
+        if (r->idx[j].off + r->idx[j].size > end)
+            end = r->idx[j].off + r->idx[j].size;
+    uint64_t n = end - e->off;
+    if (n <= e->size)
         return;
     ra->len = 0;
     if (ra->cap < n) {
@@ -586,7 +600,7 @@ static void read_ahead(sst_iter *it, const idx_entry *e) {
         ra->cap = (size_t)n;
     }
     size_t got = 0;
-    if (it->r->env->read_at(it->r->file, e->off, ra->p, (size_t)n, &got, NULL, 0) == KV_OK) {
+    if (r->env->read_at(r->file, e->off, ra->p, (size_t)n, &got, NULL, 0) == KV_OK) {
         ra->off = e->off;
         ra->len = got;
     }
@@ -606,7 +620,7 @@ static bool load_block(sst_iter *it, size_t i) {
         it->h = kv_cache_lookup(r->cache, r->file_number, e->off);
     if (!it->h) {
         char msg[MSG_LEN];
-        read_ahead(it, e);
+        read_ahead(it, i);
         /* A unit read ahead goes into the cache only while the cache has
            room for it (IN_MEMORY: always): a long scan evicts nothing, and
            serves the rest of its units from its own buffer (about: the
