@@ -867,7 +867,10 @@ typedef struct kv_read_options {
     bool reversed;               /* rows in descending order; with start_row
                                     the first (largest) row, stop_row the
                                     exclusive lower bound, as in HBase */
-    bool fill_cache;             /* put read blocks into the cache */
+    bool fill_cache;             /* put read blocks into the cache (the
+                                    blocks a long scan reads ahead only
+                                    while the cache has room: it evicts
+                                    nothing for them) */
 } kv_read_options;
 
 #define KV_READ_OPTIONS_INIT                                                   \

@@ -112,15 +112,34 @@ static void table_grow(shard *s) {
     s->buckets = nb;
 }
 
-static void entry_unref(entry *e) {
+/* A buffer of an evicted entry handed back for reuse (kv_cache_insert_reuse):
+   spare NULL, or it is the place for one and holds none yet. */
+typedef struct spare {
+    void **data;
+    size_t *charge;
+} spare;
+
+/* Drops a reference; the last one frees e, and e's data too unless sp
+   takes it. */
+static void entry_unref_to(entry *e, spare *sp) {
     if (--e->refs == 0) {
-        free(e->data);
+        if (sp && sp->data && !*sp->data) {
+            *sp->data = e->data;
+            *sp->charge = e->charge;
+        } else {
+            free(e->data);
+        }
         free(e);
     }
 }
 
-/* Unlinks e from the table and its list and drops the table's reference. */
-static void shard_unlink(shard *s, entry *e) {
+static void entry_unref(entry *e) {
+    entry_unref_to(e, NULL);
+}
+
+/* Unlinks e from the table and its list and drops the table's reference
+   (sp: as for entry_unref_to). */
+static void shard_unlink_to(shard *s, entry *e, spare *sp) {
     entry **pp = bucket_find(s, e->hash, e->file, e->offset);
     if (*pp == e)
         *pp = e->hnext;
@@ -129,10 +148,14 @@ static void shard_unlink(shard *s, entry *e) {
     e->linked = false;
     s->usage -= e->charge;
     s->count--;
-    entry_unref(e);
+    entry_unref_to(e, sp);
 }
 
-static void shard_evict(shard *s) {
+static void shard_unlink(shard *s, entry *e) {
+    shard_unlink_to(s, e, NULL);
+}
+
+static void shard_evict(shard *s, spare *sp) {
     while (s->usage > s->capacity) {
         entry *victim;
         if (s->low.next != &s->low)
@@ -141,7 +164,7 @@ static void shard_evict(shard *s) {
             victim = s->high.next;
         else
             break;
-        shard_unlink(s, victim);
+        shard_unlink_to(s, victim, sp);
     }
 }
 
@@ -195,6 +218,15 @@ void kv_cache_free(kv_cache *c) {
 
 kv_cache_handle *kv_cache_insert(kv_cache *c, uint64_t file, uint64_t offset, void *data,
                                  size_t size, size_t charge, bool high_priority) {
+    return kv_cache_insert_reuse(c, file, offset, data, size, charge, high_priority, NULL, NULL);
+}
+
+kv_cache_handle *kv_cache_insert_reuse(kv_cache *c, uint64_t file, uint64_t offset, void *data,
+                                       size_t size, size_t charge, bool high_priority,
+                                       void **spare_data, size_t *spare_charge) {
+    spare sp = { spare_data, spare_charge };
+    if (spare_data)
+        *spare_data = NULL;
     entry *e = malloc(sizeof *e);
     if (!e) {
         free(data);
@@ -217,7 +249,7 @@ kv_cache_handle *kv_cache_insert(kv_cache *c, uint64_t file, uint64_t offset, vo
         list_append(high_priority ? &s->high : &s->low, e);
         s->usage += charge;
         s->count++;
-        shard_evict(s);
+        shard_evict(s, &sp);
         if (s->count > s->buckets)
             table_grow(s);
     }
@@ -272,6 +304,14 @@ void kv_cache_erase_file(kv_cache *c, uint64_t file) {
         }
         pthread_mutex_unlock(&s->mu);
     }
+}
+
+bool kv_cache_has_room(kv_cache *c, uint64_t file, uint64_t offset, size_t charge) {
+    shard *s = shard_of(c, mix_key(file, offset));
+    pthread_mutex_lock(&s->mu);
+    bool room = s->usage <= s->capacity && charge <= s->capacity - s->usage;
+    pthread_mutex_unlock(&s->mu);
+    return room;
 }
 
 size_t kv_cache_usage(const kv_cache *c) {

@@ -9,8 +9,11 @@
  * a version 2 block of a BLOCKSIZE above 4 KiB is several units of about
  * 4 KiB, so a point read fetches and verifies about 4 KiB whatever the
  * family's BLOCKSIZE. A scan that goes on into a
- * second unit reads the rest of the block at once (read_ahead) and checks
- * each unit from those bytes as it enters it.
+ * second unit reads the rest of the block, and at least 64 KiB, at once
+ * (read_ahead) and checks
+ * each unit from those bytes as it enters it; such a unit is cached only
+ * while the cache has room, else used where it lies in the read-ahead
+ * buffer (a long scan evicts no one's blocks and copies nothing).
  *
  * Memory of a fetched block: one buffer whose byte 0 is not part of the
  * block (it is the on-disk type byte of a raw block, and padding in a
@@ -39,6 +42,9 @@
 #define MSG_LEN 600
 /* Largest read ahead of a sequential scan (the rest of a block). */
 #define READAHEAD_MAX ((uint64_t)1 << 20)
+/* A sequential scan reads ahead at least the units within this many bytes
+   (whatever the BLOCKSIZE: 4 KiB blocks are read 64 KiB at a time). */
+#define READAHEAD_SEQ ((uint64_t)64 << 10)
 
 /* One read unit: the unit of fetching, checking and caching. */
 typedef struct idx_entry {
@@ -98,11 +104,17 @@ static bool grow(growbuf *g, size_t n) {
 }
 
 
+/* Whether the bytes read ahead hold the framed unit at (off, size). */
+static bool ra_holds(const readahead *ra, uint64_t off, uint64_t size) {
+    return ra && ra->len && off >= ra->off && size <= ra->len && off - ra->off <= ra->len - size;
+}
+
 /*
  * Reads the framed block at (off, size), checks it and decompresses it.
  * On success blk and blen give the block contents. With detach, *mem receives
  * a malloc'd buffer holding them at *mem + 1 (*memlen: its allocated
- * bytes) and the caller owns it; else they live in rb or db.
+ * bytes) and the caller owns it; else they live in rb or db, or in ra's
+ * buffer when it holds the block (checked there, not copied).
  */
 static kv_status fetch(kv_sst_reader *r, const readahead *ra, uint64_t off, uint64_t size,
                        growbuf *rb, growbuf *db, bool detach, uint8_t **mem, size_t *memlen,
@@ -112,29 +124,36 @@ static kv_status fetch(kv_sst_reader *r, const readahead *ra, uint64_t off, uint
         kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad block handle)", r->path, off);
         return KV_CORRUPT;
     }
-    if (!grow(rb, (size_t)size)) {
-        kv_env_errf(err, errlen, "out of memory reading %s", r->path);
-        return KV_NO_MEMORY;
-    }
-    size_t got = 0;
-    char e[256] = "";
-    kv_status st = KV_OK;
-    if (ra && ra->len && off >= ra->off && size <= ra->len && off - ra->off <= ra->len - size) {
-        /* Read ahead already: the same bytes, checked below all the same. */
-        memcpy(rb->p, ra->p + (off - ra->off), (size_t)size);
-        got = (size_t)size;
+    const uint8_t *raw;
+    if (!detach && ra_holds(ra, off, size)) {
+        /* Read ahead already: checked below where it lies. */
+        raw = ra->p + (off - ra->off);
     } else {
-        st = r->env->read_at(r->file, off, rb->p, (size_t)size, &got, e, sizeof e);
+        if (!grow(rb, (size_t)size)) {
+            kv_env_errf(err, errlen, "out of memory reading %s", r->path);
+            return KV_NO_MEMORY;
+        }
+        size_t got = 0;
+        char e[256] = "";
+        kv_status st = KV_OK;
+        if (ra_holds(ra, off, size)) {
+            /* Read ahead already: the same bytes, checked below all the same. */
+            memcpy(rb->p, ra->p + (off - ra->off), (size_t)size);
+            got = (size_t)size;
+        } else {
+            st = r->env->read_at(r->file, off, rb->p, (size_t)size, &got, e, sizeof e);
+        }
+        if (st != KV_OK) {
+            kv_env_errf(err, errlen, "read error in %s at offset %" PRIu64 ": %s", r->path, off, e);
+            return st;
+        }
+        if (got != size) {
+            kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (file truncated)",
+                        r->path, off);
+            return KV_CORRUPT;
+        }
+        raw = rb->p;
     }
-    if (st != KV_OK) {
-        kv_env_errf(err, errlen, "read error in %s at offset %" PRIu64 ": %s", r->path, off, e);
-        return st;
-    }
-    if (got != size) {
-        kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (file truncated)", r->path, off);
-        return KV_CORRUPT;
-    }
-    const uint8_t *raw = rb->p;
     size_t body = (size_t)size - KV_BLOCK_CHECKSUM_LEN;
     if (!KV_CHECKSUM_OK(kv_get_le32(raw + body), raw, body)) {
         kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (checksum mismatch)", r->path, off);
@@ -152,8 +171,9 @@ static kv_status fetch(kv_sst_reader *r, const readahead *ra, uint64_t off, uint
                     rb->cap = (size_t)size;
                 }
             }
+            raw = rb->p;   /* detached blocks are always in rb */
         }
-        *blk = rb->p + 1;
+        *blk = raw + 1;
         *blen = body - 1;
         if (detach) {
             *mem = rb->p;
@@ -551,15 +571,25 @@ static void drop_block(sst_iter *it) {
 
 /*
  * A scan that has stepped into a second unit in a row reads the rest of the
- * unit's block in one read_at (the block is what BLOCKSIZE sizes); its
- * units are then checked one by one as they are entered, like any fetch. A
- * failed read ahead is dropped: the unit's own read reports the error.
+ * unit's block in one read_at (the block is what BLOCKSIZE sizes), and with
+ * it the following units that end within READAHEAD_SEQ bytes of this one's
+ * start (small blocks: about 64 KiB a read all the same); its units are
+ * then checked one by one as they are entered, like any fetch. A failed
+ * read ahead is dropped: the unit's own read reports the error.
  */
-static void read_ahead(sst_iter *it, const idx_entry *e) {
+static void read_ahead(sst_iter *it, size_t i) {
+    const kv_sst_reader *r = it->r;
+    const idx_entry *e = &r->idx[i];
     readahead *ra = &it->ra;
-    uint64_t n = e->block_end - e->off;
-    if (it->seq < 2 || n <= e->size || n > READAHEAD_MAX ||
-        (ra->len && e->off >= ra->off && e->off - ra->off < ra->len))
+    if (it->seq < 2 || (ra->len && e->off >= ra->off && e->off - ra->off < ra->len))
+        return;
+    uint64_t end = e->block_end - e->off <= READAHEAD_MAX ? e->block_end : e->off + e->size;
+    /* units lie in file order */
+    for (size_t j = i + 1; j < r->nunits && r->idx[j].off + r->idx[j].size - e->off <= READAHEAD_SEQ; j++)
+        if (r->idx[j].off + r->idx[j].size > end)
+            end = r->idx[j].off + r->idx[j].size;
+    uint64_t n = end - e->off;
+    if (n <= e->size)
         return;
     ra->len = 0;
     if (ra->cap < n) {
@@ -570,7 +600,7 @@ static void read_ahead(sst_iter *it, const idx_entry *e) {
         ra->cap = (size_t)n;
     }
     size_t got = 0;
-    if (it->r->env->read_at(it->r->file, e->off, ra->p, (size_t)n, &got, NULL, 0) == KV_OK) {
+    if (r->env->read_at(r->file, e->off, ra->p, (size_t)n, &got, NULL, 0) == KV_OK) {
         ra->off = e->off;
         ra->len = got;
     }
@@ -584,14 +614,22 @@ static bool load_block(sst_iter *it, size_t i) {
     const idx_entry *e = &r->idx[i];
     const uint8_t *blk = NULL;
     size_t blen = 0;
-    if (r->cache)
+    /* A unit already read ahead is checked from those bytes, without a
+       cache lookup (a long scan's lookups miss; an IN_MEMORY family's hit) */
+    if (r->cache && (it->high || !ra_holds(&it->ra, e->off, e->size)))
         it->h = kv_cache_lookup(r->cache, r->file_number, e->off);
     if (!it->h) {
         char msg[MSG_LEN];
-        bool detach = r->cache && it->fill;
+        read_ahead(it, i);
+        /* A unit read ahead goes into the cache only while the cache has
+           room for it (IN_MEMORY: always): a long scan evicts nothing, and
+           serves the rest of its units from its own buffer (about: the
+           charge of a compressed unit is its larger decompressed size). */
+        bool detach = r->cache && it->fill &&
+                      (it->high || !ra_holds(&it->ra, e->off, e->size) ||
+                       kv_cache_has_room(r->cache, r->file_number, e->off, (size_t)e->size));
         uint8_t *mem = NULL;
         size_t memlen = 0;
-        read_ahead(it, e);
         kv_status st = fetch(r, &it->ra, e->off, e->size, &it->rb, &it->db, detach, &mem, &memlen,
                              &blk, &blen, msg, sizeof msg);
         if (st != KV_OK) {
@@ -599,7 +637,18 @@ static bool load_block(sst_iter *it, size_t i) {
             return false;
         }
         if (detach) {
-            it->h = kv_cache_insert(r->cache, r->file_number, e->off, mem, blen + 1, memlen, it->high);
+            /* Entries are charged their allocated bytes (memlen), so the
+               buffer of a block evicted for this one serves the next read. */
+            void *spare = NULL;
+            size_t spare_len = 0;
+            it->h = kv_cache_insert_reuse(r->cache, r->file_number, e->off, mem, blen + 1, memlen,
+                                          it->high, &spare, &spare_len);
+            if (spare && !it->rb.p) {
+                it->rb.p = spare;
+                it->rb.cap = spare_len;
+            } else {
+                free(spare);
+            }
             if (!it->h) {
                 iter_error(it, KV_NO_MEMORY, "out of memory caching a block");
                 return false;

@@ -212,6 +212,47 @@ static void test_threads(void) {
     kv_cache_free(big);
 }
 
+/* kv_cache_insert_reuse hands back the buffer of an entry it evicts when
+   nothing else holds it, and frees nothing that a handle still uses;
+   kv_cache_has_room answers whether an insert would evict. */
+static void test_reuse_and_room(void) {
+    kv_cache *c = kv_cache_new(1000);
+    REQUIRE(c);
+    CHECK(kv_cache_has_room(c, 1, 0, 1000));
+    CHECK(!kv_cache_has_room(c, 1, 0, 1001));
+    void *first = blob(250, 'f');
+    kv_cache_handle *h = kv_cache_insert(c, 1, 0, first, 250, 250, false);
+    REQUIRE(h);
+    kv_cache_release(c, h);
+    for (uint64_t i = 1; i < 4; i++)
+        put(c, 1, i, 250, false);
+    CHECK(!kv_cache_has_room(c, 1, 9, 1));
+    void *spare = (void *)1;
+    size_t spare_charge = 0;
+    h = kv_cache_insert_reuse(c, 1, 4, blob(250, 'n'), 250, 250, false, &spare, &spare_charge);
+    REQUIRE(h);
+    CHECK(spare == first);   /* the oldest, its only user the table */
+    CHECK_EQ(spare_charge, 250);
+    CHECK(kv_cache_lookup(c, 1, 0) == NULL);
+    free(spare);
+    kv_cache_release(c, h);
+    /* the oldest held by a handle: evicted, not handed back, still readable */
+    kv_cache_handle *held = kv_cache_lookup(c, 1, 1);
+    REQUIRE(held);
+    for (uint64_t i = 2; i <= 4; i++)
+        kv_cache_release(c, kv_cache_lookup(c, 1, i));   /* 1 is now the oldest */
+    h = kv_cache_insert_reuse(c, 1, 5, blob(250, 'm'), 250, 250, false, &spare, &spare_charge);
+    REQUIRE(h);
+    CHECK(spare == NULL);
+    CHECK(kv_cache_lookup(c, 1, 1) == NULL);
+    size_t size;
+    const unsigned char *d = kv_cache_data(held, &size);
+    CHECK(size == 250 && d[0] == 1 && d[249] == 1);
+    kv_cache_release(c, held);
+    kv_cache_release(c, h);
+    kv_cache_free(c);
+}
+
 int main(void) {
     test_basic();
     test_budget_and_lru();
@@ -219,5 +260,6 @@ int main(void) {
     test_handles_survive();
     test_disabled();
     test_threads();
+    test_reuse_and_room();
     return test_finish("test_cache");
 }

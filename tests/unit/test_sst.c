@@ -880,43 +880,63 @@ static void test_units_forged_index(void) {
     free_dataset(&d);
 }
 
+/* Writes d (12,000 entries from seed) to a file of blocks of blocksize
+   bytes (64 KiB: several read units each), uncompressed; returns its path. */
+static char *write_units_file(dataset *d, uint64_t seed, uint32_t blocksize, const char *name,
+                              kv_sst_meta *meta) {
+    make_dataset(d, 12000, seed);
+    char *path = path_of(name);
+    kv_sst_options o = { blocksize, KV_COMPRESSION_NONE, KV_ENCODING_PREFIX, KV_BLOOM_ROW, 10 };
+    REQUIRE(write_dataset(path, d, &o, meta) == KV_OK);
+    return path;
+}
+
+/* Scans it from the first entry, checking every entry against d; CHECKs
+   that the scan ends cleanly after all of them. */
+static void scan_all_checked(kv_iter *it, const dataset *d) {
+    size_t n = 0, wrong = 0;
+    for (it->seek(it, NULL, 0); it->valid(it); it->next(it), n++)
+        wrong += !key_is(it, d, n) || !value_is(it, n);
+    CHECK_EQ(n, d->n);
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(it->status(it), KV_OK);
+}
+
+/* Seeks it to entry i of d, CHECKing that this reads one unit (one
+   read_at of fe), then scans the whole file; returns the scan's reads. */
+static uint64_t seek_then_scan_reads(kv_iter *it, kv_fault_env *fe, const dataset *d, size_t i) {
+    uint64_t before = kv_fault_env_calls(fe, "read_at");
+    size_t kl;
+    const uint8_t *k = key_at(d, i, &kl);
+    it->seek(it, k, kl);
+    CHECK(key_is(it, d, i) && value_is(it, i));
+    CHECK_EQ(kv_fault_env_calls(fe, "read_at") - before, 1);
+    before = kv_fault_env_calls(fe, "read_at");
+    scan_all_checked(it, d);
+    return kv_fault_env_calls(fe, "read_at") - before;
+}
+
 /* Reads of a file with read units, counted at the env: a seek reads one
    unit; a scan reads each block at once after its first two units; a
    failed read ahead costs nothing but a retry, and a unit whose own read
    fails ends the scan with KV_IO. */
 static void test_units_reads(void) {
     dataset d;
-    make_dataset(&d, 12000, 37);
+    kv_sst_meta meta;
+    char *path = write_units_file(&d, 37, 65536, "units-reads.sst", &meta);
     kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
     REQUIRE(fe);
     kv_env *fenv = kv_fault_env_env(fe);
-    char *path = path_of("units-reads.sst");
-    kv_sst_options o = { 65536, KV_COMPRESSION_NONE, KV_ENCODING_PREFIX, KV_BLOOM_ROW, 10 };
-    kv_sst_meta meta;
-    REQUIRE(write_dataset(path, &d, &o, &meta) == KV_OK);
     uint64_t blocks = meta.file_size / 65536 + 1;
     kv_sst_reader *r;
     char err[256];
     REQUIRE(kv_sst_open(&r, fenv, path, 400, NULL, err, sizeof err) == KV_OK);
-    uint64_t before = kv_fault_env_calls(fe, "read_at");
     kv_iter *it = kv_sst_iter(r, false, false);
-    size_t kl;
-    const uint8_t *k = key_at(&d, d.n / 3, &kl);
-    it->seek(it, k, kl);
-    CHECK(key_is(it, &d, d.n / 3) && value_is(it, d.n / 3));
-    CHECK_EQ(kv_fault_env_calls(fe, "read_at") - before, 1);
-    before = kv_fault_env_calls(fe, "read_at");
-    size_t n = 0, wrong = 0;
-    for (it->seek(it, NULL, 0); it->valid(it); it->next(it), n++)
-        wrong += !key_is(it, &d, n) || !value_is(it, n);
-    CHECK_EQ(n, d.n);
-    CHECK_EQ(wrong, 0);
-    CHECK_EQ(it->status(it), KV_OK);
-    uint64_t reads = kv_fault_env_calls(fe, "read_at") - before;
+    uint64_t reads = seek_then_scan_reads(it, fe, &d, d.n / 3);
     CHECK(reads >= blocks - 1 && reads <= blocks + 3);
     /* A failed read ahead is retried by the unit's own read, whose failure ends the scan. */
     kv_fault_env_fail_nth(fe, "read_at", 5);
-    n = 0;
+    size_t n = 0;
     for (it->seek(it, NULL, 0); it->valid(it); it->next(it))
         n++;
     CHECK_EQ(n, d.n);
@@ -962,7 +982,9 @@ static void test_io_errors(void) {
     CHECK_EQ(kv_sst_open(&r, env, path, 4, NULL, err, sizeof err), KV_IO);
     REQUIRE(kv_sst_open(&r, env, path, 4, NULL, err, sizeof err) == KV_OK);
     kv_iter *it = kv_sst_iter(r, false, false);
-    kv_fault_env_fail_nth(fe, "read_at", 3);
+    /* the second unit's own read (a third read would be a read ahead,
+       which a failure only makes the unit's own read retry) */
+    kv_fault_env_fail_nth(fe, "read_at", 2);
     size_t n = 0;
     for (it->seek(it, NULL, 0); it->valid(it); it->next(it)) {
         CHECK(key_is(it, &d, n) && value_is(it, n));
@@ -976,6 +998,88 @@ static void test_io_errors(void) {
     it->destroy(it);
     kv_sst_close(r);
     env = saved;
+    kv_fault_env_free(fe);
+    free(path);
+    free_dataset(&d);
+}
+
+/* A long scan fills the cache only where it has room: the units it reads
+   ahead (after its first two) evict nothing, so a scan of a large file
+   keeps the blocks others use; a file that fits is cached whole, and a
+   second scan of it reads nothing. */
+static void test_scan_keeps_cache(void) {
+    dataset d;
+    kv_sst_meta meta;
+    char *path = write_units_file(&d, 53, 65536, "scan-cache.sst", &meta);
+    kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
+    REQUIRE(fe);
+    REQUIRE(meta.file_size > ((size_t)1 << 20));
+    /* one shard of 1 MiB, 800 KiB of it another file's blocks */
+    kv_cache *cache = kv_cache_new((size_t)1 << 20);
+    REQUIRE(cache);
+    enum { OTHER = 200 };
+    for (uint64_t i = 0; i < OTHER; i++) {
+        void *blk = calloc(1, 4096);
+        REQUIRE(blk);
+        kv_cache_handle *h = kv_cache_insert(cache, 999, i * 4096, blk, 4096, 4096, false);
+        REQUIRE(h);
+        kv_cache_release(cache, h);
+    }
+    kv_sst_reader *r;
+    char err[256];
+    REQUIRE(kv_sst_open(&r, kv_fault_env_env(fe), path, 401, cache, err, sizeof err) == KV_OK);
+    kv_iter *it = kv_sst_iter(r, true, false);
+    scan_all_checked(it, &d);
+    size_t kept = 0;
+    for (uint64_t i = 0; i < OTHER; i++) {
+        kv_cache_handle *h = kv_cache_lookup(cache, 999, i * 4096);
+        if (h) {
+            kept++;
+            kv_cache_release(cache, h);
+        }
+    }
+    CHECK(kept >= OTHER - 4);   /* the scan's first two units may evict */
+    CHECK(kv_cache_usage(cache) <= (size_t)1 << 20);
+    it->destroy(it);
+    kv_sst_close(r);
+    kv_cache_free(cache);
+
+    /* A cache with room for the whole file: the scan caches every unit. */
+    cache = kv_cache_new((size_t)64 << 20);
+    REQUIRE(cache);
+    REQUIRE(kv_sst_open(&r, kv_fault_env_env(fe), path, 402, cache, err, sizeof err) == KV_OK);
+    it = kv_sst_iter(r, true, false);
+    scan_all_checked(it, &d);
+    CHECK(kv_cache_usage(cache) >= meta.file_size / 2);
+    uint64_t before = kv_fault_env_calls(fe, "read_at");
+    scan_all_checked(it, &d);
+    CHECK_EQ(kv_fault_env_calls(fe, "read_at") - before, 0);
+    it->destroy(it);
+    kv_sst_close(r);
+    kv_cache_free(cache);
+    kv_sst_meta_clear(&meta);
+    kv_fault_env_free(fe);
+    free(path);
+    free_dataset(&d);
+}
+
+/* A long scan reads about 64 KiB at a time whatever the BLOCKSIZE: with
+   4 KiB blocks (one unit each) it reads ahead across blocks; a seek still
+   reads one unit. */
+static void test_small_blocks_read_ahead(void) {
+    dataset d;
+    kv_sst_meta meta;
+    char *path = write_units_file(&d, 61, 4096, "small-blocks.sst", &meta);
+    kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
+    REQUIRE(fe);
+    kv_sst_reader *r;
+    char err[256];
+    REQUIRE(kv_sst_open(&r, kv_fault_env_env(fe), path, 403, NULL, err, sizeof err) == KV_OK);
+    kv_iter *it = kv_sst_iter(r, false, false);
+    CHECK(seek_then_scan_reads(it, fe, &d, d.n / 2) <= meta.file_size / 65536 + 4);
+    it->destroy(it);
+    kv_sst_close(r);
+    kv_sst_meta_clear(&meta);
     kv_fault_env_free(fe);
     free(path);
     free_dataset(&d);
@@ -998,6 +1102,8 @@ int main(void) {
     test_units_every_byte_checked();
     test_units_forged_index();
     test_units_reads();
+    test_scan_keeps_cache();
+    test_small_blocks_read_ahead();
     test_rmtree(dir);
     free(dir);
     return test_finish("test_sst");
