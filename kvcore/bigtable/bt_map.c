@@ -298,7 +298,7 @@ static bt_code op_micros(int64_t *us, int64_t ts, int64_t now_ms, const char *wh
 
 static bt_code map_one(Btpb__Mutation *m, bt_arena *a, const bt_hop *op, int64_t now_ms,
                        bt_status *st) {
-    int64_t us;
+    int64_t us = 0;   /* set by op_micros whenever it returns BT_OK */
     bt_code rc;
     if (op->kind != BT_HOP_DELETE_ROW &&
         (rc = check_cell(op->family, op->qualifier_len, op->value_len, st)) != BT_OK)

@@ -223,7 +223,7 @@ static kv_status flush_unit(kv_sst_writer *w) {
     const uint8_t *raw = kv_block_builder_finish(&w->data, &n);
     if (!raw)
         return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
-    uint64_t off;
+    uint64_t off = 0;   /* set by write_block whenever it returns KV_OK */
     kv_status st = write_block(w, raw, n, true, &off, &w->pending_size);
     if (st != KV_OK)
         return st;

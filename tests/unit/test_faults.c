@@ -251,8 +251,9 @@ typedef struct tally {
 } tally;
 
 static void copy_dir(const char *from, const char *to) {
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -a '%s' '%s'", to, from, to);
+    char cmd[4096];
+    int n = snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -a '%s' '%s'", to, from, to);
+    REQUIRE(n > 0 && (size_t)n < sizeof cmd);
     REQUIRE(system(cmd) == 0);
 }
 
