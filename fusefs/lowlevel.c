@@ -196,7 +196,7 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
     }
     struct stat st;
     if (rc == 0) rc = stat_of(req, path, &st, fi);
-    if (!fi) rc = gone_is_stale(ino, rc);
+    if (path && !fi) rc = gone_is_stale(ino, rc);   /* a detached node stays ENOENT */
     if (rc) fuse_reply_err(req, -rc);
     else reply_attr(req, ino, fi ? NULL : path, &st);
     free(path);

@@ -612,11 +612,19 @@ os.unlink(d + "/gone")
 print(os.fstat(fd).st_size, os.pread(fd, 10, 0))
 os.write(fd, b"678")
 print(os.fstat(fd).st_size)
+# A time set through its /proc name reaches the inode without the open
+# file: the name is gone (ENOENT), never a stale handle.
+try:
+    os.utime("/proc/self/fd/%d" % fd, (1000, 1000))
+    print("utime ok")
+except OSError as e:
+    print("utime", e.strerror)
 os.close(fd)
 PY
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "5 b'12345'" ]
     [ "${lines[1]}" = "8" ]
+    [ "${lines[2]}" = "utime No such file or directory" ]
     [ ! -e "$C/gone" ]
     [ "$(ls "$C")" = "" ]
 }
