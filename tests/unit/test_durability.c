@@ -9,7 +9,7 @@
  */
 #include "kvcore.h"
 #include "util/env.h"
-#include "testutil.h"
+#include "teststore.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -34,12 +34,7 @@ static kv_store *open_store(const char *path, kv_store_options *o) {
     kv_store_options def = KV_STORE_OPTIONS_INIT;
     if (!o) o = &def;
     o->create_if_missing = true;
-    kv_store *s = NULL;
-    char err[512];
-    kv_status st = kv_store_open(&s, path, o, err, sizeof err);
-    if (st != KV_OK) fprintf(stderr, "open %s: %s: %s\n", path, kv_strerror(st), err);
-    REQUIRE(st == KV_OK);
-    return s;
+    return test_open_with(path, o);
 }
 
 static void make_table(kv_store *s, const char *name, const char *f1, const char *f2) {
