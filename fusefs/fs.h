@@ -90,7 +90,7 @@ typedef struct cellfs {
     pthread_mutex_t stamp_mu;
     /* Guarded by mu. */
     pthread_mutex_t mu;
-    pthread_cond_t readers_gone;     /* a cached reader closed (open_file.h) */
+    pthread_cond_t readers_gone;     /* a cached reader or a writer was released (open_file.h) */
     struct fs_handle *handles;       /* every open file */
     fs_rowset pending;               /* mkdir'ed rows without cells */
     fs_rowset young;                 /* rows mkdir'ed lately, their families */

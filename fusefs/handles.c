@@ -85,7 +85,7 @@ int fs_handle_release(cellfs *fs, fs_handle *h)
                  (h->cached ? h->lease_broken
                             : atomic_load(&fs->commits) != h->open_commits);
     char *path = stale ? strdup(h->path) : NULL;
-    if (h->cached) pthread_cond_broadcast(&fs->readers_gone);
+    if (h->cached || h->writable) pthread_cond_broadcast(&fs->readers_gone);
     h->released = true;
     fs_handle_unref(fs, h);
     pthread_mutex_unlock(&fs->mu);
@@ -148,16 +148,34 @@ int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64
     for (size_t i = 0; i < n && !*mine; i++) {
         fs_handle *h = v[i];
         pthread_mutex_lock(&h->mu);
-        if (h->kind == FS_H_CELL && (h->dirty || !h->in_store)) {
+        if (h->kind == FS_H_CELL && (h->dirty || !h->in_store || h->paged)) {
             found = 1;
             *size = h->len;
             *ts_ms = h->has_set_ts ? h->set_ts : h->ts;
-            *mine = pid != 0 && h->pid == pid;
+            *mine = h->paged || (pid != 0 && h->pid == pid);
         }
         pthread_mutex_unlock(&h->mu);
     }
     fs_handles_drop(fs, v, n);
     return found;
+}
+
+int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t *ts_ms)
+{
+    pthread_mutex_lock(&fs->mu);
+    fs_handle *o = fs->handles;
+    while (o && !(o != h && o->paged && !o->orphan && strcmp(o->path, h->path) == 0)) o = o->next;
+    if (o) o->refs++;
+    pthread_mutex_unlock(&fs->mu);
+    if (!o) return 0;
+    pthread_mutex_lock(&o->mu);
+    *size = o->len;
+    *ts_ms = o->has_set_ts ? o->set_ts : o->ts;
+    pthread_mutex_unlock(&o->mu);
+    pthread_mutex_lock(&fs->mu);
+    fs_handle_unref(fs, o);
+    pthread_mutex_unlock(&fs->mu);
+    return 1;
 }
 
 int fs_handles_stat_ino(cellfs *fs, uint64_t ino, struct stat *st)

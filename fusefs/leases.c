@@ -2,7 +2,8 @@
  * @file leases.c
  * Page cache leases (open_file.h): which readers may use the kernel's
  * page cache, and writers waiting for the cached readers they would
- * disturb. Called by open_file.c and the rename/unlink paths; fs->mu and
+ * disturb, and which writers may use the page cache (paged writers).
+ * Called by open_file.c and the rename/unlink paths; fs->mu and
  * fs->readers_gone only.
  */
 #include "open_file_i.h"
@@ -56,6 +57,45 @@ bool fs_lease_may_cache(cellfs *fs, const char *path)
     return true;
 }
 
+/* The time @p ms from now, for pthread_cond_timedwait on a monotonic
+   clock. */
+static struct timespec deadline_in(long ms)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += ms / 1000;
+    t.tv_nsec += (ms % 1000) * 1000000L;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
+/* Other writers of @p w's cell: 0 none, 1 only closed ones (their release
+   is on its way), 2 one still in use. fs->mu held. */
+static int other_writers(cellfs *fs, const fs_handle *w)
+{
+    int worst = 0;
+    for (const fs_handle *o = fs->handles; o && worst < 2; o = o->next) {
+        if (o == w || !o->writable || o->orphan || strcmp(o->path, w->path) != 0) continue;
+        worst = atomic_load(&o->closed) ? 1 : 2;
+    }
+    return worst;
+}
+
+bool fs_lease_page(cellfs *fs, fs_handle *w, int flags, const fs_path *p)
+{
+    if (!fs->se || fs->single_thread) return false;   /* no invalidation, one thread */
+    if (w->kind != FS_H_CELL || (flags & O_ACCMODE) != O_RDWR || w->append || p->has_version)
+        return false;
+    struct timespec deadline = deadline_in(FS_PAGED_WAIT_MS);
+    int others;
+    while ((others = other_writers(fs, w)) == 1)
+        if (pthread_cond_timedwait(&fs->readers_gone, &fs->mu, &deadline) == ETIMEDOUT) break;
+    return other_writers(fs, w) == 0;
+}
+
 /* Registers writer @p w (opening) and waits for the cached readers it
    would disturb. fs->mu held on entry and return. */
 static void lease_take(cellfs *fs, fs_handle *w, bool *broken)
@@ -65,14 +105,7 @@ static void lease_take(cellfs *fs, fs_handle *w, bool *broken)
     w->next = fs->handles;
     fs->handles = w;
     *broken = false;
-    struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += FS_LEASE_WAIT_MS / 1000;
-    deadline.tv_nsec += (long)(FS_LEASE_WAIT_MS % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    struct timespec deadline = deadline_in(FS_LEASE_WAIT_MS);
     while (cached_readers(fs, w->path, false)) {
         if (pthread_cond_timedwait(&fs->readers_gone, &fs->mu, &deadline) == ETIMEDOUT) {
             *broken = cached_readers(fs, w->path, true);

@@ -207,6 +207,7 @@ int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, in
     }
     pthread_mutex_lock(&fs->mu);
     if (registered) {
+        h->paged = fs_lease_page(fs, h, flags, p);
         h->opening = false;
     } else {
         h->cached = h->kind == FS_H_CELL && !h->writable && h->len <= FS_CACHE_MAX_VALUE &&
@@ -303,6 +304,7 @@ int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_
     if (!h->writable) return -EBADF;
     if (off < 0) return -EINVAL;
     if (h->kind == FS_H_SCRATCH) return scratch_write(fs, h, buf, size, off);
+    atomic_store(&h->closed, false);
     pthread_mutex_lock(&h->mu);
     int rc = 0;
     if (h->append) off = (off_t)h->len;
@@ -365,6 +367,7 @@ int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size)
         pthread_mutex_unlock(&fs->mu);
         return rc;
     }
+    atomic_store(&h->closed, false);
     pthread_mutex_lock(&h->mu);
     if (h->kind == FS_H_CELL && (size_t)size > fs->max_value) {
         h->failed = true;

@@ -19,7 +19,7 @@
  * writers of disjoint ranges lose nothing and no reader sees a torn value).
  *
  * Thread safety: the registry fields (next, path, orphan, released, refs,
- * opening, cached, lease_broken, open_commits) are guarded by fs->mu;
+ * opening, cached, lease_broken, paged, open_commits) are guarded by fs->mu;
  * everything else by the handle's own mu. Lock order (fs.h): a handle's
  * mu, then fs->stamp_mu, then fs->mu (held briefly, nothing called under
  * it). Registry helpers take references under fs->mu, drop it, and only
@@ -45,6 +45,11 @@ typedef struct fs_handle {
                                     cache, not by direct I/O (fs->mu) */
     bool lease_broken;           /* a write went ahead while this cached
                                     reader stayed open too long (fs->mu) */
+    bool paged;                  /* a writer served through the page cache
+                                    (see "Paged writers" below); set once,
+                                    as it leaves `opening` (fs->mu) */
+    _Atomic bool closed;         /* a close(2) flushed it and nothing wrote it
+                                    since: its release is likely on its way */
     int refs;                    /* registry + helpers holding it (fs->mu) */
     pthread_mutex_t mu;          /* guards all below */
     fs_hkind kind;
@@ -110,6 +115,23 @@ int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, in
  * Returns the token for fs_write_end, or NULL when out of memory.
  */
 #define FS_LEASE_WAIT_MS 1000
+/*
+ * Paged writers. mmap(MAP_SHARED) needs the page cache (libfuse 3.14 cannot
+ * ask the kernel to map direct-I/O files), so the one writer of a cell that
+ * opened it O_RDWR (not O_APPEND, not a q@<ts> version) while no other file
+ * writes it uses the page cache (h->paged): its reads, writes and mapped
+ * pages go through the kernel's pages, which it alone fills. Readers that
+ * open meanwhile read their own snapshot by direct I/O as before, but the
+ * kernel keeps one size per file, and a getattr that told it another size
+ * would cut the writer's pages: so while a paged writer is open, every
+ * getattr of the cell (by path or by any open file) shows the writer's
+ * size and time. O_WRONLY writers (cp, shells, editors) stay direct, and
+ * others keep seeing the committed size while they write. The kernel sends
+ * a file's RELEASE after its last close without waiting for it, so a
+ * reopen (close then open at once) waits up to FS_PAGED_WAIT_MS for the
+ * releases of writers that were closed and not written since.
+ */
+#define FS_PAGED_WAIT_MS 200
 #define FS_CACHE_MAX_VALUE (1u << 20)
 fs_handle *fs_write_begin(cellfs *fs, const char *path);
 void fs_write_end(cellfs *fs, fs_handle *token);
@@ -143,12 +165,16 @@ void fs_handles_rename(cellfs *fs, const char *from, const char *to, const fs_pa
 /**
  * Attributes from open handles of @p path that are dirty or not yet in the
  * store: 1 when one is found (*size and *ts_ms from it; one opened by
- * process @p pid preferred, *mine then true), 0 when none. (The kernel's
+ * process @p pid preferred, *mine then true), 0 when none. A paged writer
+ * is found whether or not it is dirty, and is everyone's (*mine true). (The kernel's
  * fstat is a getattr by path: the opener's process sees its own writes,
  * others the committed value.)
  */
 int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64_t *ts_ms,
                     bool *mine);
+/** The size and time of the paged writer open on the cell @p h names,
+ *  other than @p h: 1 when there is one, else 0. */
+int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t *ts_ms);
 /** Attributes of the open cell file the kernel knows as @p ino, whatever
  *  its name now (fstat of a descriptor whose file was unlinked or
  *  replaced): its buffer's size and time. 1 when one is open, else 0. */

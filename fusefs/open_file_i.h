@@ -32,6 +32,11 @@ int fs_handle_set_ref(fs_handle *h, const fs_path *p);
 /* ---- leases.c ---- */
 /** Whether a new reader of @p path may use the page cache. fs->mu held. */
 bool fs_lease_may_cache(cellfs *fs, const char *path);
+/** Whether writer @p w (registered, opening) may be a paged writer: an
+ *  O_RDWR open of a cell, not O_APPEND nor a version, that no other file
+ *  writes once the closed writers of its cell have been released (waited
+ *  for at most FS_PAGED_WAIT_MS). fs->mu held on entry and return. */
+bool fs_lease_page(cellfs *fs, fs_handle *w, int flags, const fs_path *p);
 /** Registers writer @p w (opening, one reference) and waits for the cached
  *  readers it would disturb, at most FS_LEASE_WAIT_MS (then logged). */
 void fs_lease_write(cellfs *fs, fs_handle *w);

@@ -67,6 +67,13 @@ static int stat_handle(cellfs *fs, fs_handle *h, struct stat *st)
         pthread_mutex_unlock(&fs->mu);
         return 0;
     }
+    /* The kernel keeps one size per file: a paged writer's (open_file.h). */
+    size_t paged_len;
+    int64_t paged_ts;
+    if (h->kind == FS_H_CELL && fs_handles_paged_stat(fs, h, &paged_len, &paged_ts)) {
+        fs_stat_file(fs, st, paged_len, paged_ts, true);
+        return 0;
+    }
     pthread_mutex_lock(&h->mu);
     fs_handle_follow(fs, h);
     int64_t ts = h->has_set_ts ? h->set_ts : h->ts;

@@ -107,11 +107,12 @@ static int open_common(cellfs *fs, pid_t pid, const char *path, struct fuse_file
     rc = fs_handle_open(fs, pid, path, &p, fi->flags, create, &h);
     if (rc == 0) {
         fi->fh = (uintptr_t)h;
-        /* Pages in the kernel always hold the committed value of a cell
-           (open_file.h, page cache leases), so a cached reader keeps them;
-           other cell files read and write their own snapshot directly. */
+        /* Pages in the kernel hold the committed value of a cell (open_file.h,
+           page cache leases), so a cached reader keeps them; a paged writer
+           starts from fresh pages that it alone fills; other cell files read
+           and write their own snapshot directly. */
         fi->keep_cache = h->cached;
-        fi->direct_io = h->kind == FS_H_CELL && !h->cached;
+        fi->direct_io = h->kind == FS_H_CELL && !h->cached && !h->paged;
         /* A reader's close has nothing to commit: no FLUSH round trip. */
         fi->noflush = !h->writable;
     }

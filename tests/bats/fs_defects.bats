@@ -628,3 +628,44 @@ PY
     [ ! -e "$C/gone" ]
     [ "$(ls "$C")" = "" ]
 }
+
+@test "mmap(MAP_SHARED) of a cell opened O_RDWR reads and writes it; a reader meanwhile sees the old value whole (fsx F2)" {
+    printf 'hello world' > "$C/q"
+    # The writer runs in the background: a process it started would close
+    # its descriptor at exec, and every close(2) commits.
+    local ready="$BATS_TEST_TMPDIR/ready" go="$BATS_TEST_TMPDIR/go"
+    python3 - "$C/q" "$ready" "$go" > "$BATS_TEST_TMPDIR/writer.out" 2>&1 <<'PY' &
+import mmap, os, sys, time
+q, ready, go = sys.argv[1:4]
+fd = os.open(q, os.O_RDWR)
+m = mmap.mmap(fd, 11)                       # MAP_SHARED, PROT_READ|PROT_WRITE
+assert m[:] == b"hello world", m[:]
+m[0:5] = b"HELLO"
+m.flush()                                   # msync(MS_SYNC) is an fsync: committed
+m.close()
+os.ftruncate(fd, 16)                        # grown: the new bytes read as zeros
+assert os.pread(fd, 16, 0) == b"HELLO world" + bytes(5)
+os.pwrite(fd, b"!!!!!", 11)
+open(ready, "w").close()
+while not os.path.exists(go):
+    time.sleep(0.02)
+m = mmap.mmap(fd, 16)
+assert m[11:16] == b"!!!!!", m[:]
+m[0:1] = b"J"                               # no msync: the close sends it
+m.close()
+os.close(fd)
+PY
+    local writer=$!
+    for _ in $(seq 500); do [ -e "$ready" ] && break; sleep 0.02; done
+    # others read the committed value, whole; the kernel keeps one size
+    # per file, so their stat shows the writer's
+    local during size
+    during=$(cat "$C/q")
+    size=$(stat -c %s "$C/q")
+    touch "$go"
+    wait "$writer" || { cat "$BATS_TEST_TMPDIR/writer.out"; false; }
+    [ "$during" = 'HELLO world' ]
+    [ "$size" -eq 16 ]
+    [ "$(cat "$C/q")" = 'JELLO world!!!!!' ]
+    [ "$(stat -c %s "$C/q")" -eq 16 ]
+}
