@@ -73,6 +73,12 @@ struct kv_memstore {
     size_t alloc_left;
     size_t next_chunk;          /* size of the next regular chunk */
     uint64_t rng;               /* xorshift state for node heights */
+    /* The insertion finger: the node added last and, at every level in
+       use, the last node at or before it (the head where there is none);
+       tried by the next add only while adds come in key order. */
+    node *last_added;
+    bool finger_on;
+    node *finger[MAX_HEIGHT];
     uint64_t rows_cap;          /* entries the row filter is sized for */
     _Atomic(rowfilter *) rows;  /* NULL until the first entry */
     atomic_bool rows_off;       /* a key without a row: no filter */
@@ -202,6 +208,8 @@ kv_memstore *kv_memstore_new(void) {
         free(m);
         return NULL;
     }
+    for (int i = 0; i < MAX_HEIGHT; i++)
+        m->finger[i] = m->head;
     return m;
 }
 
@@ -383,12 +391,37 @@ static node *find_lt(const kv_memstore *m, const uint8_t *key, size_t klen) {
     }
 }
 
+/* find_ge for a key after the one added last, from the finger instead of
+   the top (writer only): fills prev[] and *found as find_ge does and
+   returns true, or returns false when key is not after the last key added
+   or some node lies between the two (the caller then searches from the
+   top). Two comparisons at most, none with the node after the last one
+   at the end of the list (a sequential load): a node at any level after
+   that level's finger is after the last key, and the node after the last
+   key is before key if any of them is. */
+static bool find_ge_from_finger(kv_memstore *m, const uint8_t *key, size_t klen, node **prev,
+                                node **found) {
+    node *last = m->last_added;
+    if (!m->finger_on || kv_key_compare(node_key(last), last->klen, key, klen) >= 0)
+        return false;
+    node *n = next_of(last, 0);
+    if (n && kv_key_compare(node_key(n), n->klen, key, klen) < 0)
+        return false;
+    *found = n;
+    int height = atomic_load_explicit(&m->height, memory_order_relaxed);
+    for (int i = 0; i < height; i++)
+        prev[i] = m->finger[i];
+    return true;
+}
+
 kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const uint8_t *value,
                           size_t vlen) {
     if (!m || (!key && klen) || (!value && vlen))
         return KV_INVALID;
     node *prev[MAX_HEIGHT];
-    node *found = find_ge(m, key, klen, prev);
+    node *found = NULL;
+    if (!find_ge_from_finger(m, key, klen, prev, &found))
+        found = find_ge(m, key, klen, prev);
     if (found && kv_key_compare(node_key(found), found->klen, key, klen) == 0)
         return KV_EXISTS;
     int h = random_height(m);
@@ -407,6 +440,7 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
         /* A reader that sees the new height before the links finds NULL at
            those levels of the head and simply drops a level. */
         atomic_store_explicit(&m->height, h, memory_order_relaxed);
+        cur = h;
     }
     for (int i = 0; i < h; i++) {
         /* n is not reachable yet: a relaxed store suffices for its own link. */
@@ -415,6 +449,13 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
                               memory_order_relaxed);
         atomic_store_explicit(&prev[i]->next[i], n, memory_order_release);
     }
+    /* The finger for the next add, tried only while adds follow each other
+       in key order (n went right after the node added before it, or at
+       the end), so that random adds pay no comparison for it. */
+    m->finger_on = (m->last_added && prev[0] == m->last_added) || !found;
+    m->last_added = n;
+    for (int i = 0; i < cur; i++)
+        m->finger[i] = i < h ? n : prev[i];
     /* linked at the end: the new largest key */
     if (!atomic_load_explicit(&n->next[0], memory_order_relaxed))
         atomic_store_explicit(&m->last, n, memory_order_release);
