@@ -85,6 +85,8 @@ struct kv_engine {
     size_t mem_bytes;           /* bytes added to memstores since the
                                    last switch (mu) */
     kv_buf leader_record;       /* the write leader's record buffer */
+    kv_buf insert_key;          /* the internal key being inserted (the
+                                   leader's, or recovery's) */
 
     /* writer queue (mu) */
     struct kv_writer *queue_head, *queue_tail;

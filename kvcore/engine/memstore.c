@@ -289,12 +289,27 @@ static rowfilter *rows_grow(kv_memstore *m, uint64_t entries) {
     return f;
 }
 
-/* Notes the row of a key about to be linked (writer only): before the
-   link, so that whoever can see the entry sees its row in the filter. */
-static void rows_note(kv_memstore *m, const uint8_t *key, size_t klen) {
+/* The row of a key about to be added (writer only): its length in *rl
+   (0: not an internal key) and its hash, whose block of the filter starts
+   loading now, while the add searches. */
+static uint64_t rows_hash(kv_memstore *m, const uint8_t *key, size_t klen, size_t *rl) {
+    *rl = 0;
+    if (atomic_load_explicit(&m->rows_off, memory_order_relaxed))
+        return 0;
+    *rl = kv_row_prefix_len(key, klen);
+    uint64_t h = row_hash(key, *rl);
+    rowfilter *f = atomic_load_explicit(&m->rows, memory_order_relaxed);
+    if (f && *rl)
+        __builtin_prefetch(rf_block(f, h), 1);
+    return h;
+}
+
+/* Notes the row of a key about to be linked (writer only), given
+   rows_hash's answers: before the link, so that whoever can see the entry
+   sees its row in the filter. */
+static void rows_note(kv_memstore *m, size_t rl, uint64_t h) {
     if (atomic_load_explicit(&m->rows_off, memory_order_relaxed))
         return;
-    size_t rl = kv_row_prefix_len(key, klen);
     uint64_t entries = atomic_load_explicit(&m->entries, memory_order_relaxed) + 1;
     rowfilter *f = atomic_load_explicit(&m->rows, memory_order_relaxed);
     if (rl && (!f || entries > m->rows_cap))
@@ -304,7 +319,7 @@ static void rows_note(kv_memstore *m, const uint8_t *key, size_t klen) {
         atomic_store_explicit(&m->rows_off, true, memory_order_release);
         return;
     }
-    rf_set(f, row_hash(key, rl));
+    rf_set(f, h);
 }
 
 bool kv_memstore_may_hold_row(const kv_memstore *m, const uint8_t *row_key, size_t len) {
@@ -418,6 +433,8 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
                           size_t vlen) {
     if (!m || (!key && klen) || (!value && vlen))
         return KV_INVALID;
+    size_t rl;
+    uint64_t rh = rows_hash(m, key, klen, &rl);
     node *prev[MAX_HEIGHT];
     node *found = NULL;
     if (!find_ge_from_finger(m, key, klen, prev, &found))
@@ -428,7 +445,7 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
     node *n = new_node(m, h, klen, vlen);
     if (!n)
         return KV_NO_MEMORY;
-    rows_note(m, key, klen);
+    rows_note(m, rl, rh);
     if (klen)
         memcpy((uint8_t *)node_key(n), key, klen);
     if (vlen)
