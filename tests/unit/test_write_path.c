@@ -198,7 +198,60 @@ static void test_mixed_mutation(void) {
     free(dir);
 }
 
+/* Read-modify-writes and check-and-mutates one after another (they share
+   the engine's buffer for the value read), a value above 64 KiB among
+   them. */
+static void test_read_modify_writes(void) {
+    char *dir = test_tmpdir("write-rmw");
+    kv_store *s = test_open_store(dir, NULL);
+    test_make_table(s, "t");
+    int64_t n = 0;
+    for (int i = 0; i < 50; i++)
+        CHECK_EQ(kv_increment(&n, s, "t", "r", 1, "f", "n", 1, i, NULL), KV_OK);
+    CHECK_EQ(n, 49 * 50 / 2);
+    size_t big = 100000;
+    uint8_t *data = malloc(big);
+    REQUIRE(data != NULL);
+    fill(data, big, 3);
+    void *got = NULL;
+    size_t got_len = 0;
+    CHECK_EQ(kv_append(&got, &got_len, s, "t", "a", 1, "f", "q", 1, "ab", 2, NULL), KV_OK);
+    free(got);
+    CHECK_EQ(kv_append(&got, &got_len, s, "t", "a", 1, "f", "q", 1, data, big, NULL), KV_OK);
+    CHECK(got_len == big + 2 && memcmp(got, "ab", 2) == 0 && memcmp((uint8_t *)got + 2, data, big) == 0);
+    free(got);
+    CHECK_EQ(kv_append(&got, &got_len, s, "t", "a", 1, "f", "q", 1, "c", 1, NULL), KV_OK);
+    CHECK(got_len == big + 3 && memcmp((uint8_t *)got + 2, data, big) == 0 &&
+          ((uint8_t *)got)[big + 2] == 'c');
+    free(got);
+    /* a counter as check-and-mutate keeps it: each writes value + 1 if the
+       value is still the one read */
+    char cur[16] = "", next[16];
+    bool applied = false;
+    for (int i = 0; i < 30; i++) {
+        int nl = snprintf(next, sizeof next, "%d", i + 1);
+        kv_mutation *m = NULL;
+        REQUIRE(kv_mutation_new(&m, "c", 1) == KV_OK);
+        REQUIRE(kv_mutation_put(m, "f", "x", 1, KV_LATEST_TIMESTAMP, next, (size_t)nl) == KV_OK);
+        CHECK_EQ(kv_check_and_mutate(&applied, s, "t", "c", 1, "f", "x", 1, KV_CMP_EQUAL,
+                                     i ? cur : NULL, strlen(cur), m, NULL), KV_OK);
+        CHECK(applied);
+        /* a stale expectation fails and changes nothing */
+        CHECK_EQ(kv_check_and_mutate(&applied, s, "t", "c", 1, "f", "x", 1, KV_CMP_EQUAL,
+                                     i ? cur : "none", i ? strlen(cur) : 4, m, NULL), KV_OK);
+        CHECK(!applied);
+        kv_mutation_free(m);
+        memcpy(cur, next, (size_t)nl + 1);
+    }
+    check_cell(s, "t", "c", 1, "x", 1, "30", 2);
+    CHECK_EQ(kv_store_close(s), KV_OK);
+    free(data);
+    test_rmtree(dir);
+    free(dir);
+}
+
 int main(void) {
+    test_read_modify_writes();
     test_mixed_mutation();
     test_put_sizes();
     test_put_errors();
