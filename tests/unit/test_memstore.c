@@ -592,7 +592,11 @@ static void test_row_filter(void) {
             k.len = 0;
             REQUIRE(kv_key_encode(&k, r, rl, KV_KIND_COLUMN, q ? "b" : "a", 1, 7, KV_TYPE_PUT,
                                   (uint64_t)(2 * i + q + 1)) == 0);
-            REQUIRE(kv_memstore_add(m, k.data, k.len, &v, 1) == KV_OK);
+            /* some values large enough for an arena chunk of their own */
+            static uint8_t big[3000];
+            bool large = i % 50 == q;
+            REQUIRE(kv_memstore_add(m, k.data, k.len, large ? big : &v, large ? sizeof big : 1) ==
+                    KV_OK);
         }
         /* every row added so far is still found after each growth */
         if (i % 997 == 0 || i == n - 1) {
