@@ -47,15 +47,16 @@ kv_status kv_put(kv_store *s, const char *table, const void *row, size_t row_len
                  const void *qualifier, size_t qualifier_len, int64_t ts, const void *value,
                  size_t value_len, const kv_write_options *wopts) {
     kv_api_begin(s);
-    kv_mutation *m;
-    kv_status st = kv_mutation_new(&m, row, row_len);
+    /* on the stack: no allocation for a small cell */
+    kv_mutation_one m;
+    kv_status st = kv_mutation_one_row(&m, row, row_len);
     if (st != KV_OK) return kv_api_fail(s, st, "bad row key (%zu bytes)", row_len);
-    st = kv_mutation_put(m, family, qualifier, qualifier_len, ts, value, value_len);
+    st = kv_mutation_one_put(&m, family, qualifier, qualifier_len, ts, value, value_len);
     if (st != KV_OK)
         kv_api_fail(s, st, "put: %s (family '%s', a %zu-byte qualifier, a %zu-byte value)",
                     kv_strerror(st), family ? family : "(null)", qualifier_len, value_len);
-    if (st == KV_OK) st = kv_mutate(s, table, m, wopts);
-    kv_mutation_free(m);
+    if (st == KV_OK) st = kv_mutate(s, table, &m.m, wopts);
+    kv_mutation_one_done(&m);
     return st;
 }
 

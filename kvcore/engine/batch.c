@@ -14,32 +14,33 @@
 /* Most families one mutation may touch (a bound for the stack array). */
 #define BATCH_MAX_FAMILIES 64
 
-static int put_u32(kv_buf *b, uint32_t v) {
-    uint8_t x[4];
-    kv_put_le32(x, v);
-    return kv_buf_append(b, x, 4);
+/* Bytes of the record framing of one op with qlen and vlen bytes. */
+static size_t op_len(size_t qlen, size_t vlen) {
+    return 4 + 1 + 8 + kv_varint_length(qlen) + qlen + kv_varint_length(vlen) + vlen;
 }
 
-static int put_u64(kv_buf *b, uint64_t v) {
-    uint8_t x[8];
-    kv_put_le64(x, v);
-    return kv_buf_append(b, x, 8);
-}
-
-static int put_bytes(kv_buf *b, const void *p, size_t n) {
-    return kv_buf_append_varint64(b, n) || kv_buf_append(b, p, n);
-}
-
-static int put_op(kv_buf *b, uint32_t family_id, kv_cell_type type, int64_t ts, const void *q,
-                  size_t qlen, const void *v, size_t vlen) {
-    uint8_t t = (uint8_t)type;
-    return put_u32(b, family_id) || kv_buf_append(b, &t, 1) || put_u64(b, (uint64_t)ts) ||
-           put_bytes(b, q, qlen) || put_bytes(b, v, vlen);
+/* Writes one op at p (op_len bytes reserved); returns the end. */
+static uint8_t *put_op(uint8_t *p, uint32_t family_id, kv_cell_type type, int64_t ts,
+                       const void *q, size_t qlen, const void *v, size_t vlen) {
+    kv_put_le32(p, family_id);
+    p[4] = (uint8_t)type;
+    kv_put_le64(p + 5, (uint64_t)ts);
+    p += 13;
+    p += kv_put_varint64(p, qlen);
+    if (qlen) memcpy(p, q, qlen);
+    p += qlen;
+    p += kv_put_varint64(p, vlen);
+    if (vlen) memcpy(p, v, vlen);
+    return p + vlen;
 }
 
 int kv_batch_begin(kv_buf *rec, uint64_t first_seq) {
     rec->len = 0;
-    return put_u64(rec, first_seq) || put_u32(rec, 0);
+    if (kv_buf_reserve(rec, KV_BATCH_HEADER_LEN)) return -1;
+    kv_put_le64(rec->data, first_seq);
+    kv_put_le32(rec->data + 8, 0);
+    rec->len = KV_BATCH_HEADER_LEN;
+    return 0;
 }
 
 void kv_batch_set_count(kv_buf *rec, uint32_t nmut) {
@@ -59,18 +60,26 @@ kv_status kv_batch_add(kv_engine *s, kv_buf *b, const kv_table *t, const kv_muta
             return kv_fail(s, KV_NO_FAMILY, "table %s:%s has no column family '%s'", t->ns, t->name,
                            m->families[i]);
     }
-    size_t mark = b->len;
     uint64_t count = 0;
+    /* The exact size first, so that the record grows once. */
+    size_t need = 4 + kv_varint_length(m->row_len) + m->row_len;
     for (size_t i = 0; i < m->nops; i++) {
         const kv_op *op = &m->ops[i];
         if (op->vlen > s->opts.max_value_size)
             return kv_fail(s, KV_TOO_LARGE, "value of %u bytes is above the limit of %zu bytes",
                            op->vlen, s->opts.max_value_size);
         count += op->whole_row ? t->nfamilies : 1;
+        need += op->whole_row ? t->nfamilies * op_len(0, 0) : op_len(op->qlen, op->vlen);
     }
-    if (put_u32(b, t->id) || put_bytes(b, m->bytes.data, m->row_len) ||
-        kv_buf_append_varint64(b, count))
-        goto nomem;
+    need += kv_varint_length(count);
+    if (kv_buf_reserve(b, need)) return KV_NO_MEMORY;
+    uint8_t *p = b->data + b->len;
+    kv_put_le32(p, t->id);
+    p += 4;
+    p += kv_put_varint64(p, m->row_len);
+    memcpy(p, m->bytes.data, m->row_len);
+    p += m->row_len;
+    p += kv_put_varint64(p, count);
     for (size_t i = 0; i < m->nops; i++) {
         const kv_op *op = &m->ops[i];
         int64_t ts = op->ts;
@@ -81,16 +90,14 @@ kv_status kv_batch_add(kv_engine *s, kv_buf *b, const kv_table *t, const kv_muta
         const uint8_t *q = m->bytes.data + op->qoff, *v = m->bytes.data + op->voff;
         if (op->whole_row) {
             for (size_t f = 0; f < t->nfamilies; f++)
-                if (put_op(b, t->families[f]->id, op->type, ts, NULL, 0, NULL, 0)) goto nomem;
-        } else if (put_op(b, fam[op->family_index]->id, op->type, ts, q, op->qlen, v, op->vlen)) {
-            goto nomem;
+                p = put_op(p, t->families[f]->id, op->type, ts, NULL, 0, NULL, 0);
+        } else {
+            p = put_op(p, fam[op->family_index]->id, op->type, ts, q, op->qlen, v, op->vlen);
         }
     }
+    b->len += need;
     *nops += count;
     return KV_OK;
-nomem:
-    b->len = mark;
-    return KV_NO_MEMORY;
 }
 
 static const uint8_t *get_u32(const uint8_t *p, const uint8_t *end, uint32_t *v) {

@@ -85,6 +85,10 @@ struct kv_engine {
     size_t mem_bytes;           /* bytes added to memstores since the
                                    last switch (mu) */
     kv_buf leader_record;       /* the write leader's record buffer */
+    kv_buf insert_key;          /* the internal key being inserted (the
+                                   leader's, or recovery's) */
+    kv_buf rmw_value;           /* the value a read-modify-write or
+                                   check-and-mutate read (rmw_mu) */
 
     /* writer queue (mu) */
     struct kv_writer *queue_head, *queue_tail;

@@ -59,6 +59,8 @@ typedef struct rowfilter {
 typedef struct chunk {
     struct chunk *next;
     bool mapped;                /* a CHUNK_SIZE mapping of its own (munmap) */
+    size_t used;                /* bytes of data holding nodes, one after
+                                   another (arena_size each) */
     alignas(max_align_t) unsigned char data[];
 } chunk;
 
@@ -69,10 +71,17 @@ struct kv_memstore {
     _Atomic(node *) last;       /* the node with the largest key, or NULL */
     /* Writer-only state. */
     chunk *chunks;              /* all chunks, newest first */
+    chunk *cur;                 /* the chunk alloc_ptr is in */
     unsigned char *alloc_ptr;   /* free space in the current chunk */
     size_t alloc_left;
     size_t next_chunk;          /* size of the next regular chunk */
     uint64_t rng;               /* xorshift state for node heights */
+    /* The insertion finger: the node added last and, at every level in
+       use, the last node at or before it (the head where there is none);
+       tried by the next add only while adds come in key order. */
+    node *last_added;
+    bool finger_on;
+    node *finger[MAX_HEIGHT];
     uint64_t rows_cap;          /* entries the row filter is sized for */
     _Atomic(rowfilter *) rows;  /* NULL until the first entry */
     atomic_bool rows_off;       /* a key without a row: no filter */
@@ -124,24 +133,35 @@ static unsigned char *new_chunk(kv_memstore *m, size_t *size, bool whole) {
             return NULL;
         c->mapped = false;
     }
+    c->used = 0;
     c->next = m->chunks;
     m->chunks = c;
     atomic_fetch_add_explicit(&m->bytes, sizeof *c + *size, memory_order_relaxed);
     return c->data;
 }
 
-static void *arena_alloc(kv_memstore *m, size_t size) {
+/* The bytes a node of size bytes takes in a chunk. */
+static size_t arena_size(size_t size) {
     size_t align = alignof(max_align_t);
-    size = (size + align - 1) & ~(align - 1);
+    return (size + align - 1) & ~(align - 1);
+}
+
+static void *arena_alloc(kv_memstore *m, size_t size) {
+    size = arena_size(size);
     /* Nodes above a quarter chunk get a chunk of their own, which keeps
        the current chunk's free space. */
-    if (size > m->next_chunk / 4)
-        return new_chunk(m, &size, false);
+    if (size > m->next_chunk / 4) {
+        unsigned char *p = new_chunk(m, &size, false);
+        if (p)
+            m->chunks->used = size;
+        return p;
+    }
     if (size > m->alloc_left) {
         size_t room = m->next_chunk;
         unsigned char *p = new_chunk(m, &room, room == CHUNK_SIZE);
         if (!p)
             return NULL;
+        m->cur = m->chunks;
         m->alloc_ptr = p;
         m->alloc_left = room;
         if (m->next_chunk < CHUNK_SIZE)
@@ -150,15 +170,21 @@ static void *arena_alloc(kv_memstore *m, size_t size) {
     void *p = m->alloc_ptr;
     m->alloc_ptr += size;
     m->alloc_left -= size;
+    m->cur->used += size;
     return p;
 }
 
+/* The bytes of a node of height with klen and vlen bytes. */
+static size_t node_size(int height, size_t klen, size_t vlen) {
+    return sizeof(node) + (size_t)height * sizeof(_Atomic(node *)) + klen + vlen;
+}
+
 static node *new_node(kv_memstore *m, int height, size_t klen, size_t vlen) {
-    size_t fixed = sizeof(node) + (size_t)height * sizeof(_Atomic(node *));
+    size_t fixed = node_size(height, 0, 0);
     size_t limit = SIZE_MAX / 2;   /* leaves room for rounding and the chunk header */
     if (klen > limit - fixed || vlen > limit - fixed - klen)
         return NULL;
-    node *n = arena_alloc(m, fixed + klen + vlen);
+    node *n = arena_alloc(m, node_size(height, klen, vlen));
     if (!n)
         return NULL;
     n->klen = klen;
@@ -202,6 +228,8 @@ kv_memstore *kv_memstore_new(void) {
         free(m);
         return NULL;
     }
+    for (int i = 0; i < MAX_HEIGHT; i++)
+        m->finger[i] = m->head;
     return m;
 }
 
@@ -265,14 +293,24 @@ static rowfilter *rows_grow(kv_memstore *m, uint64_t entries) {
     f->nblocks = nblocks;
     const uint8_t *prev = NULL;
     size_t prev_len = 0;
-    for (const node *n = next_of(m->head, 0); n; n = next_of(n, 0)) {
-        size_t rl = kv_row_prefix_len(node_key(n), n->klen);
-        /* the entries of a row are adjacent: hash each row once */
-        if (prev && rl == prev_len && memcmp(prev, node_key(n), rl) == 0)
-            continue;
-        prev = node_key(n);
-        prev_len = rl;
-        rf_set(f, row_hash(prev, rl));
+    /* Every node but the head, in the order the arena holds them (memory
+       read in order, not a cache miss a node as in key order); every node
+       allocated is linked, or is being linked with its row noted. */
+    for (const chunk *c = m->chunks; c; c = c->next) {
+        for (size_t off = 0; off < c->used;) {
+            const node *n = (const node *)(const void *)(c->data + off);
+            off += arena_size(node_size(n->height, n->klen, n->vlen));
+            if (n == m->head)
+                continue;
+            size_t rl = kv_row_prefix_len(node_key(n), n->klen);
+            /* the entries of a row are mostly added together: hash a run
+               of them once */
+            if (prev && rl == prev_len && memcmp(prev, node_key(n), rl) == 0)
+                continue;
+            prev = node_key(n);
+            prev_len = rl;
+            rf_set(f, row_hash(prev, rl));
+        }
     }
     f->older = atomic_load_explicit(&m->rows, memory_order_relaxed);
     atomic_store_explicit(&m->rows, f, memory_order_release);
@@ -281,12 +319,27 @@ static rowfilter *rows_grow(kv_memstore *m, uint64_t entries) {
     return f;
 }
 
-/* Notes the row of a key about to be linked (writer only): before the
-   link, so that whoever can see the entry sees its row in the filter. */
-static void rows_note(kv_memstore *m, const uint8_t *key, size_t klen) {
+/* The row of a key about to be added (writer only): its length in *rl
+   (0: not an internal key) and its hash, whose block of the filter starts
+   loading now, while the add searches. */
+static uint64_t rows_hash(kv_memstore *m, const uint8_t *key, size_t klen, size_t *rl) {
+    *rl = 0;
+    if (atomic_load_explicit(&m->rows_off, memory_order_relaxed))
+        return 0;
+    *rl = kv_row_prefix_len(key, klen);
+    uint64_t h = row_hash(key, *rl);
+    rowfilter *f = atomic_load_explicit(&m->rows, memory_order_relaxed);
+    if (f && *rl)
+        __builtin_prefetch(rf_block(f, h), 1);
+    return h;
+}
+
+/* Notes the row of a key about to be linked (writer only), given
+   rows_hash's answers: before the link, so that whoever can see the entry
+   sees its row in the filter. */
+static void rows_note(kv_memstore *m, size_t rl, uint64_t h) {
     if (atomic_load_explicit(&m->rows_off, memory_order_relaxed))
         return;
-    size_t rl = kv_row_prefix_len(key, klen);
     uint64_t entries = atomic_load_explicit(&m->entries, memory_order_relaxed) + 1;
     rowfilter *f = atomic_load_explicit(&m->rows, memory_order_relaxed);
     if (rl && (!f || entries > m->rows_cap))
@@ -296,7 +349,7 @@ static void rows_note(kv_memstore *m, const uint8_t *key, size_t klen) {
         atomic_store_explicit(&m->rows_off, true, memory_order_release);
         return;
     }
-    rf_set(f, row_hash(key, rl));
+    rf_set(f, h);
 }
 
 bool kv_memstore_may_hold_row(const kv_memstore *m, const uint8_t *row_key, size_t len) {
@@ -383,19 +436,49 @@ static node *find_lt(const kv_memstore *m, const uint8_t *key, size_t klen) {
     }
 }
 
+/* find_ge for a key after the one added last, from the finger instead of
+   the top (writer only): fills prev[] and *found as find_ge does and
+   returns true, or returns false when key is not after the last key added
+   or some node lies between the two (the caller then searches from the
+   top). Two comparisons at most, none with the node after the last one
+   at the end of the list (a sequential load): a node at any level after
+   that level's finger is after the last key, and the node after the last
+   key is before key if any of them is. */
+static bool find_ge_from_finger(kv_memstore *m, const uint8_t *key, size_t klen, node **prev,
+                                node **found) {
+    node *last = m->last_added;
+    if (!m->finger_on || kv_key_compare(node_key(last), last->klen, key, klen) >= 0)
+        return false;
+    node *n = next_of(last, 0);
+    if (n && kv_key_compare(node_key(n), n->klen, key, klen) < 0)
+        return false;
+    *found = n;
+    int height = atomic_load_explicit(&m->height, memory_order_relaxed);
+    for (int i = 0; i < height; i++)
+        prev[i] = m->finger[i];
+    return true;
+}
+
 kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const uint8_t *value,
                           size_t vlen) {
     if (!m || (!key && klen) || (!value && vlen))
         return KV_INVALID;
+    size_t rl;
+    uint64_t rh = rows_hash(m, key, klen, &rl);
     node *prev[MAX_HEIGHT];
-    node *found = find_ge(m, key, klen, prev);
+    node *found = NULL;
+    if (!find_ge_from_finger(m, key, klen, prev, &found))
+        found = find_ge(m, key, klen, prev);
     if (found && kv_key_compare(node_key(found), found->klen, key, klen) == 0)
         return KV_EXISTS;
+    /* before the node is allocated: rows_grow walks every node in the
+       arena (a row noted for an add that then fails is only a false
+       positive) */
+    rows_note(m, rl, rh);
     int h = random_height(m);
     node *n = new_node(m, h, klen, vlen);
     if (!n)
         return KV_NO_MEMORY;
-    rows_note(m, key, klen);
     if (klen)
         memcpy((uint8_t *)node_key(n), key, klen);
     if (vlen)
@@ -407,6 +490,7 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
         /* A reader that sees the new height before the links finds NULL at
            those levels of the head and simply drops a level. */
         atomic_store_explicit(&m->height, h, memory_order_relaxed);
+        cur = h;
     }
     for (int i = 0; i < h; i++) {
         /* n is not reachable yet: a relaxed store suffices for its own link. */
@@ -415,10 +499,20 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
                               memory_order_relaxed);
         atomic_store_explicit(&prev[i]->next[i], n, memory_order_release);
     }
+    /* The finger for the next add, tried only while adds follow each other
+       in key order (n went right after the node added before it, or at
+       the end), so that random adds pay no comparison for it. */
+    m->finger_on = (m->last_added && prev[0] == m->last_added) || !found;
+    m->last_added = n;
+    for (int i = 0; i < cur; i++)
+        m->finger[i] = i < h ? n : prev[i];
     /* linked at the end: the new largest key */
     if (!atomic_load_explicit(&n->next[0], memory_order_relaxed))
         atomic_store_explicit(&m->last, n, memory_order_release);
-    atomic_fetch_add_explicit(&m->entries, 1, memory_order_relaxed);
+    /* One writer: a plain load and store, no locked read-modify-write
+       (which would wait for every store above to reach the cache). */
+    atomic_store_explicit(&m->entries, atomic_load_explicit(&m->entries, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     return KV_OK;
 }
 

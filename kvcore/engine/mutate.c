@@ -111,6 +111,11 @@ static kv_status begin_read_modify_write(kv_engine *s, const char *table, const 
     return KV_OK;
 }
 
+/* Frees the read value's buffer after a large value (rmw_mu held). */
+static void release_rmw_value(kv_engine *s) {
+    if (s->rmw_value.cap > (64u << 10)) kv_buf_free(&s->rmw_value);
+}
+
 static void end_read_modify_write(kv_engine *s) {
     pthread_mutex_unlock(&s->rmw_mu);
     pthread_rwlock_unlock(&s->catalog_lock);
@@ -142,29 +147,30 @@ kv_status kv_engine_read_modify_write(kv_engine *s, const char *table, const kv_
     kv_table *t;
     kv_status st = begin_read_modify_write(s, table, op->family, &t);
     if (st != KV_OK) return st;
-    kv_buf old = {0};
+    kv_buf *old = &s->rmw_value;   /* held by rmw_mu: no allocation a call */
     bool found;
     int64_t ts = INT64_MIN;
     result->len = 0;
     st = kv_read_newest(s, t, op->row, op->row_len, op->family, op->qualifier, op->qualifier_len,
-                        &found, &ts, &old);
-    if (st == KV_OK) st = compute(s, op, found, &old, result);
+                        &found, &ts, old);
+    if (st == KV_OK) st = compute(s, op, found, old, result);
     if (st == KV_OK) {
-        kv_mutation *m;
-        st = kv_mutation_new(&m, op->row, op->row_len);
+        kv_mutation_one m;
+        st = kv_mutation_one_row(&m, op->row, op->row_len);
         /* max(previous timestamp + 1, now), as HBase stamps increments and
            appends: a version at or after now would otherwise be replaced
            in place or hide the new value. */
         int64_t now = kv_engine_now(s);
         if (found && ts >= now && ts < INT64_MAX) now = ts + 1;
         if (st == KV_OK)
-            st = kv_mutation_put(m, op->family, op->qualifier, op->qualifier_len, now, result->data,
-                                 result->len);
-        if (st == KV_OK) st = kv_write_apply(s, t, &m, 1, NULL, op->durability);
-        kv_mutation_free(m);
+            st = kv_mutation_one_put(&m, op->family, op->qualifier, op->qualifier_len, now,
+                                     result->data, result->len);
+        kv_mutation *use = &m.m;
+        if (st == KV_OK) st = kv_write_apply(s, t, &use, 1, NULL, op->durability);
+        kv_mutation_one_done(&m);
     }
+    release_rmw_value(s);
     end_read_modify_write(s);
-    kv_buf_free(&old);
     return st;
 }
 
@@ -174,16 +180,16 @@ kv_status kv_engine_check_and_mutate(kv_engine *s, const char *table, const kv_c
     kv_table *t;
     kv_status st = begin_read_modify_write(s, table, check->family, &t);
     if (st != KV_OK) return st;
-    kv_buf cur = {0};
+    kv_buf *cur = &s->rmw_value;   /* held by rmw_mu: no allocation a call */
     bool found;
     int64_t ts;
     st = kv_read_newest(s, t, check->row, check->row_len, check->family, check->qualifier,
-                        check->qualifier_len, &found, &ts, &cur);
+                        check->qualifier_len, &found, &ts, cur);
     bool pass = false;
     if (st == KV_OK) {
         if (!check->expected) pass = !found;
         else if (found)
-            pass = kv_compare_passes(check->op, kv_key_compare(cur.data, cur.len, check->expected,
+            pass = kv_compare_passes(check->op, kv_key_compare(cur->data, cur->len, check->expected,
                                                                check->expected_len));
     }
     if (pass) {
@@ -195,7 +201,7 @@ kv_status kv_engine_check_and_mutate(kv_engine *s, const char *table, const kv_c
         if (st == KV_OK) *applied = true;
         kv_mutation_free(c);
     }
+    release_rmw_value(s);
     end_read_modify_write(s);
-    kv_buf_free(&cur);
     return st;
 }

@@ -44,6 +44,8 @@ static void free_store(kv_engine *s) {
     if (s->lock) s->env->unlock(s->lock, err, sizeof err);
     if (s->cache) kv_cache_free(s->cache);
     kv_buf_free(&s->leader_record);
+    kv_buf_free(&s->insert_key);
+    kv_buf_free(&s->rmw_value);
     pthread_rwlock_destroy(&s->catalog_lock);
     pthread_mutex_destroy(&s->rmw_mu);
     pthread_mutex_destroy(&s->mu);

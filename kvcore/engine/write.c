@@ -45,7 +45,7 @@ struct kv_writer {
 
 typedef struct insert_ctx {
     kv_engine *s;
-    kv_buf key;
+    kv_buf *key;                /* s->insert_key */
     int64_t max_ts;
     size_t bytes;
 } insert_ctx;
@@ -61,8 +61,8 @@ static kv_status insert_op(void *arg, const kv_batch_op *op) {
     if (!f) return KV_OK;
     uint8_t kind = (op->type == KV_TYPE_DELETE_FAMILY || op->type == KV_TYPE_DELETE_FAMILY_VERSION)
                        ? KV_KIND_FAMILY_MARKER : KV_KIND_COLUMN;
-    c->key.len = 0;
-    if (kv_key_encode(&c->key, op->row, op->row_len, kind, op->qualifier, op->qualifier_len, op->ts,
+    c->key->len = 0;
+    if (kv_key_encode(c->key, op->row, op->row_len, kind, op->qualifier, op->qualifier_len, op->ts,
                       op->type, op->seq))
         return KV_NO_MEMORY;
     if (!f->mem) {
@@ -71,17 +71,18 @@ static kv_status insert_op(void *arg, const kv_batch_op *op) {
         pthread_mutex_unlock(&s->mu);
         if (!f->mem) return KV_NO_MEMORY;
     }
-    kv_status as = kv_memstore_add(f->mem, c->key.data, c->key.len, op->value, op->value_len);
+    kv_status as = kv_memstore_add(f->mem, c->key->data, c->key->len, op->value, op->value_len);
     if (as != KV_OK && as != KV_EXISTS) return as;
-    c->bytes += c->key.len + op->value_len + 32;
+    c->bytes += c->key->len + op->value_len + 32;
     return KV_OK;
 }
 
 kv_status kv_write_insert(kv_engine *s, const uint8_t *rec, size_t len, uint64_t *last_seq,
                           int64_t *max_ts, size_t *bytes) {
-    insert_ctx c = {s, {0}, INT64_MIN, 0};
+    insert_ctx c = {s, &s->insert_key, INT64_MIN, 0};
     kv_status st = kv_batch_decode(rec, len, insert_op, &c, last_seq);
-    kv_buf_free(&c.key);
+    /* Do not keep a huge buffer around after one big key. */
+    if (s->insert_key.cap > (64u << 10)) kv_buf_free(&s->insert_key);
     *max_ts = c.max_ts;
     *bytes = c.bytes;
     return st;

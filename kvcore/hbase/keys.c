@@ -16,20 +16,33 @@
 
 static size_t escaped_len(const uint8_t *p, size_t n) {
     size_t zeros = 0;
-    for (size_t i = 0; i < n; i++) zeros += p[i] == 0;
+    for (const uint8_t *z = p, *end = p + n; n && (z = memchr(z, 0, (size_t)(end - z))) != NULL; z++)
+        zeros++;
     return n + zeros + 2;
+}
+
+/* Writes esc(p[0..n)) at out (escaped_len bytes); returns the end. Runs
+   without a zero byte are copied whole. */
+static uint8_t *put_escaped(uint8_t *out, const uint8_t *p, size_t n) {
+    const uint8_t *end = p + n;
+    while (n) {
+        const uint8_t *z = memchr(p, 0, (size_t)(end - p));
+        size_t run = (size_t)((z ? z : end) - p);
+        if (run) memcpy(out, p, run);
+        out += run;
+        if (!z) break;
+        *out++ = ESC_BYTE;
+        *out++ = ESC_ZERO;
+        p = z + 1;
+    }
+    *out++ = ESC_BYTE;
+    *out++ = ESC_END;
+    return out;
 }
 
 static int append_escaped(kv_buf *b, const uint8_t *p, size_t n) {
     if (kv_buf_reserve(b, escaped_len(p, n)) != 0) return -1;
-    uint8_t *out = b->data + b->len;
-    for (size_t i = 0; i < n; i++) {
-        *out++ = p[i];
-        if (p[i] == 0) *out++ = ESC_ZERO;
-    }
-    *out++ = ESC_BYTE;
-    *out++ = ESC_END;
-    b->len = (size_t)(out - b->data);
+    b->len = (size_t)(put_escaped(b->data + b->len, p, n) - b->data);
     return 0;
 }
 
@@ -37,14 +50,19 @@ static int append_escaped(kv_buf *b, const uint8_t *p, size_t n) {
 static size_t scan_escaped(const uint8_t *p, size_t n, size_t *raw_len, bool *has_zero) {
     size_t raw = 0;
     *has_zero = false;
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] != ESC_BYTE) { raw++; continue; }
-        if (i + 1 >= n) return 0;
-        if (p[i + 1] == ESC_END) { *raw_len = raw; return i + 2; }
-        if (p[i + 1] != ESC_ZERO) return 0;
+    const uint8_t *start = p, *end = p + n;
+    while (n) {
+        const uint8_t *e = memchr(p, ESC_BYTE, (size_t)(end - p));
+        if (!e || e + 1 >= end) return 0;
+        raw += (size_t)(e - p);
+        if (e[1] == ESC_END) {
+            *raw_len = raw;
+            return (size_t)(e + 2 - start);
+        }
+        if (e[1] != ESC_ZERO) return 0;
         *has_zero = true;
         raw++;
-        i++;
+        p = e + 2;
     }
     return 0;
 }
@@ -77,17 +95,17 @@ int kv_key_encode_column(kv_buf *b, const void *row, size_t row_len, uint8_t kin
 
 int kv_key_encode(kv_buf *b, const void *row, size_t row_len, uint8_t kind, const void *qualifier,
                   size_t qualifier_len, int64_t ts, kv_cell_type type, uint64_t seq) {
-    size_t mark = b->len;
-    if (kv_key_encode_column(b, row, row_len, kind, qualifier, qualifier_len) != 0 ||
-        kv_buf_reserve(b, KV_KEY_SUFFIX_LEN) != 0) {
-        b->len = mark;
+    /* room for the longest encoding: one reserve, then written in place */
+    if (row_len > SIZE_MAX / 4 || qualifier_len > SIZE_MAX / 4 ||
+        kv_buf_reserve(b, kv_key_max_len(row_len, qualifier_len)) != 0)
         return -1;
-    }
-    uint8_t *p = b->data + b->len;
+    uint8_t *p = put_escaped(b->data + b->len, row, row_len);
+    *p++ = kind;
+    p = put_escaped(p, qualifier, qualifier_len);
     kv_put_be64(p, ~((uint64_t)ts ^ TS_FLIP));
     p[8] = (uint8_t)(255 - (int)type);
     kv_put_be64(p + 9, ~seq);
-    b->len += KV_KEY_SUFFIX_LEN;
+    b->len = (size_t)(p + KV_KEY_SUFFIX_LEN - b->data);
     return 0;
 }
 

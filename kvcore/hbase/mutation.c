@@ -13,9 +13,26 @@
 
 #define KV_MAX_ROW_LEN 32767   /* HBase's Short.MAX_VALUE row limit */
 
+static kv_status check_row(const void *row, size_t row_len) {
+    if (!row || row_len == 0 || row_len > KV_MAX_ROW_LEN) return row_len ? KV_TOO_LARGE : KV_INVALID;
+    return KV_OK;
+}
+
+/* The checks of one operation's arguments, added to a mutation holding
+   bytes_len bytes. */
+static kv_status check_op(const char *family, const void *q, size_t qlen, const void *v,
+                          size_t vlen, bool whole_row, size_t bytes_len) {
+    if (!whole_row && (!family || kv_check_name(family) != KV_OK)) return KV_INVALID;
+    if ((qlen && !q) || (vlen && !v)) return KV_INVALID;
+    if (qlen > UINT32_MAX / 2 || vlen > UINT32_MAX / 2 || bytes_len > UINT32_MAX / 2)
+        return KV_TOO_LARGE;
+    return KV_OK;
+}
+
 kv_status kv_mutation_new(kv_mutation **out, const void *row, size_t row_len) {
     *out = NULL;
-    if (!row || row_len == 0 || row_len > KV_MAX_ROW_LEN) return row_len ? KV_TOO_LARGE : KV_INVALID;
+    kv_status st = check_row(row, row_len);
+    if (st != KV_OK) return st;
     kv_mutation *m = calloc(1, sizeof *m);
     if (!m) return KV_NO_MEMORY;
     if (kv_buf_append(&m->bytes, row, row_len) != 0) {
@@ -55,10 +72,8 @@ static int family_index(kv_mutation *m, const char *family, uint32_t *out) {
 static kv_status add_op(kv_mutation *m, const char *family, kv_cell_type type, int64_t ts,
                         const void *q, size_t qlen, const void *v, size_t vlen, bool whole_row) {
     if (!m) return KV_INVALID;
-    if (!whole_row && (!family || kv_check_name(family) != KV_OK)) return KV_INVALID;
-    if ((qlen && !q) || (vlen && !v)) return KV_INVALID;
-    if (qlen > UINT32_MAX / 2 || vlen > UINT32_MAX / 2 || m->bytes.len > UINT32_MAX / 2)
-        return KV_TOO_LARGE;
+    kv_status st = check_op(family, q, qlen, v, vlen, whole_row, m->bytes.len);
+    if (st != KV_OK) return st;
     if (m->nops == m->capops) {
         size_t cap = m->capops ? 2 * m->capops : 4;
         kv_op *p = realloc(m->ops, cap * sizeof *p);
@@ -111,6 +126,43 @@ kv_status kv_mutation_delete_family_version(kv_mutation *m, const char *family, 
 
 kv_status kv_mutation_delete_row(kv_mutation *m, int64_t ts) {
     return add_op(m, NULL, KV_TYPE_DELETE_FAMILY, ts, NULL, 0, NULL, 0, true);
+}
+
+kv_status kv_mutation_one_row(kv_mutation_one *o, const void *row, size_t row_len) {
+    memset(&o->m, 0, sizeof o->m);
+    kv_status st = check_row(row, row_len);
+    if (st != KV_OK) return st;
+    o->m.row_len = row_len;
+    o->row = row;
+    return KV_OK;
+}
+
+kv_status kv_mutation_one_put(kv_mutation_one *o, const char *family, const void *qualifier,
+                              size_t qualifier_len, int64_t ts, const void *value,
+                              size_t value_len) {
+    kv_status st = check_op(family, qualifier, qualifier_len, value, value_len, false, o->m.row_len);
+    if (st != KV_OK) return st;
+    size_t n = o->m.row_len + qualifier_len + value_len;
+    uint8_t *b = n <= sizeof o->inline_bytes ? o->inline_bytes : malloc(n);
+    if (!b) return KV_NO_MEMORY;
+    memcpy(b, o->row, o->m.row_len);
+    if (qualifier_len) memcpy(b + o->m.row_len, qualifier, qualifier_len);
+    if (value_len) memcpy(b + o->m.row_len + qualifier_len, value, value_len);
+    o->m.bytes = (kv_buf){b, n, n};
+    o->op = (kv_op){.family_index = 0, .type = KV_TYPE_PUT, .ts = ts,
+                    .qoff = (uint32_t)o->m.row_len, .qlen = (uint32_t)qualifier_len,
+                    .voff = (uint32_t)(o->m.row_len + qualifier_len), .vlen = (uint32_t)value_len};
+    o->family = (char *)family;
+    o->m.ops = &o->op;
+    o->m.nops = o->m.capops = 1;
+    o->m.families = &o->family;
+    o->m.nfamilies = 1;
+    return KV_OK;
+}
+
+void kv_mutation_one_done(kv_mutation_one *o) {
+    if (o->m.bytes.data != o->inline_bytes) free(o->m.bytes.data);
+    o->m.bytes = (kv_buf){0};
 }
 
 kv_mutation *kv_mutation_copy(const kv_mutation *m) {

@@ -30,6 +30,26 @@ struct kv_mutation {
     char **families;            /* distinct family names used */
 };
 
+/* A mutation of one put in the caller's storage (kv_put's): no allocation
+   when row, qualifier and value fit in inline_bytes, one otherwise. Built
+   with kv_mutation_one_row (the checks and codes of kv_mutation_new) then
+   kv_mutation_one_put (those of kv_mutation_put; family is not copied and
+   must outlive the mutation); o->m is then an ordinary mutation that must
+   not be changed. Ended with kv_mutation_one_done, also after a failed
+   kv_mutation_one_put. */
+typedef struct kv_mutation_one {
+    kv_mutation m;
+    kv_op op;
+    char *family;
+    const void *row;
+    uint8_t inline_bytes[512];
+} kv_mutation_one;
+kv_status kv_mutation_one_row(kv_mutation_one *o, const void *row, size_t row_len);
+kv_status kv_mutation_one_put(kv_mutation_one *o, const char *family, const void *qualifier,
+                              size_t qualifier_len, int64_t ts, const void *value,
+                              size_t value_len);
+void kv_mutation_one_done(kv_mutation_one *o);
+
 /* A deep copy (NULL when memory runs out). */
 kv_mutation *kv_mutation_copy(const kv_mutation *m);
 /* Whether m deletes "the newest version" of a column (a Delete with

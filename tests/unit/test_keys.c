@@ -89,6 +89,12 @@ int main(void) {
     kv_key_parts p;
     CHECK_EQ(kv_key_decode(&p, (const uint8_t *)"abc", 3, &scratch), KV_CORRUPT);
     CHECK_EQ(kv_key_decode(&p, a.data, a.len - 1, &scratch), KV_CORRUPT);
+    CHECK_EQ(kv_key_row_prefix_len((const uint8_t *)"", 0), 0);
+    CHECK_EQ(kv_key_row_prefix_len((const uint8_t *)"ab\0", 3), 0);         /* cut escape */
+    CHECK_EQ(kv_key_row_prefix_len((const uint8_t *)"ab\0\5x", 5), 0);     /* bad escape */
+    CHECK_EQ(kv_key_row_prefix_len((const uint8_t *)"ab", 2), 0);            /* no end */
+    CHECK_EQ(kv_key_row_prefix_len((const uint8_t *)"\0\xff\0\1q", 5), 4);
+    CHECK_EQ(kv_key_row_prefix_len((const uint8_t *)"a\0\xff\0\xff\0\1", 7), 7);
     kv_buf_free(&a);
     kv_buf_free(&b);
     kv_buf_free(&scratch);

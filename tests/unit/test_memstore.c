@@ -70,42 +70,15 @@ static bool at_key(kv_iter *it, const ref_key *r) {
     return cmp_bytes(k, kl, r->k, r->len) == 0;
 }
 
-static void test_random(void) {
-    kv_memstore *m = kv_memstore_new();
-    REQUIRE(m != NULL);
-    enum { N = 6000 };
-    ref_key *ref = malloc(N * sizeof *ref);
-    REQUIRE(ref != NULL);
-    size_t nref = 0;
-    uint64_t s = 88172645463325252ull;
-    int dup_ok = 0, dup_bad = 0;
-    for (int i = 0; i < N; i++) {
-        ref_key k;
-        random_key(&s, &k);
-        uint8_t v[32];
-        size_t vl = value_of(k.k, k.len, v);
-        bool present = false;
-        for (size_t j = 0; j < nref && !present; j++)
-            present = cmp_ref(&ref[j], &k) == 0;
-        kv_status st = kv_memstore_add(m, k.k, k.len, v, vl);
-        if (present) {
-            if (st == KV_EXISTS)
-                dup_ok++;
-            else
-                dup_bad++;
-        } else {
-            CHECK_EQ(st, KV_OK);
-            ref[nref++] = k;
-        }
-    }
-    CHECK(dup_ok > 0);
-    CHECK_EQ(dup_bad, 0);
-    CHECK_EQ(kv_memstore_entries(m), nref);
-    CHECK(kv_memstore_bytes(m) > 0);
-    qsort(ref, nref, sizeof *ref, cmp_ref);
-
+/* Checks m against the sorted reference ref[0..nref) (every key and value
+   in a full walk, then seek and seek_before to random targets and to each
+   key, which follow the skip list's upper levels); returns an iterator
+   over m. */
+static kv_iter *check_against(kv_memstore *m, const ref_key *ref, size_t nref, uint64_t *sp) {
+    uint64_t s = *sp;
     kv_iter *it = kv_memstore_iter(m);
     REQUIRE(it != NULL);
+    CHECK_EQ(kv_memstore_entries(m), nref);
     /* Full forward walk equals the reference. */
     size_t i = 0;
     int wrong = 0;
@@ -148,11 +121,119 @@ static void test_random(void) {
     CHECK(it->key(it, &kl) == NULL);
     CHECK_EQ(kl, 0);
 
+    for (size_t j = 0; j < nref; j++) {
+        it->seek(it, ref[j].k, ref[j].len);
+        if (!at_key(it, &ref[j]) || !entry_ok(it))
+            wrong++;
+        it->seek_before(it, ref[j].k, ref[j].len);
+        if (j == 0 ? it->valid(it) : !at_key(it, &ref[j - 1]))
+            wrong++;
+    }
+    CHECK_EQ(wrong, 0);
+    *sp = s;
+    return it;
+}
+
+/* A key of the ordered test: n big-endian, then tail bytes of 0xff. */
+static ref_key ordered_key(uint32_t n, size_t tail) {
+    ref_key k = {.len = 4 + tail};
+    for (int i = 0; i < 4; i++)
+        k.k[i] = (uint8_t)(n >> (24 - 8 * i));
+    memset(k.k + 4, 0xff, tail);
+    return k;
+}
+
+/* A new memstore in *m and room for a reference of n keys. */
+static ref_key *new_ref(kv_memstore **m, size_t n) {
+    *m = kv_memstore_new();
+    REQUIRE(*m != NULL);
+    ref_key *ref = malloc(n * sizeof *ref);
+    REQUIRE(ref != NULL);
+    return ref;
+}
+
+/* Adds k; returns whether the memstore answered as the reference says
+   (KV_EXISTS for a key already there), and records a new key. */
+static bool add_ref(kv_memstore *m, ref_key *ref, size_t *nref, ref_key k) {
+    bool present = false;
+    for (size_t j = 0; j < *nref && !present; j++)
+        present = cmp_ref(&ref[j], &k) == 0;
+    uint8_t v[32];
+    size_t vl = value_of(k.k, k.len, v);
+    kv_status st = kv_memstore_add(m, k.k, k.len, v, vl);
+    if (present)
+        return st == KV_EXISTS;
+    ref[(*nref)++] = k;
+    return st == KV_OK;
+}
+
+static void test_random(void) {
+    enum { N = 6000 };
+    kv_memstore *m;
+    ref_key *ref = new_ref(&m, N);
+    size_t nref = 0;
+    uint64_t s = 88172645463325252ull;
+    int dup_ok = 0, dup_bad = 0;
+    for (int i = 0; i < N; i++) {
+        ref_key k;
+        random_key(&s, &k);
+        size_t before = nref;
+        if (!add_ref(m, ref, &nref, k))
+            dup_bad++;
+        else if (nref == before)
+            dup_ok++;
+    }
+    CHECK(dup_ok > 0);
+    CHECK_EQ(dup_bad, 0);
+    CHECK_EQ(kv_memstore_entries(m), nref);
+    CHECK(kv_memstore_bytes(m) > 0);
+    qsort(ref, nref, sizeof *ref, cmp_ref);
+
+    kv_iter *it = check_against(m, ref, nref, &s);
     /* The iterator keeps the memstore alive after its owner lets go. */
     kv_memstore_unref(m);
     it->seek(it, NULL, 0);
     CHECK(at_key(it, &ref[0]));
     it->destroy(it);
+    free(ref);
+}
+
+/* Inserts in ascending runs (what a sequential load and rows written in
+   order do), each run against what earlier runs left: appended at the
+   end, between every two keys, across long stretches, starting before the
+   last key added, repeating keys, descending and interleaved. */
+static void test_ordered(void) {
+    enum { N = 20000 };
+    kv_memstore *m;
+    ref_key *ref = new_ref(&m, N);
+    size_t nref = 0;
+    int bad = 0;
+    for (uint32_t i = 0; i < 3000; i++)            /* appended at the end */
+        bad += !add_ref(m, ref, &nref, ordered_key(10 * i, 0));
+    for (uint32_t i = 0; i < 3000; i++)            /* one between each two */
+        bad += !add_ref(m, ref, &nref, ordered_key(10 * i + 5, 0));
+    for (uint32_t i = 0; i < 30; i++)              /* long jumps forward */
+        bad += !add_ref(m, ref, &nref, ordered_key(1000 * i + 1, 0));
+    for (uint32_t i = 0; i < 2000; i++) {          /* the same key again */
+        bad += !add_ref(m, ref, &nref, ordered_key(10 * i + 2, i % 3));
+        bad += !add_ref(m, ref, &nref, ordered_key(10 * i + 2, i % 3));
+        bad += !add_ref(m, ref, &nref, ordered_key(10 * i + 5, 0));
+    }
+    for (uint32_t i = 3000; i-- > 0;)              /* descending */
+        bad += !add_ref(m, ref, &nref, ordered_key(10 * i + 7, 1));
+    for (uint32_t i = 0; i < 1500; i++) {          /* two runs interleaved */
+        bad += !add_ref(m, ref, &nref, ordered_key(10 * i + 8, 0));
+        bad += !add_ref(m, ref, &nref, ordered_key(10 * (i + 1500) + 8, 2));
+    }
+    for (uint32_t i = 0; i < 40000; i += 13)        /* past the end, then inside */
+        bad += !add_ref(m, ref, &nref, ordered_key(i < 3000 ? 40000 + i : 10 * (i % 3000) + 9, 1));
+    CHECK_EQ(bad, 0);
+    REQUIRE(nref <= N);
+    qsort(ref, nref, sizeof *ref, cmp_ref);
+    uint64_t s = 0x2545f4914f6cdd1dull;
+    kv_iter *it = check_against(m, ref, nref, &s);
+    it->destroy(it);
+    kv_memstore_unref(m);
     free(ref);
 }
 
@@ -307,7 +388,10 @@ static void *reader(void *arg) {
     return NULL;
 }
 
-static void test_concurrent(void) {
+/* A reader walks the memstore again and again while the writer inserts
+   40,000 keys spread over the key space, or ascending (each one after the
+   last: sequential loads). */
+static void test_concurrent(bool ascending) {
     shared sh = {.m = kv_memstore_new()};
     REQUIRE(sh.m != NULL);
     atomic_init(&sh.done, false);
@@ -319,8 +403,8 @@ static void test_concurrent(void) {
     int failed = 0;
     for (int i = 0; i < N; i++) {
         uint8_t k[8], v[16];
-        /* Distinct keys: a bijection of i, spread over the key space. */
-        make_entry((uint64_t)i * 0x9e3779b97f4a7c15ull ^ 0x5555, k, v);
+        /* Distinct keys: a bijection of i, spread over the key space or in order. */
+        make_entry(ascending ? (uint64_t)i << 20 : (uint64_t)i * 0x9e3779b97f4a7c15ull ^ 0x5555, k, v);
         if (kv_memstore_add(sh.m, k, 8, v, 16) != KV_OK)
             failed++;
         if (rnd(&s) % 1000 == 0)
@@ -332,7 +416,7 @@ static void test_concurrent(void) {
     CHECK_EQ(sh.bad, 0);
     CHECK(sh.passes >= 1);
     /* Most runs overlap; report it so that a silent non-overlap shows. */
-    printf("concurrent: %ld reader passes, %ld during inserts\n", sh.passes, sh.partial);
+    printf("concurrent%s: %ld reader passes, %ld during inserts\n", ascending ? " (ascending)" : "", sh.passes, sh.partial);
     CHECK_EQ(sh.max_seen, N);   /* the last pass ran after every insert */
     CHECK_EQ(kv_memstore_entries(sh.m), N);
     kv_memstore_unref(sh.m);
@@ -508,7 +592,11 @@ static void test_row_filter(void) {
             k.len = 0;
             REQUIRE(kv_key_encode(&k, r, rl, KV_KIND_COLUMN, q ? "b" : "a", 1, 7, KV_TYPE_PUT,
                                   (uint64_t)(2 * i + q + 1)) == 0);
-            REQUIRE(kv_memstore_add(m, k.data, k.len, &v, 1) == KV_OK);
+            /* some values large enough for an arena chunk of their own */
+            static uint8_t big[3000];
+            bool large = i % 50 == q;
+            REQUIRE(kv_memstore_add(m, k.data, k.len, large ? big : &v, large ? sizeof big : 1) ==
+                    KV_OK);
         }
         /* every row added so far is still found after each growth */
         if (i % 997 == 0 || i == n - 1) {
@@ -549,8 +637,10 @@ static void test_row_filter(void) {
 
 int main(void) {
     test_random();
+    test_ordered();
     test_edges();
-    test_concurrent();
+    test_concurrent(false);
+    test_concurrent(true);
     test_merge();
     test_row_filter();
     return test_finish("test_memstore");
