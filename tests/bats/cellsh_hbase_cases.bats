@@ -1,0 +1,670 @@
+#!/usr/bin/env bats
+# HBase's own client test scenarios replayed through cellsh: each @test is
+# named after the HBase test method it replays (hbase-server's
+# TestFromClientSide*, TestKeepDeletes, TestMinVersions, TestTimestampsFilter,
+# TestColumnPaginationFilter, TestFilter, TestFilterList,
+# TestSingleColumnValueFilter, TestIncrementsFromClientSide,
+# TestAppendFromClientSide, and hbase-shell's table_test.rb), with the data
+# HBase's test writes and the results HBase's test asserts, written as the
+# HBase shell prints them. Facts come from HBase's tests; no code does.
+#
+# Translation rules: the test's ROW/FAMILY/QUALIFIER/VALUE constants are
+# kept ('testRow', 'testFamily', 'testQualifier', 'testValue'); makeN's
+# binary suffixes become ASCII ones (makeNAscii), makeStamps(n) is 1..n; a
+# Java Delete carrying several markers becomes one shell delete per marker
+# (the same markers); readVersions(Integer.MAX_VALUE) is VERSIONS =>
+# 2147483647; getSingleScanResult is a scan from the row (LIMIT where later
+# rows exist); TEST_UTIL.flush() is flush, majorCompact is major_compact
+# (which cellsh runs synchronously, so HBase's waits fall away).
+#
+# Left out, because the HBase shell cannot express them (Java-only API):
+# checkAndMutate (TestCheckAndMutate: the shell has no checkAndPut),
+# RowMutations and batches, Increment/Append of several columns in one call
+# and their returned Result, filter objects built in Java (FilterList with
+# custom filters, WhileMatchFilter around a Java filter), Scan.setBatch /
+# setAllowPartialResults / setMaxResultSize (TestScannersFromClientSide's
+# partial results: no effect on a local store), region splits and
+# multi-region scans, coprocessors, and timeouts/retries.
+
+load helpers/cellsh
+
+setup() { cellsh_setup; }
+teardown() { cellsh_teardown; }
+
+@test "TestFromClientSide.testKeepDeletedCells" {
+    # HBASE-4536: KEEP_DELETED_CELLS => TRUE, VERSIONS => 3; a row delete and
+    # a column delete at ts+3; a time range ending before the markers still
+    # sees the deleted cells; a raw scan shows the markers among them.
+    backend_needs delete_markers keep_deleted_cells raw_scans
+    cellsh_script <<'EOF'
+create 't', {NAME => 'family', KEEP_DELETED_CELLS => TRUE, VERSIONS => 3}
+put 't', 'T1', 'family:c0', 'T1', 1000
+put 't', 'T1', 'family:c0', 'T2', 1002
+put 't', 'T1', 'family:c0', 'T3', 1004
+deleteall 't', 'T1', '', 1003
+deleteall 't', 'T1', 'family:c0', 1003
+get 't', 'T1', {TIMERANGE => [0, 1003]}
+scan 't', {STARTROW => 'T1', TIMERANGE => [0, 1003], VERSIONS => 2147483647}
+scan 't', {STARTROW => 'T1', RAW => true, VERSIONS => 2147483647}
+get 't', 'T1'
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ family:c0                            timestamp=1002, value=T2
+1 row(s)
+ROW                                   COLUMN+CELL
+ T1                                   column=family:c0, timestamp=1002, value=T2
+ T1                                   column=family:c0, timestamp=1000, value=T1
+1 row(s)
+ROW                                   COLUMN+CELL
+ T1                                   column=family:, timestamp=1003, type=DeleteFamily
+ T1                                   column=family:c0, timestamp=1004, value=T3
+ T1                                   column=family:c0, timestamp=1003, type=DeleteColumn
+ T1                                   column=family:c0, timestamp=1002, value=T2
+ T1                                   column=family:c0, timestamp=1000, value=T1
+1 row(s)
+COLUMN                                CELL
+ family:c0                            timestamp=1004, value=T3
+1 row(s)
+EOF
+}
+
+@test "TestFromClientSide.testPurgeFutureDeletes" {
+    # HBASE-10118: a delete of a future version hides it; a major compaction
+    # purges the marker, so the same put afterwards is visible again.
+    backend_needs delete_markers flush compact
+    cellsh_script <<'EOF'
+create 't', 'family'
+put 't', 'row', 'family:column', 'value', 4000000000000
+get 't', 'row'
+delete 't', 'row', 'family:column', 4000000000000
+get 't', 'row'
+flush 't'
+major_compact 't'
+put 't', 'row', 'family:column', 'value', 4000000000000
+get 't', 'row'
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ family:column                        timestamp=TS, value=value
+1 row(s)
+COLUMN                                CELL
+0 row(s)
+COLUMN                                CELL
+ family:column                        timestamp=TS, value=value
+1 row(s)
+EOF
+}
+
+@test "TestFromClientSide.testVersions" {
+    # VERSIONS => 10; versions put out of order, some in files and some in
+    # the memstore; exact-timestamp gets, the read's VERSIONS, the family's
+    # VERSIONS, and version deletes in a file and in the memstore.
+    backend_needs flush delete_markers
+    cellsh_script <<'EOF'
+create 't', {NAME => 'testFamily', VERSIONS => 10}
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue1', 2
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue2', 3
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue4', 5
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue5', 6
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', TIMESTAMP => 2, VERSIONS => 2147483647}
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', TIMESTAMP => 6, VERSIONS => 2147483647}
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', TIMESTAMP => 1, VERSIONS => 2147483647}
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', TIMESTAMP => 4, VERSIONS => 2147483647}
+scan 't', {STARTROW => 'testRow', COLUMNS => 'testFamily:testQualifier', TIMESTAMP => 5, VERSIONS => 2147483647}
+scan 't', {STARTROW => 'testRow', COLUMNS => 'testFamily:testQualifier', TIMESTAMP => 7, VERSIONS => 2147483647}
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', VERSIONS => 2}
+flush
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', TIMESTAMP => 3, VERSIONS => 2147483647}
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', TIMESTAMP => 4, VERSIONS => 2147483647}
+scan 't', {STARTROW => 'testRow', COLUMNS => 'testFamily:testQualifier', VERSIONS => 2}
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue3', 4
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue6', 7
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue7', 8
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue8', 9
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', VERSIONS => 2147483647}
+scan 't', {STARTROW => 'testRow', VERSIONS => 2147483647}
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', TIMESTAMP => 10, VERSIONS => 2147483647}
+flush
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue9', 10
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue11', 12
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue13', 14
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue15', 16
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', VERSIONS => 2147483647}
+delete 't', 'testRow', 'testFamily:testQualifier', 12
+delete 't', 'testRow', 'testFamily:testQualifier', 8
+scan 't', {STARTROW => 'testRow', COLUMNS => 'testFamily:testQualifier', VERSIONS => 2147483647}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=2, value=testValue1
+1 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=6, value=testValue5
+1 row(s)
+COLUMN                                CELL
+0 row(s)
+COLUMN                                CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily:testQualifier, timestamp=5, value=testValue4
+1 row(s)
+ROW                                   COLUMN+CELL
+0 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=6, value=testValue5
+ testFamily:testQualifier             timestamp=5, value=testValue4
+1 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=3, value=testValue2
+1 row(s)
+COLUMN                                CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily:testQualifier, timestamp=6, value=testValue5
+ testRow                              column=testFamily:testQualifier, timestamp=5, value=testValue4
+1 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=9, value=testValue8
+ testFamily:testQualifier             timestamp=8, value=testValue7
+ testFamily:testQualifier             timestamp=7, value=testValue6
+ testFamily:testQualifier             timestamp=6, value=testValue5
+ testFamily:testQualifier             timestamp=5, value=testValue4
+ testFamily:testQualifier             timestamp=4, value=testValue3
+ testFamily:testQualifier             timestamp=3, value=testValue2
+ testFamily:testQualifier             timestamp=2, value=testValue1
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily:testQualifier, timestamp=9, value=testValue8
+ testRow                              column=testFamily:testQualifier, timestamp=8, value=testValue7
+ testRow                              column=testFamily:testQualifier, timestamp=7, value=testValue6
+ testRow                              column=testFamily:testQualifier, timestamp=6, value=testValue5
+ testRow                              column=testFamily:testQualifier, timestamp=5, value=testValue4
+ testRow                              column=testFamily:testQualifier, timestamp=4, value=testValue3
+ testRow                              column=testFamily:testQualifier, timestamp=3, value=testValue2
+ testRow                              column=testFamily:testQualifier, timestamp=2, value=testValue1
+1 row(s)
+COLUMN                                CELL
+0 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=16, value=testValue15
+ testFamily:testQualifier             timestamp=14, value=testValue13
+ testFamily:testQualifier             timestamp=12, value=testValue11
+ testFamily:testQualifier             timestamp=10, value=testValue9
+ testFamily:testQualifier             timestamp=9, value=testValue8
+ testFamily:testQualifier             timestamp=8, value=testValue7
+ testFamily:testQualifier             timestamp=7, value=testValue6
+ testFamily:testQualifier             timestamp=6, value=testValue5
+ testFamily:testQualifier             timestamp=5, value=testValue4
+ testFamily:testQualifier             timestamp=4, value=testValue3
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily:testQualifier, timestamp=16, value=testValue15
+ testRow                              column=testFamily:testQualifier, timestamp=14, value=testValue13
+ testRow                              column=testFamily:testQualifier, timestamp=10, value=testValue9
+ testRow                              column=testFamily:testQualifier, timestamp=9, value=testValue8
+ testRow                              column=testFamily:testQualifier, timestamp=7, value=testValue6
+ testRow                              column=testFamily:testQualifier, timestamp=6, value=testValue5
+ testRow                              column=testFamily:testQualifier, timestamp=5, value=testValue4
+ testRow                              column=testFamily:testQualifier, timestamp=4, value=testValue3
+ testRow                              column=testFamily:testQualifier, timestamp=3, value=testValue2
+ testRow                              column=testFamily:testQualifier, timestamp=2, value=testValue1
+1 row(s)
+EOF
+}
+
+@test "TestFromClientSide.testVersionLimits" {
+    # Families with VERSIONS 1, 3 and 5, each given two more versions than
+    # it keeps: every read (column or family, get or scan) returns at most
+    # the family's VERSIONS, before and after a flush.
+    backend_needs flush
+    cellsh_script <<'EOF'
+create 't', {NAME => 'testFamily0', VERSIONS => 1}, {NAME => 'testFamily1', VERSIONS => 3}, {NAME => 'testFamily2', VERSIONS => 5}
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue0', 1
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue1', 2
+put 't', 'testRow', 'testFamily1:testQualifier', 'testValue0', 1
+put 't', 'testRow', 'testFamily1:testQualifier', 'testValue1', 2
+put 't', 'testRow', 'testFamily1:testQualifier', 'testValue2', 3
+put 't', 'testRow', 'testFamily1:testQualifier', 'testValue3', 4
+put 't', 'testRow', 'testFamily2:testQualifier', 'testValue0', 1
+put 't', 'testRow', 'testFamily2:testQualifier', 'testValue1', 2
+put 't', 'testRow', 'testFamily2:testQualifier', 'testValue2', 3
+put 't', 'testRow', 'testFamily2:testQualifier', 'testValue3', 4
+put 't', 'testRow', 'testFamily2:testQualifier', 'testValue4', 5
+put 't', 'testRow', 'testFamily2:testQualifier', 'testValue5', 6
+put 't', 'testRow', 'testFamily2:testQualifier', 'testValue6', 7
+get 't', 'testRow', {COLUMN => 'testFamily0:testQualifier', VERSIONS => 2147483647}
+get 't', 'testRow', {COLUMN => 'testFamily1', VERSIONS => 2147483647}
+scan 't', {STARTROW => 'testRow', COLUMNS => ['testFamily2:testQualifier'], VERSIONS => 2147483647}
+scan 't', {STARTROW => 'testRow', VERSIONS => 2147483647}
+flush 't'
+get 't', 'testRow', {COLUMN => ['testFamily0', 'testFamily1', 'testFamily2'], VERSIONS => 2147483647}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ testFamily0:testQualifier            timestamp=2, value=testValue1
+1 row(s)
+COLUMN                                CELL
+ testFamily1:testQualifier            timestamp=4, value=testValue3
+ testFamily1:testQualifier            timestamp=3, value=testValue2
+ testFamily1:testQualifier            timestamp=2, value=testValue1
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily2:testQualifier, timestamp=7, value=testValue6
+ testRow                              column=testFamily2:testQualifier, timestamp=6, value=testValue5
+ testRow                              column=testFamily2:testQualifier, timestamp=5, value=testValue4
+ testRow                              column=testFamily2:testQualifier, timestamp=4, value=testValue3
+ testRow                              column=testFamily2:testQualifier, timestamp=3, value=testValue2
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily0:testQualifier, timestamp=2, value=testValue1
+ testRow                              column=testFamily1:testQualifier, timestamp=4, value=testValue3
+ testRow                              column=testFamily1:testQualifier, timestamp=3, value=testValue2
+ testRow                              column=testFamily1:testQualifier, timestamp=2, value=testValue1
+ testRow                              column=testFamily2:testQualifier, timestamp=7, value=testValue6
+ testRow                              column=testFamily2:testQualifier, timestamp=6, value=testValue5
+ testRow                              column=testFamily2:testQualifier, timestamp=5, value=testValue4
+ testRow                              column=testFamily2:testQualifier, timestamp=4, value=testValue3
+ testRow                              column=testFamily2:testQualifier, timestamp=3, value=testValue2
+1 row(s)
+COLUMN                                CELL
+ testFamily0:testQualifier            timestamp=2, value=testValue1
+ testFamily1:testQualifier            timestamp=4, value=testValue3
+ testFamily1:testQualifier            timestamp=3, value=testValue2
+ testFamily1:testQualifier            timestamp=2, value=testValue1
+ testFamily2:testQualifier            timestamp=7, value=testValue6
+ testFamily2:testQualifier            timestamp=6, value=testValue5
+ testFamily2:testQualifier            timestamp=5, value=testValue4
+ testFamily2:testQualifier            timestamp=4, value=testValue3
+ testFamily2:testQualifier            timestamp=3, value=testValue2
+1 row(s)
+EOF
+}
+
+@test "TestFromClientSide.testDeleteFamilyVersion" {
+    # DeleteFamilyVersion at 2000 and 4000 (delete 't', 'r', 'family', ts),
+    # both flushed: exactly those versions go, 1000/3000/5000 stay.
+    backend_needs delete_family_version flush
+    cellsh_script <<'EOF'
+create 't', {NAME => 'testFamily', VERSIONS => 5}
+put 't', 'testRow', 'testFamily:testQualifier0', 'testValue0', 1000
+put 't', 'testRow', 'testFamily:testQualifier0', 'testValue1', 2000
+put 't', 'testRow', 'testFamily:testQualifier0', 'testValue2', 3000
+put 't', 'testRow', 'testFamily:testQualifier0', 'testValue3', 4000
+put 't', 'testRow', 'testFamily:testQualifier0', 'testValue4', 5000
+flush 't'
+delete 't', 'testRow', 'testFamily', 2000
+delete 't', 'testRow', 'testFamily', 4000
+flush 't'
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier0', VERSIONS => 2147483647}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ testFamily:testQualifier0            timestamp=5000, value=testValue4
+ testFamily:testQualifier0            timestamp=3000, value=testValue2
+ testFamily:testQualifier0            timestamp=1000, value=testValue0
+1 row(s)
+EOF
+}
+
+@test "TestFromClientSide.testDeleteFamilyVersionWithOtherDeletes" {
+    # A family delete up to 2000, a family-version delete at 4000, column
+    # deletes up to 3000 and 5000 and a version delete at 5000 on one row;
+    # only family-version deletes on another.
+    backend_needs delete_markers delete_family_version flush
+    {
+        echo "create 't', {NAME => 'testFamily', VERSIONS => 5}"
+        for r in testRow myRowForTest; do
+            for q in 0 1 2 3 4; do
+                for t in 0 1 2 3 4; do
+                    echo "put 't', '$r', 'testFamily:testQualifier$q', 'testValue$t', $(( (t + 1) * 1000 ))"
+                done
+            done
+            echo "flush 't'"
+        done
+        cat <<'EOF'
+deleteall 't', 'testRow', 'testFamily', 2000
+delete 't', 'testRow', 'testFamily', 4000
+deleteall 't', 'testRow', 'testFamily:testQualifier0', 3000
+deleteall 't', 'testRow', 'testFamily:testQualifier2', 5000
+delete 't', 'testRow', 'testFamily:testQualifier4', 5000
+flush 't'
+delete 't', 'myRowForTest', 'testFamily', 2000
+delete 't', 'myRowForTest', 'testFamily', 4000
+flush 't'
+get 't', 'testRow', {COLUMN => 'testFamily', VERSIONS => 2147483647}
+get 't', 'myRowForTest', {COLUMN => 'testFamily', VERSIONS => 2147483647}
+EOF
+    } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ testFamily:testQualifier0            timestamp=5000, value=testValue4
+ testFamily:testQualifier1            timestamp=5000, value=testValue4
+ testFamily:testQualifier1            timestamp=3000, value=testValue2
+ testFamily:testQualifier3            timestamp=5000, value=testValue4
+ testFamily:testQualifier3            timestamp=3000, value=testValue2
+ testFamily:testQualifier4            timestamp=3000, value=testValue2
+1 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier0            timestamp=5000, value=testValue4
+ testFamily:testQualifier0            timestamp=3000, value=testValue2
+ testFamily:testQualifier0            timestamp=1000, value=testValue0
+ testFamily:testQualifier1            timestamp=5000, value=testValue4
+ testFamily:testQualifier1            timestamp=3000, value=testValue2
+ testFamily:testQualifier1            timestamp=1000, value=testValue0
+ testFamily:testQualifier2            timestamp=5000, value=testValue4
+ testFamily:testQualifier2            timestamp=3000, value=testValue2
+ testFamily:testQualifier2            timestamp=1000, value=testValue0
+ testFamily:testQualifier3            timestamp=5000, value=testValue4
+ testFamily:testQualifier3            timestamp=3000, value=testValue2
+ testFamily:testQualifier3            timestamp=1000, value=testValue0
+ testFamily:testQualifier4            timestamp=5000, value=testValue4
+ testFamily:testQualifier4            timestamp=3000, value=testValue2
+ testFamily:testQualifier4            timestamp=1000, value=testValue0
+1 row(s)
+EOF
+}
+
+@test "TestFromClientSide.testDeleteWithFailed" {
+    # A family delete of a family the row has no cells in deletes nothing.
+    backend_needs delete_markers
+    cellsh_script <<'EOF'
+create 't', {NAME => 'testFamily0', VERSIONS => 3}, {NAME => 'testFamily1', VERSIONS => 3}, {NAME => 'testFamily2', VERSIONS => 3}
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue0', 1000
+deleteall 't', 'testRow', 'testFamily1', 1000
+get 't', 'testRow', {COLUMN => 'testFamily0', VERSIONS => 2147483647}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ testFamily0:testQualifier            timestamp=1000, value=testValue0
+1 row(s)
+EOF
+}
+
+@test "TestFromClientSide.testDuplicateVersions" {
+    # VERSIONS => 10; a version put again at the same timestamp (4) in a
+    # later file replaces the value; the family's VERSIONS counts distinct
+    # timestamps; deletes of one version in a file and in the memstore.
+    backend_needs flush delete_markers
+    cellsh_script <<'EOF'
+create 't', {NAME => 'testFamily', VERSIONS => 10}
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue1', 2
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue2', 3
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue4', 5
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue5', 6
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', VERSIONS => 2}
+flush
+scan 't', {STARTROW => 'testRow', COLUMNS => 'testFamily:testQualifier', VERSIONS => 2}
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue3', 4
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue14', 5
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue6', 7
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue7', 8
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue8', 9
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', VERSIONS => 7}
+scan 't', {STARTROW => 'testRow', VERSIONS => 7}
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', TIMESTAMP => 5}
+flush
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue9', 10
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue11', 12
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue13', 14
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue15', 16
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', VERSIONS => 2147483647}
+delete 't', 'testRow', 'testFamily:testQualifier', 12
+delete 't', 'testRow', 'testFamily:testQualifier', 8
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', VERSIONS => 2147483647}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=6, value=testValue5
+ testFamily:testQualifier             timestamp=5, value=testValue4
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily:testQualifier, timestamp=6, value=testValue5
+ testRow                              column=testFamily:testQualifier, timestamp=5, value=testValue4
+1 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=9, value=testValue8
+ testFamily:testQualifier             timestamp=8, value=testValue7
+ testFamily:testQualifier             timestamp=7, value=testValue6
+ testFamily:testQualifier             timestamp=6, value=testValue5
+ testFamily:testQualifier             timestamp=5, value=testValue14
+ testFamily:testQualifier             timestamp=4, value=testValue3
+ testFamily:testQualifier             timestamp=3, value=testValue2
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily:testQualifier, timestamp=9, value=testValue8
+ testRow                              column=testFamily:testQualifier, timestamp=8, value=testValue7
+ testRow                              column=testFamily:testQualifier, timestamp=7, value=testValue6
+ testRow                              column=testFamily:testQualifier, timestamp=6, value=testValue5
+ testRow                              column=testFamily:testQualifier, timestamp=5, value=testValue14
+ testRow                              column=testFamily:testQualifier, timestamp=4, value=testValue3
+ testRow                              column=testFamily:testQualifier, timestamp=3, value=testValue2
+1 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=5, value=testValue14
+1 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=16, value=testValue15
+ testFamily:testQualifier             timestamp=14, value=testValue13
+ testFamily:testQualifier             timestamp=12, value=testValue11
+ testFamily:testQualifier             timestamp=10, value=testValue9
+ testFamily:testQualifier             timestamp=9, value=testValue8
+ testFamily:testQualifier             timestamp=8, value=testValue7
+ testFamily:testQualifier             timestamp=7, value=testValue6
+ testFamily:testQualifier             timestamp=6, value=testValue5
+ testFamily:testQualifier             timestamp=5, value=testValue14
+ testFamily:testQualifier             timestamp=4, value=testValue3
+1 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=16, value=testValue15
+ testFamily:testQualifier             timestamp=14, value=testValue13
+ testFamily:testQualifier             timestamp=10, value=testValue9
+ testFamily:testQualifier             timestamp=9, value=testValue8
+ testFamily:testQualifier             timestamp=7, value=testValue6
+ testFamily:testQualifier             timestamp=6, value=testValue5
+ testFamily:testQualifier             timestamp=5, value=testValue14
+ testFamily:testQualifier             timestamp=4, value=testValue3
+ testFamily:testQualifier             timestamp=3, value=testValue2
+ testFamily:testQualifier             timestamp=2, value=testValue1
+1 row(s)
+EOF
+}
+
+@test "TestFromClientSide.testUpdates" {
+    # A put at an existing timestamp replaces that version's value.
+    cellsh_script <<'EOF'
+create 't', {NAME => 'testFamily', VERSIONS => 10}
+put 't', 'row1', 'testFamily:myCol', 'AAA', 1
+put 't', 'row1', 'testFamily:myCol', 'BBB', 2
+put 't', 'row1', 'testFamily:myCol', 'EEE', 3
+get 't', 'row1', {COLUMN => 'testFamily:myCol', VERSIONS => 2147483647}
+put 't', 'row1', 'testFamily:myCol', 'CCC', 1
+put 't', 'row1', 'testFamily:myCol', 'DDD', 2
+get 't', 'row1', {COLUMN => 'testFamily:myCol', VERSIONS => 2147483647}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ testFamily:myCol                     timestamp=3, value=EEE
+ testFamily:myCol                     timestamp=2, value=BBB
+ testFamily:myCol                     timestamp=1, value=AAA
+1 row(s)
+COLUMN                                CELL
+ testFamily:myCol                     timestamp=3, value=EEE
+ testFamily:myCol                     timestamp=2, value=DDD
+ testFamily:myCol                     timestamp=1, value=CCC
+1 row(s)
+EOF
+}
+
+@test "TestFromClientSide.testUpdatesWithMajorCompaction" {
+    backend_needs flush compact
+    cellsh_script <<'EOF'
+create 't', {NAME => 'testFamily', VERSIONS => 10}
+put 't', 'row2', 'testFamily:myCol', 'AAA', 1
+put 't', 'row2', 'testFamily:myCol', 'BBB', 2
+put 't', 'row2', 'testFamily:myCol', 'EEE', 3
+flush 't'
+major_compact 't'
+put 't', 'row2', 'testFamily:myCol', 'CCC', 1
+put 't', 'row2', 'testFamily:myCol', 'DDD', 2
+flush 't'
+major_compact 't'
+get 't', 'row2', {COLUMN => 'testFamily:myCol', VERSIONS => 2147483647}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ testFamily:myCol                     timestamp=3, value=EEE
+ testFamily:myCol                     timestamp=2, value=DDD
+ testFamily:myCol                     timestamp=1, value=CCC
+1 row(s)
+EOF
+}
+
+@test "TestFromClientSide.testMajorCompactionBetweenTwoUpdates" {
+    backend_needs flush compact
+    cellsh_script <<'EOF'
+create 't', {NAME => 'testFamily', VERSIONS => 10}
+put 't', 'row3', 'testFamily:myCol', 'AAA', 1
+put 't', 'row3', 'testFamily:myCol', 'BBB', 2
+put 't', 'row3', 'testFamily:myCol', 'EEE', 3
+flush 't'
+major_compact 't'
+put 't', 'row3', 'testFamily:myCol', 'CCC', 1
+flush 't'
+major_compact 't'
+put 't', 'row3', 'testFamily:myCol', 'DDD', 2
+flush 't'
+major_compact 't'
+get 't', 'row3', {COLUMN => 'testFamily:myCol', VERSIONS => 2147483647}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ testFamily:myCol                     timestamp=3, value=EEE
+ testFamily:myCol                     timestamp=2, value=DDD
+ testFamily:myCol                     timestamp=1, value=CCC
+1 row(s)
+EOF
+}
+
+@test "TestFromClientSide.testDeletes" {
+    # VERSIONS => 3. A family delete up to 1000; deleting the newest
+    # version brings an older one back into the three (it was only hidden
+    # by the read's count); puts under existing markers stay hidden
+    # ("deletes mask puts"); family, column and version deletes on three
+    # rows; a family delete before any put (HBASE-1541).
+    backend_needs delete_markers
+    cellsh_script <<'EOF'
+create 't', {NAME => 'testFamily0', VERSIONS => 3}, {NAME => 'testFamily1', VERSIONS => 3}, {NAME => 'testFamily2', VERSIONS => 3}
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue0', 1000
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue1', 2000
+deleteall 't', 'testRow', 'testFamily0', 1000
+get 't', 'testRow', {COLUMN => 'testFamily0', VERSIONS => 2147483647}
+scan 't', {STARTROW => 'testRow', COLUMNS => 'testFamily0', VERSIONS => 2147483647}
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue4', 5000
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue2', 3000
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue3', 4000
+put 't', 'testRow', 'testFamily0:', 'testValue4', 5000
+put 't', 'testRow', 'testFamily0:', 'testValue2', 3000
+put 't', 'testRow', 'testFamily0:', 'testValue3', 4000
+delete 't', 'testRow', 'testFamily0:testQualifier'
+get 't', 'testRow', {COLUMN => 'testFamily0:testQualifier', VERSIONS => 2147483647}
+delete 't', 'testRow', 'testFamily0:'
+deleteall 't', 'testRow', 'testFamily0:'
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue0', 1000
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue4', 5000
+get 't', 'testRow', {COLUMN => 'testFamily0', VERSIONS => 2147483647}
+scan 't', {STARTROW => 'testRow', COLUMNS => 'testFamily0', VERSIONS => 2147483647}
+put 't', 'testRow0', 'testFamily1:testQualifier', 'testValue0', 1000
+put 't', 'testRow0', 'testFamily1:testQualifier', 'testValue1', 2000
+put 't', 'testRow0', 'testFamily2:testQualifier', 'testValue2', 3000
+put 't', 'testRow0', 'testFamily2:testQualifier', 'testValue3', 4000
+put 't', 'testRow1', 'testFamily1:testQualifier', 'testValue0', 1000
+put 't', 'testRow1', 'testFamily1:testQualifier', 'testValue1', 2000
+put 't', 'testRow1', 'testFamily2:testQualifier', 'testValue2', 3000
+put 't', 'testRow1', 'testFamily2:testQualifier', 'testValue3', 4000
+put 't', 'testRow2', 'testFamily1:testQualifier', 'testValue0', 1000
+put 't', 'testRow2', 'testFamily1:testQualifier', 'testValue1', 2000
+put 't', 'testRow2', 'testFamily2:testQualifier', 'testValue2', 3000
+put 't', 'testRow2', 'testFamily2:testQualifier', 'testValue3', 4000
+count 't', {ROWPREFIXFILTER => 'testRow2', COLUMNS => ['testFamily1', 'testFamily2']}
+deleteall 't', 'testRow0', 'testFamily2'
+deleteall 't', 'testRow1', 'testFamily1:testQualifier'
+delete 't', 'testRow2', 'testFamily1:testQualifier'
+delete 't', 'testRow2', 'testFamily1:testQualifier'
+delete 't', 'testRow2', 'testFamily2:testQualifier'
+get 't', 'testRow0', {COLUMN => ['testFamily1', 'testFamily2'], VERSIONS => 2147483647}
+get 't', 'testRow1', {COLUMN => ['testFamily1', 'testFamily2'], VERSIONS => 2147483647}
+scan 't', {STARTROW => 'testRow2', COLUMNS => ['testFamily1', 'testFamily2'], VERSIONS => 2147483647}
+deleteall 't', 'testRow3', 'testFamily1'
+put 't', 'testRow3', 'testFamily2:testQualifier', 'testValue0'
+put 't', 'testRow4', 'testFamily1:testQualifier', 'testValue1'
+put 't', 'testRow4', 'testFamily2:testQualifier', 'testValue2'
+scan 't', {STARTROW => 'testRow3', COLUMNS => ['testFamily1', 'testFamily2'], VERSIONS => 2147483647}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ testFamily0:testQualifier            timestamp=2000, value=testValue1
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily0:testQualifier, timestamp=2000, value=testValue1
+1 row(s)
+COLUMN                                CELL
+ testFamily0:testQualifier            timestamp=4000, value=testValue3
+ testFamily0:testQualifier            timestamp=3000, value=testValue2
+ testFamily0:testQualifier            timestamp=2000, value=testValue1
+1 row(s)
+COLUMN                                CELL
+ testFamily0:testQualifier            timestamp=4000, value=testValue3
+ testFamily0:testQualifier            timestamp=3000, value=testValue2
+ testFamily0:testQualifier            timestamp=2000, value=testValue1
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily0:testQualifier, timestamp=4000, value=testValue3
+ testRow                              column=testFamily0:testQualifier, timestamp=3000, value=testValue2
+ testRow                              column=testFamily0:testQualifier, timestamp=2000, value=testValue1
+1 row(s)
+1 row(s)
+COLUMN                                CELL
+ testFamily1:testQualifier            timestamp=2000, value=testValue1
+ testFamily1:testQualifier            timestamp=1000, value=testValue0
+1 row(s)
+COLUMN                                CELL
+ testFamily2:testQualifier            timestamp=4000, value=testValue3
+ testFamily2:testQualifier            timestamp=3000, value=testValue2
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow2                             column=testFamily2:testQualifier, timestamp=3000, value=testValue2
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow3                             column=testFamily2:testQualifier, timestamp=TS, value=testValue0
+ testRow4                             column=testFamily1:testQualifier, timestamp=TS, value=testValue1
+ testRow4                             column=testFamily2:testQualifier, timestamp=TS, value=testValue2
+2 row(s)
+EOF
+}
+
