@@ -268,6 +268,11 @@ int sh_read_spec_apply(cellsh *sh, sh_read_spec *spec, const sh_value *hash,
     if ((v = sh_hash_get(hash, "CACHE")) && sh_arg_int(sh, v, "CACHE", &n) < 0) return -1;
     if (get_bool(sh, hash, "REVERSED", &o->reversed) < 0) return -1;
     if (get_bool(sh, hash, "RAW", &o->raw) < 0) return -1;
+    /* HBase's StoreScanner refuses a raw scan of named columns (a family
+       is fine), as the shell's help says: RAW "cannot be combined with
+       requesting specific COLUMNS". */
+    for (size_t i = 0; o->raw && i < spec->ncolumns; i++)
+        if (spec->columns[i].qualifier) return sh_error(sh, "Cannot specify any column for a raw scan");
     if (get_bool(sh, hash, "CACHE_BLOCKS", &o->fill_cache) < 0) return -1;
     if ((v = sh_hash_get(hash, "INTERVAL"))) {
         if (sh_arg_int(sh, v, "INTERVAL", &n) < 0) return -1;
