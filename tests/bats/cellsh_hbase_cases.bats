@@ -995,3 +995,230 @@ ROW                                   COLUMN+CELL
 EOF
 }
 
+@test "TestMinVersions.testGetClosestBefore" {
+    # MIN_VERSIONS => 1, TTL => 1 s, every cell older: the newest version
+    # of the row at or before a key (a reversed scan from it, LIMIT 1) is
+    # still found, before and after a major compaction.
+    backend_needs min_versions reversed_scans compact
+    cellsh_script <<'EOF'
+create 't', {NAME => 'c0', MIN_VERSIONS => 1, VERSIONS => 1000, TTL => 1}
+put 't', '1', 'c0:c0', '1', 10000
+put 't', '1', 'c0:c0', '4', 10001
+put 't', '3', 'c0:c0', '3', 10000
+scan 't', {REVERSED => true, STARTROW => '1', LIMIT => 1}
+scan 't', {REVERSED => true, STARTROW => '2', LIMIT => 1}
+major_compact 't'
+scan 't', {REVERSED => true, STARTROW => '1', LIMIT => 1}
+scan 't', {REVERSED => true, STARTROW => '2', LIMIT => 1}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+ 1                                    column=c0:c0, timestamp=10001, value=4
+1 row(s)
+ROW                                   COLUMN+CELL
+ 1                                    column=c0:c0, timestamp=10001, value=4
+1 row(s)
+ROW                                   COLUMN+CELL
+ 1                                    column=c0:c0, timestamp=10001, value=4
+1 row(s)
+ROW                                   COLUMN+CELL
+ 1                                    column=c0:c0, timestamp=10001, value=4
+1 row(s)
+EOF
+}
+
+@test "TestMinVersions.testStoreMemStore" {
+    # MIN_VERSIONS => 3, TTL => 1 s (ts = 10000, long expired): the three
+    # newest versions, from the memstore and a file, are returned.
+    backend_needs min_versions compact
+    cellsh_script <<'EOF'
+create 't', {NAME => 'c0', MIN_VERSIONS => 3, VERSIONS => 1000, TTL => 1}
+put 't', 'T1', 'c0:c0', '2', 9999
+put 't', 'T1', 'c0:c0', '0', 9997
+flush 't'
+major_compact 't'
+put 't', 'T1', 'c0:c0', '3', 10000
+put 't', 'T1', 'c0:c0', '1', 9998
+put 't', 'T1', 'c0:c0', '0', 9997
+get 't', 'T1', {COLUMN => 'c0', VERSIONS => 2147483647}
+get 't', 'T1', {COLUMN => 'c0:c0', VERSIONS => 2147483647}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ c0:c0                                timestamp=10000, value=3
+ c0:c0                                timestamp=9999, value=2
+ c0:c0                                timestamp=9998, value=1
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=10000, value=3
+ c0:c0                                timestamp=9999, value=2
+ c0:c0                                timestamp=9998, value=1
+1 row(s)
+EOF
+}
+
+@test "TestMinVersions.testDelete" {
+    # MIN_VERSIONS => 3: a row delete at ts-1 leaves only the version at ts,
+    # before and after a major compaction.
+    backend_needs min_versions delete_markers compact
+    cellsh_script <<'EOF'
+create 't', {NAME => 'c0', MIN_VERSIONS => 3, VERSIONS => 1000, TTL => 1}
+put 't', 'T1', 'c0:c0', '1', 9998
+put 't', 'T1', 'c0:c0', '2', 9999
+put 't', 'T1', 'c0:c0', '3', 10000
+deleteall 't', 'T1', '', 9999
+get 't', 'T1', {COLUMN => 'c0', VERSIONS => 2147483647}
+get 't', 'T1', {COLUMN => 'c0:c0', VERSIONS => 2147483647}
+flush 't'
+major_compact 't'
+get 't', 'T1', {COLUMN => 'c0', VERSIONS => 2147483647}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ c0:c0                                timestamp=10000, value=3
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=10000, value=3
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=10000, value=3
+1 row(s)
+EOF
+}
+
+@test "TestMinVersions.testMemStore" {
+    # MIN_VERSIONS => 2: a backdated put in the memstore is not among the
+    # two newest; a newer one pushes the third out.
+    backend_needs min_versions compact
+    cellsh_script <<'EOF'
+create 't', {NAME => 'c0', MIN_VERSIONS => 2, VERSIONS => 1000, TTL => 1}
+put 't', 'T1', 'c0:c0', '2', 9998
+put 't', 'T1', 'c0:c0', '3', 9999
+put 't', 'T1', 'c0:c0', '4', 10000
+flush 't'
+major_compact 't'
+put 't', 'T1', 'c0:c0', '1', 9997
+get 't', 'T1'
+get 't', 'T1', {COLUMN => 'c0', VERSIONS => 2147483647}
+put 't', 'T1', 'c0:c0', '5', 10001
+get 't', 'T1', {COLUMN => 'c0:c0', VERSIONS => 2147483647}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ c0:c0                                timestamp=10000, value=4
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=10000, value=4
+ c0:c0                                timestamp=9999, value=3
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=10001, value=5
+ c0:c0                                timestamp=10000, value=4
+1 row(s)
+EOF
+}
+
+@test "TestMinVersions.testBaseCase" {
+    # MIN_VERSIONS => 2, VERSIONS => 1000, TTL => 1 s. Before a flush a
+    # time range still finds the oldest (expired) version; reads see only
+    # the two newest; the flush drops the expired ones beyond MIN_VERSIONS.
+    backend_needs min_versions flush compact
+    cellsh_script <<'EOF'
+create 't', {NAME => 'c0', MIN_VERSIONS => 2, VERSIONS => 1000, TTL => 1}
+put 't', 'T1', 'c0:c0', '1', 9997
+put 't', 'T1', 'c0:c0', '2', 9998
+put 't', 'T1', 'c0:c0', '3', 9999
+put 't', 'T1', 'c0:c0', '4', 10000
+get 't', 'T1'
+get 't', 'T1', {TIMERANGE => [0, 10001]}
+get 't', 'T1', {TIMERANGE => [0, 9998]}
+get 't', 'T1', {COLUMN => 'c0', VERSIONS => 2147483647}
+get 't', 'T1', {COLUMN => 'c0:c0', VERSIONS => 2147483647}
+flush 't'
+get 't', 'T1', {TIMERANGE => [0, 9998]}
+major_compact 't'
+get 't', 'T1', {TIMERANGE => [0, 10001]}
+get 't', 'T1', {TIMERANGE => [0, 10000]}
+get 't', 'T1', {TIMERANGE => [0, 9999]}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ c0:c0                                timestamp=10000, value=4
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=10000, value=4
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=9997, value=1
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=10000, value=4
+ c0:c0                                timestamp=9999, value=3
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=10000, value=4
+ c0:c0                                timestamp=9999, value=3
+1 row(s)
+COLUMN                                CELL
+0 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=10000, value=4
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=9999, value=3
+1 row(s)
+COLUMN                                CELL
+0 row(s)
+EOF
+}
+
+@test "TestMinVersions.testFilters" {
+    # MIN_VERSIONS => 2 on two families: TimestampsFilter(ts-1, ts-2) sees
+    # only the two versions MIN_VERSIONS keeps, so it finds ts-1 alone
+    # ("versions is 2, so T1 is gone from user view"), before and after a
+    # major compaction.
+    backend_needs min_versions compact
+    cellsh_script <<'EOF'
+create 't', {NAME => 'c0', MIN_VERSIONS => 2, VERSIONS => 1000, TTL => 1}, {NAME => 'c1', MIN_VERSIONS => 2, VERSIONS => 1000, TTL => 1}
+put 't', 'T1', 'c0:c0', '0', 9997
+put 't', 'T1', 'c1:c1', '0', 9997
+put 't', 'T1', 'c0:c0', '1', 9998
+put 't', 'T1', 'c1:c1', '1', 9998
+put 't', 'T1', 'c0:c0', '2', 9999
+put 't', 'T1', 'c1:c1', '2', 9999
+put 't', 'T1', 'c0:c0', '3', 10000
+put 't', 'T1', 'c1:c1', '3', 10000
+get 't', 'T1', {COLUMN => 'c1:c1', FILTER => "TimestampsFilter(9999, 9998)", VERSIONS => 2147483647}
+get 't', 'T1', {COLUMN => 'c0:c0', FILTER => "TimestampsFilter(9999, 9998)", VERSIONS => 2147483647}
+major_compact 't'
+get 't', 'T1', {COLUMN => 'c1:c1', FILTER => "TimestampsFilter(9999, 9998)", VERSIONS => 2147483647}
+get 't', 'T1', {COLUMN => 'c0:c0', FILTER => "TimestampsFilter(9999, 9998)", VERSIONS => 2147483647}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ c1:c1                                timestamp=9999, value=2
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=9999, value=2
+1 row(s)
+COLUMN                                CELL
+ c1:c1                                timestamp=9999, value=2
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=9999, value=2
+1 row(s)
+EOF
+}
+
