@@ -1222,3 +1222,409 @@ COLUMN                                CELL
 EOF
 }
 
+# TestFilter's table: rows testRowOne-0..3 with testQualifierOne-0..3 and
+# testRowTwo-0..3 with testQualifierTwo-0..3 in testFamilyOne and
+# testFamilyTwo (values testValueOne / testValueTwo; half written before a
+# flush, half after), then qualifier -1 of every row and every column of
+# rows -1 deleted: 6 rows of 6 cells.
+testfilter_data() {
+    local r q
+    echo "create 't', 'testFamilyOne', 'testFamilyTwo'"
+    for r in 0 1 2 3; do for q in 0 1 2 3; do
+        echo "put 't', 'testRowOne-$r', 'testFamilyOne:testQualifierOne-$q', 'testValueOne', 1"
+        echo "put 't', 'testRowTwo-$r', 'testFamilyTwo:testQualifierTwo-$q', 'testValueTwo', 1"
+    done; done
+    echo "flush 't'"
+    for r in 0 1 2 3; do for q in 0 1 2 3; do
+        echo "put 't', 'testRowOne-$r', 'testFamilyTwo:testQualifierOne-$q', 'testValueOne', 1"
+        echo "put 't', 'testRowTwo-$r', 'testFamilyOne:testQualifierTwo-$q', 'testValueTwo', 1"
+    done; done
+    for r in 0 1 2 3; do for f in One Two; do
+        echo "deleteall 't', 'testRowOne-$r', 'testFamily$f:testQualifierOne-1'"
+        echo "deleteall 't', 'testRowTwo-$r', 'testFamily$f:testQualifierTwo-1'"
+    done; done
+    for q in 0 1 2 3; do for f in One Two; do
+        echo "deleteall 't', 'testRowOne-1', 'testFamily$f:testQualifierOne-$q'"
+        echo "deleteall 't', 'testRowTwo-1', 'testFamily$f:testQualifierTwo-$q'"
+    done; done
+}
+
+# testfilter_scans 'scan ...' ...: loads TestFilter's table, runs the
+# scans, and reduces each scan's output to "row cells" lines and its
+# "N row(s)" line: HBase's verifyScan(expectedRows, expectedKeys).
+testfilter_scans() {
+    { testfilter_data; printf '%s\n' "$@"; } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    output="$(printf '%s\n' "$output" | awk '
+        /^ROW +COLUMN\+CELL$/ { next }
+        /^ [^ ]+ +column=/ { if ($1 != cur) { if (cur != "") print cur, n; cur = $1; n = 0 } n++; next }
+        /^[0-9]+ row\(s\)$/ { if (cur != "") print cur, n; cur = ""; print; next }
+        { print }')"
+}
+
+@test "TestFilter.testNoFilter" {
+    testfilter_scans "scan 't'" "scan 't', {COLUMNS => 'testFamilyOne'}"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+testRowOne-0 6
+testRowOne-2 6
+testRowOne-3 6
+testRowTwo-0 6
+testRowTwo-2 6
+testRowTwo-3 6
+6 row(s)
+testRowOne-0 3
+testRowOne-2 3
+testRowOne-3 3
+testRowTwo-0 3
+testRowTwo-2 3
+testRowTwo-3 3
+6 row(s)
+EOF
+}
+
+@test "TestFilter.testPrefixFilter" {
+    testfilter_scans "scan 't', {FILTER => \"PrefixFilter('testRowOne')\"}"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+testRowOne-0 6
+testRowOne-2 6
+testRowOne-3 6
+3 row(s)
+EOF
+}
+
+@test "TestFilter.testPageFilter" {
+    testfilter_scans "scan 't', {FILTER => 'PageFilter(6)'}" "scan 't', {FILTER => 'PageFilter(4)'}" \
+        "scan 't', {FILTER => 'PageFilter(2)'}"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+testRowOne-0 6
+testRowOne-2 6
+testRowOne-3 6
+testRowTwo-0 6
+testRowTwo-2 6
+testRowTwo-3 6
+6 row(s)
+testRowOne-0 6
+testRowOne-2 6
+testRowOne-3 6
+testRowTwo-0 6
+4 row(s)
+testRowOne-0 6
+testRowOne-2 6
+2 row(s)
+EOF
+}
+
+@test "TestFilter.testPageFilter (verifyScanFull, one row)" {
+    { testfilter_data; echo "scan 't', {FILTER => 'PageFilter(1)'}"; } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+ testRowOne-0                         column=testFamilyOne:testQualifierOne-0, timestamp=1, value=testValueOne
+ testRowOne-0                         column=testFamilyOne:testQualifierOne-2, timestamp=1, value=testValueOne
+ testRowOne-0                         column=testFamilyOne:testQualifierOne-3, timestamp=1, value=testValueOne
+ testRowOne-0                         column=testFamilyTwo:testQualifierOne-0, timestamp=1, value=testValueOne
+ testRowOne-0                         column=testFamilyTwo:testQualifierOne-2, timestamp=1, value=testValueOne
+ testRowOne-0                         column=testFamilyTwo:testQualifierOne-3, timestamp=1, value=testValueOne
+1 row(s)
+EOF
+}
+
+@test "TestFilter.testInclusiveStopFilter" {
+    testfilter_scans "scan 't', {STARTROW => 'testRowOne-0', STOPROW => 'testRowOne-3'}" \
+        "scan 't', {STARTROW => 'testRowOne-0', FILTER => \"InclusiveStopFilter('testRowOne-3')\"}" \
+        "scan 't', {STARTROW => 'testRowTwo-0', STOPROW => 'testRowTwo-3'}" \
+        "scan 't', {STARTROW => 'testRowTwo-0', FILTER => \"InclusiveStopFilter('testRowTwo-3')\"}"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+testRowOne-0 6
+testRowOne-2 6
+2 row(s)
+testRowOne-0 6
+testRowOne-2 6
+testRowOne-3 6
+3 row(s)
+testRowTwo-0 6
+testRowTwo-2 6
+2 row(s)
+testRowTwo-0 6
+testRowTwo-2 6
+testRowTwo-3 6
+3 row(s)
+EOF
+}
+
+@test "TestFilter.testQualifierFilter" {
+    testfilter_scans \
+        "scan 't', {FILTER => \"QualifierFilter(=, 'binary:testQualifierOne-2')\"}" \
+        "scan 't', {FILTER => \"QualifierFilter(<, 'binary:testQualifierOne-2')\"}" \
+        "scan 't', {FILTER => \"QualifierFilter(<=, 'binary:testQualifierOne-2')\"}" \
+        "scan 't', {STOPROW => 'testRowTwo', FILTER => \"QualifierFilter(!=, 'binary:testQualifierOne-2')\"}" \
+        "scan 't', {STOPROW => 'testRowTwo', FILTER => \"QualifierFilter(>=, 'binary:testQualifierOne-2')\"}" \
+        "scan 't', {STOPROW => 'testRowTwo', FILTER => \"QualifierFilter(>, 'binary:testQualifierOne-2')\"}" \
+        "scan 't', {FILTER => \"QualifierFilter(!=, 'binary:testQualifierOne-2')\"}" \
+        "scan 't', {FILTER => \"QualifierFilter(!=, 'regexstring:test.+-2')\"}"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+testRowOne-0 2
+testRowOne-2 2
+testRowOne-3 2
+3 row(s)
+testRowOne-0 2
+testRowOne-2 2
+testRowOne-3 2
+3 row(s)
+testRowOne-0 4
+testRowOne-2 4
+testRowOne-3 4
+3 row(s)
+testRowOne-0 4
+testRowOne-2 4
+testRowOne-3 4
+3 row(s)
+testRowOne-0 4
+testRowOne-2 4
+testRowOne-3 4
+3 row(s)
+testRowOne-0 2
+testRowOne-2 2
+testRowOne-3 2
+3 row(s)
+testRowOne-0 4
+testRowOne-2 4
+testRowOne-3 4
+testRowTwo-0 6
+testRowTwo-2 6
+testRowTwo-3 6
+6 row(s)
+testRowOne-0 4
+testRowOne-2 4
+testRowOne-3 4
+testRowTwo-0 4
+testRowTwo-2 4
+testRowTwo-3 4
+6 row(s)
+EOF
+}
+
+@test "TestFilter.testFamilyFilter" {
+    testfilter_scans \
+        "scan 't', {FILTER => \"FamilyFilter(=, 'binary:testFamilyOne')\"}" \
+        "scan 't', {FILTER => \"FamilyFilter(<, 'binary:testFamily')\"}" \
+        "scan 't', {FILTER => \"FamilyFilter(<=, 'binary:testFamilyOne')\"}" \
+        "scan 't', {STOPROW => 'testRowTwo', FILTER => \"FamilyFilter(!=, 'binary:testFamilyOne')\"}" \
+        "scan 't', {STOPROW => 'testRowTwo', FILTER => \"FamilyFilter(>=, 'binary:testFamilyOne')\"}" \
+        "scan 't', {STOPROW => 'testRowTwo', FILTER => \"FamilyFilter(>, 'binary:testFamilyOne')\"}" \
+        "scan 't', {FILTER => \"FamilyFilter(!=, 'regexstring:test.*One')\"}"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+testRowOne-0 3
+testRowOne-2 3
+testRowOne-3 3
+testRowTwo-0 3
+testRowTwo-2 3
+testRowTwo-3 3
+6 row(s)
+0 row(s)
+testRowOne-0 3
+testRowOne-2 3
+testRowOne-3 3
+testRowTwo-0 3
+testRowTwo-2 3
+testRowTwo-3 3
+6 row(s)
+testRowOne-0 3
+testRowOne-2 3
+testRowOne-3 3
+3 row(s)
+testRowOne-0 6
+testRowOne-2 6
+testRowOne-3 6
+3 row(s)
+testRowOne-0 3
+testRowOne-2 3
+testRowOne-3 3
+3 row(s)
+testRowOne-0 3
+testRowOne-2 3
+testRowOne-3 3
+testRowTwo-0 3
+testRowTwo-2 3
+testRowTwo-3 3
+6 row(s)
+EOF
+}
+
+@test "TestFilter.testRowFilter" {
+    testfilter_scans \
+        "scan 't', {FILTER => \"RowFilter(=, 'binary:testRowOne-2')\"}" \
+        "scan 't', {FILTER => \"RowFilter(=, 'regexstring:testRow.+-2')\"}" \
+        "scan 't', {FILTER => \"RowFilter(<, 'binary:testRowOne-2')\"}" \
+        "scan 't', {FILTER => \"RowFilter(<=, 'binary:testRowOne-2')\"}" \
+        "scan 't', {FILTER => \"RowFilter(!=, 'binary:testRowOne-2')\"}" \
+        "scan 't', {FILTER => \"RowFilter(>=, 'binary:testRowOne-2')\"}" \
+        "scan 't', {FILTER => \"RowFilter(>, 'binary:testRowOne-2')\"}"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+testRowOne-2 6
+1 row(s)
+testRowOne-2 6
+testRowTwo-2 6
+2 row(s)
+testRowOne-0 6
+1 row(s)
+testRowOne-0 6
+testRowOne-2 6
+2 row(s)
+testRowOne-0 6
+testRowOne-3 6
+testRowTwo-0 6
+testRowTwo-2 6
+testRowTwo-3 6
+5 row(s)
+testRowOne-2 6
+testRowOne-3 6
+testRowTwo-0 6
+testRowTwo-2 6
+testRowTwo-3 6
+5 row(s)
+testRowOne-3 6
+testRowTwo-0 6
+testRowTwo-2 6
+testRowTwo-3 6
+4 row(s)
+EOF
+}
+
+@test "TestFilter.testValueFilter" {
+    testfilter_scans \
+        "scan 't', {FILTER => \"ValueFilter(=, 'binary:testValueOne')\"}" \
+        "scan 't', {FILTER => \"ValueFilter(<, 'binary:testValueTwo')\"}" \
+        "scan 't', {FILTER => \"ValueFilter(<=, 'binary:testValueTwo')\"}" \
+        "scan 't', {FILTER => \"ValueFilter(!=, 'binary:testValueOne')\"}" \
+        "scan 't', {FILTER => \"ValueFilter(>, 'binary:testValueOne')\"}"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+testRowOne-0 6
+testRowOne-2 6
+testRowOne-3 6
+3 row(s)
+testRowOne-0 6
+testRowOne-2 6
+testRowOne-3 6
+3 row(s)
+testRowOne-0 6
+testRowOne-2 6
+testRowOne-3 6
+testRowTwo-0 6
+testRowTwo-2 6
+testRowTwo-3 6
+6 row(s)
+testRowTwo-0 6
+testRowTwo-2 6
+testRowTwo-3 6
+3 row(s)
+testRowTwo-0 6
+testRowTwo-2 6
+testRowTwo-3 6
+3 row(s)
+EOF
+}
+
+@test "TestFilter.testSkipFilter" {
+    # SKIP drops every row with a cell the inner filter excludes: the
+    # group-one rows all hold testQualifierOne-2.
+    testfilter_scans "scan 't', {FILTER => \"SKIP QualifierFilter(!=, 'binary:testQualifierOne-2')\"}"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+testRowTwo-0 6
+testRowTwo-2 6
+testRowTwo-3 6
+3 row(s)
+EOF
+}
+
+@test "TestFilter.testFilterList" {
+    # MUST_PASS_ALL (AND) of row and qualifier regexes and a value
+    # substring, on one family: the single cell they all accept.
+    # MUST_PASS_ONE (OR) of the same kinds: every cell.
+    { testfilter_data
+      echo "scan 't', {COLUMNS => 'testFamilyOne', FILTER => \"RowFilter(=, 'regexstring:.+-2') AND QualifierFilter(=, 'regexstring:.+-2') AND ValueFilter(=, 'substring:One')\"}"
+    } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+ testRowOne-2                         column=testFamilyOne:testQualifierOne-2, timestamp=1, value=testValueOne
+1 row(s)
+EOF
+    STORE="$(backend_store "$TEST_DIR/store2")"
+    testfilter_scans "scan 't', {FILTER => \"RowFilter(=, 'regexstring:.+Two.+') OR QualifierFilter(=, 'regexstring:.+-2') OR ValueFilter(=, 'substring:One')\"}"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+testRowOne-0 6
+testRowOne-2 6
+testRowOne-3 6
+testRowTwo-0 6
+testRowTwo-2 6
+testRowTwo-3 6
+6 row(s)
+EOF
+}
+
+@test "TestFilter.testFirstKeyOnlyFilter" {
+    testfilter_scans "scan 't', {FILTER => 'FirstKeyOnlyFilter()'}"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+testRowOne-0 1
+testRowOne-2 1
+testRowOne-3 1
+testRowTwo-0 1
+testRowTwo-2 1
+testRowTwo-3 1
+6 row(s)
+EOF
+}
+
+@test "TestFilter.testSingleColumnValueFilter" {
+    # The row whose testFamilyOne:testQualifierOne-0 equals testValueOne
+    # passes whole; rows without that column pass too unless
+    # filterIfMissing (the fifth argument) is true.
+    testfilter_scans \
+        "scan 't', {FILTER => \"SingleColumnValueFilter('testFamilyOne', 'testQualifierOne-0', =, 'binary:testValueOne')\"}" \
+        "scan 't', {FILTER => \"SingleColumnValueFilter('testFamilyOne', 'testQualifierOne-0', =, 'binary:testValueOne', true, true)\"}" \
+        "scan 't', {FILTER => \"SingleColumnValueFilter('testFamilyOne', 'testQualifierOne-0', !=, 'binary:testValueOne', true, true)\"}"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+testRowOne-0 6
+testRowOne-2 6
+testRowOne-3 6
+testRowTwo-0 6
+testRowTwo-2 6
+testRowTwo-3 6
+6 row(s)
+testRowOne-0 6
+testRowOne-2 6
+testRowOne-3 6
+3 row(s)
+0 row(s)
+EOF
+}
+
