@@ -2199,3 +2199,282 @@ COLUMN                                CELL
 EOF
 }
 
+# hbase-shell's table_test.rb: its test table (create_test_table: families
+# x, VERSIONS => 5, and y) and TableComplexMethodsTest's rows.
+shell_table_data() {
+    cat <<'EOF'
+create 'hbase_shell_tests_table', {NAME => 'x', VERSIONS => 5}, 'y'
+put 'hbase_shell_tests_table', 1, 'x:a', 1
+put 'hbase_shell_tests_table', 1, 'x:b', 2, 12345678
+put 'hbase_shell_tests_table', 2, 'x:a', 11
+put 'hbase_shell_tests_table', 2, 'x:b', 12, 12345678
+put 'hbase_shell_tests_table', 3, 'x:a', 21, {ATTRIBUTES => {'mykey' => 'myvalue'}}
+put 'hbase_shell_tests_table', 3, 'x:b', 22, 12345678, {ATTRIBUTES => {'mykey' => 'myvalue'}}
+EOF
+}
+
+@test "table_test.rb TableSimpleMethodsTest (put, delete, deleteall, append, get_counter)" {
+    # The test's assertions that a delete leaves 'x:a' nil were written for
+    # HBase 1's shell, whose delete removed every version up to the
+    # timestamp. HBase 2's delete (which cellsh follows: cellsh(1), delete)
+    # removes the one version at exactly the timestamp, or the newest:
+    # 101 keeps its older put (at Time.now.to_i, seconds read as ms), 102
+    # keeps 1213 (1214 holds no version). deleteall is HBase 1's delete.
+    cellsh_steps <<'EOF'
+create 'hbase_shell_tests_table', {NAME => 'x', VERSIONS => 5}, 'y'
+put 'hbase_shell_tests_table', '101', 'x:a', '1'
+put 'hbase_shell_tests_table', '101', 'x:a', '2', 1700000000
+put 'hbase_shell_tests_table', '102', 'x:a', '1', 1212
+put 'hbase_shell_tests_table', '102', 'x:a', '2', 1213
+put 'hbase_shell_tests_table', 103, 'x:a', '3'
+put 'hbase_shell_tests_table', 103, 'x:a', '4'
+put 'hbase_shell_tests_table', '104', 'x:a', 5
+put 'hbase_shell_tests_table', '104', 'x:b', 6
+put 'hbase_shell_tests_table', 105, 'x:a', '3'
+put 'hbase_shell_tests_table', 105, 'x:a', '4'
+put 'hbase_shell_tests_table', '123', 'x:a', 4, {ATTRIBUTES => {'mykey' => 'myvalue'}}
+delete 'hbase_shell_tests_table', '101', 'x:a'
+get 'hbase_shell_tests_table', '101', 'x:a'
+delete 'hbase_shell_tests_table', '102', 'x:a', 1214
+get 'hbase_shell_tests_table', '102', 'x:a'
+delete 'hbase_shell_tests_table', 103, 'x:a'
+get 'hbase_shell_tests_table', '103', 'x:a'
+deleteall 'hbase_shell_tests_table', '101', 'x:a'
+deleteall 'hbase_shell_tests_table', '102', 'x:a', 1214
+deleteall 'hbase_shell_tests_table', 103, 'x:a'
+get 'hbase_shell_tests_table', '101', 'x:a'
+get 'hbase_shell_tests_table', '102', 'x:a'
+get 'hbase_shell_tests_table', '103', 'x:a'
+deleteall 'hbase_shell_tests_table', '104'
+get 'hbase_shell_tests_table', '104', 'x:a', 'x:b'
+deleteall 'hbase_shell_tests_table', 105
+get 'hbase_shell_tests_table', '105', 'x:a'
+append 'hbase_shell_tests_table', '123', 'x:cnt2', '123'
+incr 'hbase_shell_tests_table', 12345, 'x:cnt'
+get_counter 'hbase_shell_tests_table', 12345, 'x:cnt'
+get_counter 'hbase_shell_tests_table', 12345, 'x:qqqq'
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table hbase_shell_tests_table
+COLUMN                                CELL
+ x:a                                  timestamp=1700000000, value=2
+1 row(s)
+COLUMN                                CELL
+ x:a                                  timestamp=1213, value=2
+1 row(s)
+COLUMN                                CELL
+ x:a                                  timestamp=TS, value=3
+1 row(s)
+COLUMN                                CELL
+0 row(s)
+COLUMN                                CELL
+0 row(s)
+COLUMN                                CELL
+0 row(s)
+COLUMN                                CELL
+0 row(s)
+COLUMN                                CELL
+0 row(s)
+CURRENT VALUE = 123
+COUNTER VALUE = 1
+COUNTER VALUE = 1
+No counter found at specified coordinates
+EOF
+}
+
+@test "table_test.rb TableComplexMethodsTest: get" {
+    { shell_table_data; cat <<'EOF'
+get 'hbase_shell_tests_table', '1'
+get 'hbase_shell_tests_table', '3'
+get 'hbase_shell_tests_table', 1
+get 'hbase_shell_tests_table', '1', {COLUMN => 'x:a'}
+get 'hbase_shell_tests_table', '1', {COLUMNS => ['x:a', 'x:b'], AUTHORIZATIONS => ['PRIVATE']}
+get 'hbase_shell_tests_table', '1', {TIMESTAMP => 12345678}
+get 'hbase_shell_tests_table', '1', {TIMESTAMP => 1234, AUTHORIZATIONS => ['PRIVATE']}
+get 'hbase_shell_tests_table', '1', 'x:b'
+get 'hbase_shell_tests_table', '1', 'x:a', 'x:b'
+get 'hbase_shell_tests_table', '1', ['x:a'], ['x:b']
+put 'hbase_shell_tests_table', 1, 'x:c', "\x00\x00\x04\x00"
+put 'hbase_shell_tests_table', 1, 'x:d', "\x00\x00\x00\x62"
+get 'hbase_shell_tests_table', '1', ['x:c:toInt'], ['x:d:c(org.apache.hadoop.hbase.util.Bytes).toInt']
+put 'hbase_shell_tests_table', 1, 'x:v', 'thisvalue'
+get 'hbase_shell_tests_table', '1', {FILTER => "ValueFilter(=, 'binary:thisvalue')"}
+get 'hbase_shell_tests_table', '1', {FILTER => "ValueFilter(=, 'binary:thatvalue')"}
+EOF
+    } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    expect_output <<'EOF'
+Created table hbase_shell_tests_table
+COLUMN                                CELL
+ x:a                                  timestamp=TS, value=1
+ x:b                                  timestamp=12345678, value=2
+1 row(s)
+COLUMN                                CELL
+ x:a                                  timestamp=TS, value=21
+ x:b                                  timestamp=12345678, value=22
+1 row(s)
+COLUMN                                CELL
+ x:a                                  timestamp=TS, value=1
+ x:b                                  timestamp=12345678, value=2
+1 row(s)
+COLUMN                                CELL
+ x:a                                  timestamp=TS, value=1
+1 row(s)
+COLUMN                                CELL
+ x:a                                  timestamp=TS, value=1
+ x:b                                  timestamp=12345678, value=2
+1 row(s)
+COLUMN                                CELL
+ x:b                                  timestamp=12345678, value=2
+1 row(s)
+COLUMN                                CELL
+0 row(s)
+COLUMN                                CELL
+ x:b                                  timestamp=12345678, value=2
+1 row(s)
+COLUMN                                CELL
+ x:a                                  timestamp=TS, value=1
+ x:b                                  timestamp=12345678, value=2
+1 row(s)
+COLUMN                                CELL
+ x:a                                  timestamp=TS, value=1
+ x:b                                  timestamp=12345678, value=2
+1 row(s)
+COLUMN                                CELL
+ x:c                                  timestamp=TS, value=1024
+ x:d                                  timestamp=TS, value=98
+1 row(s)
+COLUMN                                CELL
+ x:v                                  timestamp=TS, value=thisvalue
+1 row(s)
+COLUMN                                CELL
+0 row(s)
+EOF
+}
+
+@test "table_test.rb TableComplexMethodsTest: get and scan argument errors" {
+    { shell_table_data; cat <<'EOF'
+get 'hbase_shell_tests_table', '1', {COLUMN => {}}
+get 'hbase_shell_tests_table', '1', {COLUMNS => {}}
+get 'hbase_shell_tests_table', '1', {'foo' => 'bar'}
+scan 'hbase_shell_tests_table', {COLUMNS => {}}
+scan 'hbase_shell_tests_table', 123
+EOF
+    } > "$TEST_DIR/in.hb"
+    cellsh_script --continue < "$TEST_DIR/in.hb"
+    expect_status 1
+    [ "$(printf '%s\n' "$output" | grep -c '^ERROR: ')" -eq 5 ]
+}
+
+@test "table_test.rb TableComplexMethodsTest: scan" {
+    { shell_table_data; cat <<'EOF'
+scan 'hbase_shell_tests_table', {STARTROW => '2'}
+scan 'hbase_shell_tests_table', {STOPROW => '2'}
+scan 'hbase_shell_tests_table', {ROWPREFIXFILTER => '2'}
+scan 'hbase_shell_tests_table', {LIMIT => 1}
+scan 'hbase_shell_tests_table', {TIMESTAMP => 12345678}
+scan 'hbase_shell_tests_table', {TIMERANGE => [0, 1]}
+scan 'hbase_shell_tests_table', {COLUMNS => 'x:a'}
+put 'hbase_shell_tests_table', 1, 'x:v', 'thisvalue'
+scan 'hbase_shell_tests_table', {FILTER => "ValueFilter(=, 'binary:thisvalue')"}
+scan 'hbase_shell_tests_table', {FILTER => "ValueFilter(=, 'binary:thatvalue')"}
+put 'hbase_shell_tests_table', 4, 'x:a', "\x82"
+scan 'hbase_shell_tests_table', {FILTER => "SingleColumnValueFilter('x', 'a', >=, 'binary:\x82', true, true)"}
+EOF
+    } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    expect_output <<'EOF'
+Created table hbase_shell_tests_table
+ROW                                   COLUMN+CELL
+ 2                                    column=x:a, timestamp=TS, value=11
+ 2                                    column=x:b, timestamp=12345678, value=12
+ 3                                    column=x:a, timestamp=TS, value=21
+ 3                                    column=x:b, timestamp=12345678, value=22
+2 row(s)
+ROW                                   COLUMN+CELL
+ 1                                    column=x:a, timestamp=TS, value=1
+ 1                                    column=x:b, timestamp=12345678, value=2
+1 row(s)
+ROW                                   COLUMN+CELL
+ 2                                    column=x:a, timestamp=TS, value=11
+ 2                                    column=x:b, timestamp=12345678, value=12
+1 row(s)
+ROW                                   COLUMN+CELL
+ 1                                    column=x:a, timestamp=TS, value=1
+ 1                                    column=x:b, timestamp=12345678, value=2
+1 row(s)
+ROW                                   COLUMN+CELL
+ 1                                    column=x:b, timestamp=12345678, value=2
+ 2                                    column=x:b, timestamp=12345678, value=12
+ 3                                    column=x:b, timestamp=12345678, value=22
+3 row(s)
+ROW                                   COLUMN+CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+ 1                                    column=x:a, timestamp=TS, value=1
+ 2                                    column=x:a, timestamp=TS, value=11
+ 3                                    column=x:a, timestamp=TS, value=21
+3 row(s)
+ROW                                   COLUMN+CELL
+ 1                                    column=x:v, timestamp=TS, value=thisvalue
+1 row(s)
+ROW                                   COLUMN+CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+ 4                                    column=x:a, timestamp=TS, value=\x82
+1 row(s)
+EOF
+}
+
+@test "table_test.rb TableComplexMethodsTest: scan REVERSED" {
+    backend_needs reversed_scans
+    { shell_table_data; echo "scan 'hbase_shell_tests_table', {REVERSED => true}"; } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    expect_output <<'EOF'
+Created table hbase_shell_tests_table
+ROW                                   COLUMN+CELL
+ 3                                    column=x:a, timestamp=TS, value=21
+ 3                                    column=x:b, timestamp=12345678, value=22
+ 2                                    column=x:a, timestamp=TS, value=11
+ 2                                    column=x:b, timestamp=12345678, value=12
+ 1                                    column=x:a, timestamp=TS, value=1
+ 1                                    column=x:b, timestamp=12345678, value=2
+3 row(s)
+EOF
+}
+
+@test "table_test.rb TableComplexMethodsTest: scan should work with raw and version parameter" {
+    # Four puts of one cell, milliseconds apart as in HBase's test: a
+    # plain scan shows 2 rows; a raw scan with VERSIONS => 10 the 5 cells.
+    backend_needs raw_scans
+    cellsh_steps <<'EOF'
+create 'hbase_shell_tests_raw_scan', {NAME => 'x', VERSIONS => 5}, 'y'
+put 'hbase_shell_tests_raw_scan', 1, 'x:a', 1
+put 'hbase_shell_tests_raw_scan', 2, 'x:raw1', 11
+put 'hbase_shell_tests_raw_scan', 2, 'x:raw1', 11
+put 'hbase_shell_tests_raw_scan', 2, 'x:raw1', 11
+put 'hbase_shell_tests_raw_scan', 2, 'x:raw1', 11
+scan 'hbase_shell_tests_raw_scan'
+scan 'hbase_shell_tests_raw_scan', {VERSIONS => 10, RAW => true}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table hbase_shell_tests_raw_scan
+ROW                                   COLUMN+CELL
+ 1                                    column=x:a, timestamp=TS, value=1
+ 2                                    column=x:raw1, timestamp=TS, value=11
+2 row(s)
+ROW                                   COLUMN+CELL
+ 1                                    column=x:a, timestamp=TS, value=1
+ 2                                    column=x:raw1, timestamp=TS, value=11
+ 2                                    column=x:raw1, timestamp=TS, value=11
+ 2                                    column=x:raw1, timestamp=TS, value=11
+ 2                                    column=x:raw1, timestamp=TS, value=11
+2 row(s)
+EOF
+}
+
