@@ -2478,3 +2478,87 @@ ROW                                   COLUMN+CELL
 EOF
 }
 
+@test "TestScannersFromClientSide.testGetMaxResults (its filter cases)" {
+    # The Java test also caps each family with setMaxResultsPerColumnFamily,
+    # which the shell has no option for; its filters alone: ColumnRangeFilter
+    # [testQualifier2, testQualifier5], ColumnRangeFilter from
+    # testQualifier2 unbounded (an empty bound), ColumnPrefixFilter.
+    {
+        echo "create 't', 'testFamily0', 'testFamily1', 'testFamily2'"
+        for i in $(seq 0 9); do echo "put 't', 'testRow', 'testFamily0:testQualifier$i', 'testValue', 1"; done
+        echo "get 't', 'testRow', {FILTER => \"ColumnRangeFilter('testQualifier2', true, 'testQualifier5', true)\"}"
+        for i in $(seq 0 19); do echo "put 't', 'testRow', 'testFamily2:testQualifier$i', 'testValue', 1"; done
+        for i in $(seq 0 9); do echo "put 't', 'testRow', 'testFamily1:testQualifier$i', 'testValue', 1"; done
+        echo "get 't', 'testRow', {COLUMN => ['testFamily0', 'testFamily1'], FILTER => \"ColumnRangeFilter('testQualifier8', true, '', true)\"}"
+        echo "get 't', 'testRow', {FILTER => \"ColumnPrefixFilter('testQualifier1')\"}"
+    } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ testFamily0:testQualifier2           timestamp=1, value=testValue
+ testFamily0:testQualifier3           timestamp=1, value=testValue
+ testFamily0:testQualifier4           timestamp=1, value=testValue
+ testFamily0:testQualifier5           timestamp=1, value=testValue
+1 row(s)
+COLUMN                                CELL
+ testFamily0:testQualifier8           timestamp=1, value=testValue
+ testFamily0:testQualifier9           timestamp=1, value=testValue
+ testFamily1:testQualifier8           timestamp=1, value=testValue
+ testFamily1:testQualifier9           timestamp=1, value=testValue
+1 row(s)
+COLUMN                                CELL
+ testFamily0:testQualifier1           timestamp=1, value=testValue
+ testFamily1:testQualifier1           timestamp=1, value=testValue
+ testFamily2:testQualifier1           timestamp=1, value=testValue
+ testFamily2:testQualifier10          timestamp=1, value=testValue
+ testFamily2:testQualifier11          timestamp=1, value=testValue
+ testFamily2:testQualifier12          timestamp=1, value=testValue
+ testFamily2:testQualifier13          timestamp=1, value=testValue
+ testFamily2:testQualifier14          timestamp=1, value=testValue
+ testFamily2:testQualifier15          timestamp=1, value=testValue
+ testFamily2:testQualifier16          timestamp=1, value=testValue
+ testFamily2:testQualifier17          timestamp=1, value=testValue
+ testFamily2:testQualifier18          timestamp=1, value=testValue
+ testFamily2:testQualifier19          timestamp=1, value=testValue
+1 row(s)
+EOF
+}
+
+@test "TestScannersFromClientSide.testScanRawDeleteFamilyVersion" {
+    # A family-version marker alone in a row is a row of a raw scan.
+    backend_needs delete_family_version raw_scans
+    cellsh_script <<'EOF'
+create 't', 'testFamily'
+delete 't', 'testRow', 'testFamily', 0
+scan 't', {STARTROW => 'testRow', RAW => true}
+scan 't'
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily:, timestamp=0, type=DeleteFamilyVersion
+1 row(s)
+ROW                                   COLUMN+CELL
+0 row(s)
+EOF
+}
+
+@test "TestScannersFromClientSide.testScanOnReopenedRegion" {
+    # Cells written, the store closed and opened again (a region reopened):
+    # a scan returns them (c0 at ts 0, c1 at ts 1).
+    cellsh_e "create 't', 'testFamily'" "put 't', 'testRow', 'testFamily:testQualifier0', 'testValue', 0" \
+        "put 't', 'testRow', 'testFamily:testQualifier1', 'testValue', 1"
+    expect_status 0
+    cellsh_e "scan 't', {STARTROW => 'testRow'}"
+    expect_status 0
+    expect_output <<'EOF'
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily:testQualifier0, timestamp=0, value=testValue
+ testRow                              column=testFamily:testQualifier1, timestamp=1, value=testValue
+1 row(s)
+EOF
+}
+
