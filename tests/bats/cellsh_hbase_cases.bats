@@ -2562,3 +2562,142 @@ ROW                                   COLUMN+CELL
 EOF
 }
 
+# makeN(ROW, n)'s row keys: 'testRow' and a 4-byte big-endian index.
+mkrow() { printf '"testRow\\x00\\x00\\x00\\x%02X"' "$1"; }
+
+@test "TestFromClientSide.testSimpleMissing" {
+    {
+        echo "create 't', 'testFamily'"
+        echo "get 't', $(mkrow 0)"
+        echo "get 't', $(mkrow 0), 'testFamily'"
+        echo "get 't', $(mkrow 0), 'testFamily:testQualifier'"
+        echo "scan 't'"
+        echo "scan 't', {STARTROW => $(mkrow 0), STOPROW => $(mkrow 1)}"
+        echo "put 't', $(mkrow 2), 'testFamily:testQualifier', 'testValue', 1"
+        echo "get 't', $(mkrow 1)"
+        echo "get 't', $(mkrow 0), 'testFamily'"
+        echo "get 't', $(mkrow 3), 'testFamily:testQualifier'"
+        echo "scan 't', {STARTROW => $(mkrow 3)}"
+        echo "scan 't', {STARTROW => $(mkrow 0), STOPROW => $(mkrow 2)}"
+        echo "get 't', $(mkrow 2), 'testFamily:testQualifier'"
+        echo "scan 't', {STARTROW => $(mkrow 0), STOPROW => $(mkrow 3)}"
+        echo "scan 't', {STARTROW => $(mkrow 2), STOPROW => $(mkrow 3)}"
+    } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+0 row(s)
+COLUMN                                CELL
+0 row(s)
+COLUMN                                CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+0 row(s)
+COLUMN                                CELL
+0 row(s)
+COLUMN                                CELL
+0 row(s)
+COLUMN                                CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+0 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=1, value=testValue
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow\x00\x00\x00\x02              column=testFamily:testQualifier, timestamp=1, value=testValue
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow\x00\x00\x00\x02              column=testFamily:testQualifier, timestamp=1, value=testValue
+1 row(s)
+EOF
+}
+
+# testFilters' rows: row i holds only the qualifier col<i>-<d2v1>-<d3v2>.
+filter_rows() {
+    local i
+    echo "create 't', 'testFamily'"
+    for i in $(seq 0 9); do
+        echo "put 't', $(mkrow "$i"), 'testFamily:col$i-<d2v1>-<d3v2>', 'testValue', 1"
+    done
+}
+
+@test "TestFromClientSide.testFilters" {
+    { filter_rows; echo "scan 't', {COLUMNS => 'testFamily', FILTER => \"QualifierFilter(=, 'regexstring:col[1-5]')\"}"; } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+ testRow\x00\x00\x00\x01              column=testFamily:col1-<d2v1>-<d3v2>, timestamp=1, value=testValue
+ testRow\x00\x00\x00\x02              column=testFamily:col2-<d2v1>-<d3v2>, timestamp=1, value=testValue
+ testRow\x00\x00\x00\x03              column=testFamily:col3-<d2v1>-<d3v2>, timestamp=1, value=testValue
+ testRow\x00\x00\x00\x04              column=testFamily:col4-<d2v1>-<d3v2>, timestamp=1, value=testValue
+ testRow\x00\x00\x00\x05              column=testFamily:col5-<d2v1>-<d3v2>, timestamp=1, value=testValue
+5 row(s)
+EOF
+}
+
+@test "TestFromClientSide.testFiltersWithReverseScan" {
+    backend_needs reversed_scans
+    { filter_rows; echo "scan 't', {REVERSED => true, COLUMNS => 'testFamily', FILTER => \"QualifierFilter(=, 'regexstring:col[1-5]')\"}"; } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+ testRow\x00\x00\x00\x05              column=testFamily:col5-<d2v1>-<d3v2>, timestamp=1, value=testValue
+ testRow\x00\x00\x00\x04              column=testFamily:col4-<d2v1>-<d3v2>, timestamp=1, value=testValue
+ testRow\x00\x00\x00\x03              column=testFamily:col3-<d2v1>-<d3v2>, timestamp=1, value=testValue
+ testRow\x00\x00\x00\x02              column=testFamily:col2-<d2v1>-<d3v2>, timestamp=1, value=testValue
+ testRow\x00\x00\x00\x01              column=testFamily:col1-<d2v1>-<d3v2>, timestamp=1, value=testValue
+5 row(s)
+EOF
+}
+
+@test "TestFromClientSide.testKeyOnlyFilter" {
+    # KeyOnlyFilter(true): each value becomes its length as a 4-byte int
+    # (testValue: 9).
+    { filter_rows; echo "scan 't', {COLUMNS => 'testFamily', FILTER => 'KeyOnlyFilter(true)', LIMIT => 2}"; } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+ testRow\x00\x00\x00\x00              column=testFamily:col0-<d2v1>-<d3v2>, timestamp=1, value=\x00\x00\x00\x09
+ testRow\x00\x00\x00\x01              column=testFamily:col1-<d2v1>-<d3v2>, timestamp=1, value=\x00\x00\x00\x09
+2 row(s)
+EOF
+}
+
+@test "TestFromClientSide.testFilterWithLongCompartor" {
+    # Values 100 * i as 8-byte longs; SingleColumnValueFilter(>, 500). The
+    # filter language has no LongComparator; for these non-negative longs
+    # the binary comparator orders the same.
+    {
+        echo "create 't', 'testFamily'"
+        for i in $(seq 0 9); do
+            v=$((100 * i))
+            echo "put 't', $(mkrow "$i"), 'testFamily:testQualifier', \"\\x00\\x00\\x00\\x00\\x00\\x00$(printf '\\x%02X\\x%02X' $((v >> 8)) $((v & 255)))\", 1"
+        done
+        echo "scan 't', {FILTER => \"SingleColumnValueFilter('testFamily', 'testQualifier', >, 'binary:\\x00\\x00\\x00\\x00\\x00\\x00\\x01\\xF4')\", COLUMNS => ['testFamily:testQualifier:toLong']}"
+    } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+ testRow\x00\x00\x00\x06              column=testFamily:testQualifier, timestamp=1, value=600
+ testRow\x00\x00\x00\x07              column=testFamily:testQualifier, timestamp=1, value=700
+ testRow\x00\x00\x00\x08              column=testFamily:testQualifier, timestamp=1, value=800
+ testRow\x00\x00\x00\x09              column=testFamily:testQualifier, timestamp=1, value=900
+4 row(s)
+EOF
+}
+

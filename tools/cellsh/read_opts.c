@@ -236,10 +236,9 @@ int sh_read_spec_apply(cellsh *sh, sh_read_spec *spec, const sh_value *hash,
     }
     if ((v = sh_hash_get(hash, "FILTER"))) {
         if (v->kind != SH_STR) return sh_error(sh, "FILTER must be a filter string");
-        if (memchr(v->str, '\0', v->len)) return sh_error(sh, "FILTER must not contain NUL bytes");
         char err[512] = "";
         kv_filter *f = NULL;
-        kv_status st = kv_filter_parse(&f, v->str, err, sizeof err);
+        kv_status st = kv_filter_parse_len(&f, v->str, v->len, err, sizeof err);
         if (st != KV_OK)
             return sh_error(sh, "%s", err[0] ? err : kv_strerror(st));
         kv_filter_free(spec->filter);
