@@ -3046,3 +3046,134 @@ COLUMN                                CELL
 EOF
 }
 
+@test "TestFromClientSide5.testDeleteSpecifiedVersionOfSpecifiedColumn" {
+    backend_needs delete_markers
+    cellsh_script <<'EOF'
+create 't', {NAME => 'testFamily', VERSIONS => 5}
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue0', 1000
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue1', 2000
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue2', 3000
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue3', 4000
+delete 't', 'testRow', 'testFamily:testQualifier', 3000
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', VERSIONS => 2147483647}
+delete 't', 'testRow', 'testFamily:testQualifier', 5000
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', VERSIONS => 2147483647}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=4000, value=testValue3
+ testFamily:testQualifier             timestamp=2000, value=testValue1
+ testFamily:testQualifier             timestamp=1000, value=testValue0
+1 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=4000, value=testValue3
+ testFamily:testQualifier             timestamp=2000, value=testValue1
+ testFamily:testQualifier             timestamp=1000, value=testValue0
+1 row(s)
+EOF
+}
+
+@test "TestFromClientSide5.testDeleteLatestVersionOfSpecifiedColumn" {
+    # Deleting the newest version, then the two newest (the Java test puts
+    # two such markers in one Delete; the shell deletes one per command),
+    # then a put at 5000, above the markers.
+    backend_needs delete_markers
+    cellsh_script <<'EOF'
+create 't', {NAME => 'testFamily', VERSIONS => 5}
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue0', 1000
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue1', 2000
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue2', 3000
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue3', 4000
+delete 't', 'testRow', 'testFamily:testQualifier'
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', VERSIONS => 2147483647}
+delete 't', 'testRow', 'testFamily:testQualifier'
+delete 't', 'testRow', 'testFamily:testQualifier'
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', VERSIONS => 2147483647}
+put 't', 'testRow', 'testFamily:testQualifier', 'testValue4', 5000
+get 't', 'testRow', {COLUMN => 'testFamily:testQualifier', VERSIONS => 2147483647}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=3000, value=testValue2
+ testFamily:testQualifier             timestamp=2000, value=testValue1
+ testFamily:testQualifier             timestamp=1000, value=testValue0
+1 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=1000, value=testValue0
+1 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=5000, value=testValue4
+ testFamily:testQualifier             timestamp=1000, value=testValue0
+1 row(s)
+EOF
+}
+
+@test "TestFromClientSide5.testReadWithFilter" {
+    # HBASE-17125: VERSIONS => 3; a filter sees the family's three newest
+    # versions, so value-a at 1000 is out of reach whatever the read's
+    # VERSIONS (3, 1 or 5), by scan and get.
+    cellsh_script <<'EOF'
+create 't', {NAME => 'testFamily', VERSIONS => 3}
+put 't', 'testRow', 'testFamily:testQualifier', 'value-a', 1000
+put 't', 'testRow', 'testFamily:testQualifier', 'value-a', 2000
+put 't', 'testRow', 'testFamily:testQualifier', 'value-b', 3000
+put 't', 'testRow', 'testFamily:testQualifier', 'value-b', 4000
+scan 't', {FILTER => "ValueFilter(=, 'substring:value-a')", VERSIONS => 3}
+get 't', 'testRow', {FILTER => "ValueFilter(=, 'substring:value-a')", COLUMN => 'testFamily', VERSIONS => 3}
+scan 't', {FILTER => "ValueFilter(=, 'substring:value-a')", VERSIONS => 1}
+get 't', 'testRow', {FILTER => "ValueFilter(=, 'substring:value-a')", COLUMN => 'testFamily', VERSIONS => 1}
+scan 't', {FILTER => "ValueFilter(=, 'substring:value-a')", VERSIONS => 5}
+get 't', 'testRow', {FILTER => "ValueFilter(=, 'substring:value-a')", COLUMN => 'testFamily', VERSIONS => 5}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily:testQualifier, timestamp=2000, value=value-a
+1 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=2000, value=value-a
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily:testQualifier, timestamp=2000, value=value-a
+1 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=2000, value=value-a
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily:testQualifier, timestamp=2000, value=value-a
+1 row(s)
+COLUMN                                CELL
+ testFamily:testQualifier             timestamp=2000, value=value-a
+1 row(s)
+EOF
+}
+
+@test "TestFromClientSide5.testCellUtilTypeMethods" {
+    # A raw scan after deleting the newest version: the Delete marker first,
+    # then the put it masks, and nothing else.
+    backend_needs delete_markers raw_scans
+    cellsh_script <<'EOF'
+create 't', 'testFamily'
+put 't', 'p', 'testFamily:testQualifier', 'testValue', 7
+scan 't'
+delete 't', 'p', 'testFamily:testQualifier'
+scan 't', {RAW => true}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+ p                                    column=testFamily:testQualifier, timestamp=7, value=testValue
+1 row(s)
+ROW                                   COLUMN+CELL
+ p                                    column=testFamily:testQualifier, timestamp=7, type=Delete
+ p                                    column=testFamily:testQualifier, timestamp=7, value=testValue
+1 row(s)
+EOF
+}
+
