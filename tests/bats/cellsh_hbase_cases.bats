@@ -3177,3 +3177,71 @@ ROW                                   COLUMN+CELL
 EOF
 }
 
+@test "TestFilter.testWhileMatchFilterWithFilterRowKey, WithFilterRow and WithFilterKeyValue" {
+    # WHILE around a PrefixFilter ends the scan at the first other row;
+    # around PageFilter(4) after four rows; around a SingleColumnValueFilter
+    # that the first row fails, at once.
+    testfilter_scans "scan 't', {FILTER => \"WHILE PrefixFilter('testRowOne')\"}" \
+        "scan 't', {FILTER => 'WHILE PageFilter(4)'}" \
+        "scan 't', {FILTER => \"WHILE SingleColumnValueFilter('testFamilyOne', 'testQualifierOne-0', =, 'binary:foo')\"}"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+testRowOne-0 6
+testRowOne-2 6
+testRowOne-3 6
+3 row(s)
+testRowOne-0 6
+testRowOne-2 6
+testRowOne-3 6
+testRowTwo-0 6
+4 row(s)
+0 row(s)
+EOF
+}
+
+@test "TestSingleColumnValueFilter: latestVersionOnly, filterIfMissing and the Exclude variant through scans" {
+    # Row r1's f:q holds 'a' (newest) over 'b'; r2's only 'a'; r3 lacks f:q.
+    # latestVersionOnly (the default) compares the newest version alone;
+    # false lets any version the family keeps match. filterIfMissing drops
+    # r3. SingleColumnValueExcludeFilter leaves the tested column out.
+    cellsh_script <<'EOF'
+create 't', {NAME => 'f', VERSIONS => 3}
+put 't', 'r1', 'f:a', 'x', 1
+put 't', 'r1', 'f:q', 'b', 1
+put 't', 'r1', 'f:q', 'a', 2
+put 't', 'r2', 'f:q', 'a', 1
+put 't', 'r3', 'f:a', 'y', 1
+scan 't', {FILTER => "SingleColumnValueFilter('f', 'q', =, 'binary:b')"}
+scan 't', {FILTER => "SingleColumnValueFilter('f', 'q', =, 'binary:b', true, false)"}
+scan 't', {FILTER => "SingleColumnValueFilter('f', 'q', =, 'binary:a', false, true)"}
+scan 't', {FILTER => "SingleColumnValueFilter('f', 'q', =, 'binary:a', true, true)"}
+scan 't', {FILTER => "SingleColumnValueExcludeFilter('f', 'q', =, 'binary:a', true, true)"}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+ r3                                   column=f:a, timestamp=1, value=y
+1 row(s)
+ROW                                   COLUMN+CELL
+ r1                                   column=f:a, timestamp=1, value=x
+ r1                                   column=f:q, timestamp=2, value=a
+1 row(s)
+ROW                                   COLUMN+CELL
+ r1                                   column=f:a, timestamp=1, value=x
+ r1                                   column=f:q, timestamp=2, value=a
+ r2                                   column=f:q, timestamp=1, value=a
+ r3                                   column=f:a, timestamp=1, value=y
+3 row(s)
+ROW                                   COLUMN+CELL
+ r1                                   column=f:a, timestamp=1, value=x
+ r1                                   column=f:q, timestamp=2, value=a
+ r2                                   column=f:q, timestamp=1, value=a
+2 row(s)
+ROW                                   COLUMN+CELL
+ r1                                   column=f:a, timestamp=1, value=x
+1 row(s)
+EOF
+}
+
