@@ -14,6 +14,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The oldest put timestamp among its entries (KV_TIME_MAX: none): what a
+   major compaction of a KEEP_DELETED_CELLS family needs (matcher.h). */
+static int64_t earliest_put(kv_iter *it) {
+    int64_t e = KV_TIME_MAX;
+    for (it->seek(it, NULL, 0); it->valid(it); it->next(it)) {
+        size_t klen;
+        const uint8_t *key = it->key(it, &klen);
+        if (klen < KV_KEY_SUFFIX_LEN || kv_key_type(key, klen) != KV_TYPE_PUT) continue;
+        int64_t ts = kv_key_timestamp(key, klen);
+        if (ts < e) e = ts;
+    }
+    return e;
+}
+
 kv_status kv_build_family_file(kv_engine *s, const kv_family_desc *desc, kv_iter *it,
                                    kv_match_mode mode, kv_sstfile **out) {
     *out = NULL;
@@ -32,6 +46,11 @@ kv_status kv_build_family_file(kv_engine *s, const kv_family_desc *desc, kv_iter
     }
     kv_matcher m;
     kv_matcher_init(&m, mode, desc, UINT64_MAX, kv_clock_now(s));
+    if (mode == KV_MATCH_MAJOR && desc->keep_deleted != KV_KEEP_DELETED_FALSE) {
+        m.earliest_put_ts = earliest_put(it);
+        st = it->status(it);
+        if (st != KV_OK) kv_fail(s, st, "reading the files to compact: %s", kv_strerror(st));
+    }
     kv_buf row = {0}, col = {0};
     bool first = true;
     for (it->seek(it, NULL, 0); st == KV_OK && it->valid(it); it->next(it)) {

@@ -20,7 +20,12 @@
  *    range contains it, and compactions keep deleted cells and markers
  *    (TTL: until they expire); without it a marker applies to reads whose
  *    range ends after it;
- *  - minor compactions and flushes keep markers; major ones drop them.
+ *  - minor compactions and flushes keep markers; major ones drop them,
+ *    except that with KEEP_DELETED_CELLS (TTL: an unexpired marker) a
+ *    major compaction keeps a marker unless no put of the inputs is as old
+ *    as it, or (a column marker) a newer put of its column was already
+ *    dropped by VERSIONS or TTL: HBase's DropDeletesCompactionScanQueryMatcher,
+ *    which counts such markers with the puts and drops them at earliestPutTs.
  */
 #include "matcher.h"
 
@@ -37,6 +42,7 @@ void kv_matcher_init(kv_matcher *m, kv_match_mode mode, const kv_family_desc *fa
     m->max_versions = family->versions;
     m->time_min = KV_TIME_MIN;
     m->time_max = KV_TIME_MAX;
+    m->earliest_put_ts = KV_TIME_MIN;
 }
 
 void kv_matcher_free(kv_matcher *m) {
@@ -56,6 +62,7 @@ void kv_matcher_start_column(kv_matcher *m) {
     m->has_col_delete = false;
     m->versions = 0;
     m->have_last_put_ts = false;
+    m->col_full = false;
 }
 
 static bool in_range(const kv_matcher *m, int64_t ts) {
@@ -76,14 +83,16 @@ static bool marker_applies(const kv_matcher *m, int64_t ts) {
     return ts >= m->time_min;
 }
 
-static bool keep_marker(const kv_matcher *m, int64_t ts) {
+static bool keep_marker(const kv_matcher *m, int64_t ts, bool family_kind) {
     switch (m->mode) {
     case KV_MATCH_READ: return m->raw && in_range(m, ts);
     case KV_MATCH_MINOR: return true;
-    case KV_MATCH_MAJOR:
-        if (m->family->keep_deleted == KV_KEEP_DELETED_TRUE) return true;
-        if (m->family->keep_deleted == KV_KEEP_DELETED_TTL) return !expired(m, ts);
-        return false;
+    case KV_MATCH_MAJOR: {
+        kv_keep_deleted kdc = m->family->keep_deleted;
+        bool kept = kdc == KV_KEEP_DELETED_TRUE || (kdc == KV_KEEP_DELETED_TTL && !expired(m, ts));
+        if (!kept || ts < m->earliest_put_ts) return false;
+        return family_kind || !m->col_full;
+    }
     }
     return false;
 }
@@ -147,7 +156,7 @@ bool kv_matcher_match(kv_matcher *m, int64_t ts, kv_cell_type type, uint64_t seq
             if (family_kind) note_family_marker(m, ts, type, seq);
             else note_column_marker(m, ts, type, seq);
         }
-        return keep_marker(m, ts);
+        return keep_marker(m, ts, family_kind);
     }
     if (m->have_last_put_ts && m->last_put_ts == ts) return false; /* replaced */
     m->have_last_put_ts = true;
@@ -161,8 +170,10 @@ bool kv_matcher_match(kv_matcher *m, int64_t ts, kv_cell_type type, uint64_t seq
             if (kdc == KV_KEEP_DELETED_TTL && expired(m, ts)) return false;
         }
     }
-    if (expired(m, ts) && m->versions >= m->family->min_versions) return false;
-    if (m->versions >= m->max_versions) return false;
+    if ((expired(m, ts) && m->versions >= m->family->min_versions) || m->versions >= m->max_versions) {
+        m->col_full = true;
+        return false;
+    }
     m->versions++;
     return true;
 }

@@ -23,6 +23,10 @@ typedef struct kv_matcher {
     uint64_t snapshot;          /* entries with larger seq are invisible */
     int64_t now_ms;
     int32_t max_versions;       /* READ: from options; else family VERSIONS */
+    /* MAJOR with KEEP_DELETED_CELLS: the oldest put timestamp of the
+       inputs (KV_TIME_MAX: none); markers older than it mask nothing left
+       and are dropped. KV_TIME_MIN (the default) drops none this way. */
+    int64_t earliest_put_ts;
     int64_t time_min, time_max; /* [min, max) READ only */
     bool raw;
     /* per-row state */
@@ -34,6 +38,7 @@ typedef struct kv_matcher {
     int64_t col_delete_ts; uint64_t col_delete_seq; bool has_col_delete;
     int32_t versions;           /* versions counted in this column */
     bool have_last_put_ts; int64_t last_put_ts;
+    bool col_full;              /* a put of this column was dropped by VERSIONS or TTL */
 } kv_matcher;
 
 void kv_matcher_init(kv_matcher *m, kv_match_mode mode, const kv_family_desc *family,

@@ -686,10 +686,15 @@ static kv_fnode *parse_or(parser *p) {
 }
 
 kv_status kv_filter_parse(kv_filter **out, const char *text, char *errmsg, size_t errlen) {
+    return kv_filter_parse_len(out, text, text ? strlen(text) : 0, errmsg, errlen);
+}
+
+kv_status kv_filter_parse_len(kv_filter **out, const char *text, size_t len, char *errmsg,
+                              size_t errlen) {
     if (errmsg && errlen) errmsg[0] = 0;
     if (!out) return KV_INVALID;
     *out = NULL;
-    parser p = { text ? text : "", text ? strlen(text) : 0, 0, errmsg, errlen, KV_OK, 0, 0 };
+    parser p = { text ? text : "", text ? len : 0, 0, errmsg, errlen, KV_OK, 0, 0 };
     skip_space(&p);
     if (p.pos >= p.len) {
         fail(&p, KV_INVALID, p.pos, "empty filter");

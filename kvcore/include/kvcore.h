@@ -822,6 +822,11 @@ typedef struct kv_filter kv_filter;
  * KV_NO_MEMORY. *out is NULL on failure.
  */
 kv_status kv_filter_parse(kv_filter **out, const char *text, char *errmsg, size_t errlen);
+/** As kv_filter_parse, for a filter of @p len bytes that may hold NUL
+ *  bytes (inside quoted arguments: 'binary:\0...' compares with zero
+ *  bytes, as HBase's byte-array filter strings can). */
+kv_status kv_filter_parse_len(kv_filter **out, const char *text, size_t len, char *errmsg,
+                              size_t errlen);
 /** Frees a compiled filter (NULL is a no-op). */
 void kv_filter_free(kv_filter *filter);
 /** The name of the @p i th filter kv_filter_parse knows (0, 1, ...), in

@@ -13,7 +13,10 @@
  *  - a major compaction merges every file and also drops the markers;
  *  - KEEP_DELETED_CELLS TRUE keeps masked puts (they then count as
  *    versions) and, in major compactions, the markers; TTL does so until
- *    the masked put (or the marker) has expired;
+ *    the masked put (or the marker) has expired; even then a major
+ *    compaction drops a marker older than every put of its inputs, and a
+ *    column marker below a put of its column that VERSIONS or TTL dropped
+ *    (HBase counts such markers with the puts);
  *  - with NEW_VERSION_BEHAVIOR a marker masks only puts written before it.
  *
  * Called with the model's mu held.
@@ -125,10 +128,24 @@ static bool keeps_deleted(const kv_family_desc *d, const m_entry *p, int64_t now
     return d->keep_deleted == KV_KEEP_DELETED_TTL && !m_expired(d, p->ts, now);
 }
 
-/* Whether a major compaction keeps a marker. */
-static bool major_keeps_marker(const kv_family_desc *d, const m_entry *mk, int64_t now) {
-    if (d->keep_deleted == KV_KEEP_DELETED_TRUE) return true;
-    return d->keep_deleted == KV_KEEP_DELETED_TTL && !m_expired(d, mk->ts, now);
+/* Whether a major compaction keeps a marker: only by KEEP_DELETED_CELLS,
+   and then only while a put of the inputs is as old as it and (a column
+   marker) no newer put of its column was dropped (dropped[] flags puts[]). */
+static bool major_keeps_marker(const kv_family_desc *d, const m_entry *mk, int64_t now,
+                               m_entry *const *puts, const bool *dropped, size_t np) {
+    bool kdc = d->keep_deleted == KV_KEEP_DELETED_TRUE ||
+               (d->keep_deleted == KV_KEEP_DELETED_TTL && !m_expired(d, mk->ts, now));
+    if (!kdc) return false;
+    int64_t earliest = KV_TIME_MAX;
+    for (size_t i = 0; i < np; i++)
+        if (puts[i]->ts < earliest) earliest = puts[i]->ts;
+    if (mk->ts < earliest) return false;
+    if (mk->type == KV_TYPE_DELETE_FAMILY || mk->type == KV_TYPE_DELETE_FAMILY_VERSION) return true;
+    for (size_t i = 0; i < np; i++)
+        if (dropped[i] && puts[i]->ts > mk->ts && same_row(puts[i], mk) &&
+            m_bytes_cmp(puts[i]->qual, puts[i]->qual_len, mk->qual, mk->qual_len) == 0)
+            return false;
+    return true;
 }
 
 /* Writes what the input layers keep into out (see the file comment). */
@@ -138,7 +155,8 @@ static kv_status retain(const kv_family_desc *d, m_layer *in, size_t nin, bool m
     for (size_t i = 0; i < nin; i++) total += in[i].n;
     m_entry **puts = malloc((total ? total : 1) * sizeof *puts);
     m_entry **marks = malloc((total ? total : 1) * sizeof *marks);
-    kv_status st = puts && marks ? KV_OK : KV_NO_MEMORY;
+    bool *dropped = calloc(total ? total : 1, sizeof *dropped);
+    kv_status st = puts && marks && dropped ? KV_OK : KV_NO_MEMORY;
     size_t np = 0, nm = 0;
     for (size_t i = 0; st == KV_OK && i < nin; i++)
         for (size_t k = 0; k < in[i].n; k++) {
@@ -146,8 +164,6 @@ static kv_status retain(const kv_family_desc *d, m_layer *in, size_t nin, bool m
             if (e->type == KV_TYPE_PUT) puts[np++] = e;
             else marks[nm++] = e;
         }
-    for (size_t i = 0; st == KV_OK && i < nm; i++)
-        if (!major || major_keeps_marker(d, marks[i], now)) st = m_layer_add(out, marks[i]);
     if (st == KV_OK) qsort(puts, np, sizeof *puts, cmp_put);
     int32_t count = 0;
     for (size_t i = 0; st == KV_OK && i < np; i++) {
@@ -157,13 +173,19 @@ static kv_status retain(const kv_family_desc *d, m_layer *in, size_t nin, bool m
         if (new_column) count = 0;
         else if (puts[i - 1]->ts == p->ts) continue;   /* replaced by a later write */
         if (masked_in(d, marks, nm, p) && !keeps_deleted(d, p, now)) continue;
-        if (m_expired(d, p->ts, now) && count >= d->min_versions) continue;
-        if (count >= d->versions) continue;
+        if ((m_expired(d, p->ts, now) && count >= d->min_versions) || count >= d->versions) {
+            dropped[i] = true;
+            continue;
+        }
         count++;
         st = m_layer_add(out, p);
     }
+    for (size_t i = 0; st == KV_OK && i < nm; i++)
+        if (!major || major_keeps_marker(d, marks[i], now, puts, dropped, np))
+            st = m_layer_add(out, marks[i]);
     free(puts);
     free(marks);
+    free(dropped);
     return st;
 }
 

@@ -325,7 +325,7 @@ put 't', 'r', 'f:b', "\x00\x01\x02", 1
 scan 't', {MAXLENGTH => 22}
 get 't', 'r', {COLUMN => 'f:q', MAXLENGTH => 5}
 delete 't', 'r', 'f:q', 1
-scan 't', {RAW => true, MAXLENGTH => 20, COLUMNS => ['f:q']}
+scan 't', {RAW => true, MAXLENGTH => 20, VERSIONS => 2, FILTER => "QualifierFilter(=, 'binary:q')"}
 EOF
     expect_status 0
     expect_output <<'EOF'

@@ -441,6 +441,25 @@ static void test_bytes_and_quotes(void) {
     static const kv_cell nul[] = { CELL("k", "f", "q", 1, "a\0b"), CELL("k", "f", "r", 1, "ab") };
     CHECK_STR(apply(buf, sizeof buf, "ValueFilter(=, 'regexstring:^a[^x]b$')", nul, 2), "f:q@1=a\\x00b");
     CHECK_STR(apply(buf, sizeof buf, "ValueFilter(=, 'substring:B')", nul, 2), "f:q@1=a\\x00b f:r@1=ab");
+    /* kv_filter_parse_len: a filter holding NUL bytes compares with them
+       (kv_filter_parse stops at the first one). */
+    static const char zf[] = "ValueFilter(=, 'binary:a\0b')";
+    kv_filter *zfl = NULL;
+    CHECK_EQ(kv_filter_parse_len(&zfl, zf, sizeof zf - 1, NULL, 0), KV_OK);
+    if (zfl) {
+        kv_filter_run *r = kv_filter_run_new(zfl);
+        REQUIRE(r != NULL);
+        kv_cell cells[2];
+        memcpy(cells, nul, sizeof cells);
+        size_t nc = 2;
+        bool stop = false;
+        CHECK(kv_filter_run_row(r, cells, &nc, &stop));
+        render(buf, sizeof buf, true, cells, nc, stop);
+        CHECK_STR(buf, "f:q@1=a\\x00b");
+        kv_filter_run_free(r);
+        kv_filter_free(zfl);
+    }
+    CHECK_EQ(kv_filter_parse(&zfl, zf, NULL, 0), KV_INVALID);
     /* '' is a quote inside a string. */
     static const kv_cell q1[] = { CELL("it's", "f", "q", 1, "v") };
     static const kv_cell q2[] = { CELL("its", "f", "q", 1, "v") };

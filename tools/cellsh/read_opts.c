@@ -236,10 +236,9 @@ int sh_read_spec_apply(cellsh *sh, sh_read_spec *spec, const sh_value *hash,
     }
     if ((v = sh_hash_get(hash, "FILTER"))) {
         if (v->kind != SH_STR) return sh_error(sh, "FILTER must be a filter string");
-        if (memchr(v->str, '\0', v->len)) return sh_error(sh, "FILTER must not contain NUL bytes");
         char err[512] = "";
         kv_filter *f = NULL;
-        kv_status st = kv_filter_parse(&f, v->str, err, sizeof err);
+        kv_status st = kv_filter_parse_len(&f, v->str, v->len, err, sizeof err);
         if (st != KV_OK)
             return sh_error(sh, "%s", err[0] ? err : kv_strerror(st));
         kv_filter_free(spec->filter);
@@ -268,6 +267,11 @@ int sh_read_spec_apply(cellsh *sh, sh_read_spec *spec, const sh_value *hash,
     if ((v = sh_hash_get(hash, "CACHE")) && sh_arg_int(sh, v, "CACHE", &n) < 0) return -1;
     if (get_bool(sh, hash, "REVERSED", &o->reversed) < 0) return -1;
     if (get_bool(sh, hash, "RAW", &o->raw) < 0) return -1;
+    /* HBase's StoreScanner refuses a raw scan of named columns (a family
+       is fine), as the shell's help says: RAW "cannot be combined with
+       requesting specific COLUMNS". */
+    for (size_t i = 0; o->raw && i < spec->ncolumns; i++)
+        if (spec->columns[i].qualifier) return sh_error(sh, "Cannot specify any column for a raw scan");
     if (get_bool(sh, hash, "CACHE_BLOCKS", &o->fill_cache) < 0) return -1;
     if ((v = sh_hash_get(hash, "INTERVAL"))) {
         if (sh_arg_int(sh, v, "INTERVAL", &n) < 0) return -1;
