@@ -1004,6 +1004,289 @@ ROW                                   COLUMN+CELL
 EOF
 }
 
+@test "TestKeepDeletes.testRanges" {
+    # KEEP_DELETED_CELLS, VERSIONS => 3: a read whose time range ends at
+    # ts+2 sees past the markers at ts+2; one ending at ts+3 does not; an
+    # older family marker (ts-10) hides nothing newer.
+    backend_needs delete_markers keep_deleted_cells
+    {
+        echo "create 't', {NAME => 'c0', VERSIONS => 3, KEEP_DELETED_CELLS => TRUE}, {NAME => 'c1', VERSIONS => 3, KEEP_DELETED_CELLS => TRUE}, {NAME => 'c2', VERSIONS => 3, KEEP_DELETED_CELLS => TRUE}"
+        for r in T1 T2; do for c in c0:c0 c0:c1 c1:c0 c1:c1; do
+            echo "put 't', '$r', '$c', 'T1', 1000"
+            echo "put 't', '$r', '$c', 'T2', 1001"
+        done; done
+        echo "deleteall 't', 'T1', 'c0:c0', 1002"
+        echo "deleteall 't', 'T1', 'c1', 1002"
+        echo "deleteall 't', 'T2', 'c0', 1002"
+        echo "deleteall 't', 'T1', 'c1', 990"
+        for end in 1002 1003; do for r in T1 T2; do
+            echo "get 't', '$r', {COLUMN => ['c0:c0', 'c0:c1', 'c1:c0', 'c1:c1'], TIMERANGE => [0, $end], VERSIONS => 2147483647}"
+        done; done
+    } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ c0:c0                                timestamp=1001, value=T2
+ c0:c0                                timestamp=1000, value=T1
+ c0:c1                                timestamp=1001, value=T2
+ c0:c1                                timestamp=1000, value=T1
+ c1:c0                                timestamp=1001, value=T2
+ c1:c0                                timestamp=1000, value=T1
+ c1:c1                                timestamp=1001, value=T2
+ c1:c1                                timestamp=1000, value=T1
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=1001, value=T2
+ c0:c0                                timestamp=1000, value=T1
+ c0:c1                                timestamp=1001, value=T2
+ c0:c1                                timestamp=1000, value=T1
+ c1:c0                                timestamp=1001, value=T2
+ c1:c0                                timestamp=1000, value=T1
+ c1:c1                                timestamp=1001, value=T2
+ c1:c1                                timestamp=1000, value=T1
+1 row(s)
+COLUMN                                CELL
+ c0:c1                                timestamp=1001, value=T2
+ c0:c1                                timestamp=1000, value=T1
+1 row(s)
+COLUMN                                CELL
+ c1:c0                                timestamp=1001, value=T2
+ c1:c0                                timestamp=1000, value=T1
+ c1:c1                                timestamp=1001, value=T2
+ c1:c1                                timestamp=1000, value=T1
+1 row(s)
+EOF
+}
+
+@test "TestKeepDeletes.testDeleteMarkerVersioning" {
+    # KEEP_DELETED_CELLS, VERSIONS => 1. Column and version markers are
+    # counted with the puts: a raw scan with the family's VERSIONS (HBase's
+    # countDeleteMarkers) stops at the second put of a column, and a major
+    # compaction drops the markers below a put that VERSIONS dropped; the
+    # put at ts-10 in another column keeps earliestPutTs from dropping any.
+    backend_needs delete_markers keep_deleted_cells raw_scans flush compact
+    cellsh_script <<'EOF'
+create 't', {NAME => 'c0', VERSIONS => 1, KEEP_DELETED_CELLS => TRUE}
+put 't', 'T1', 'c0:c0', 'T1', 1000
+put 't', 'T1', 'c0:c1', 'T1', 990
+deleteall 't', 'T1', 'c0:c0', 1000
+delete 't', 'T1', 'c0:c0', 1001
+delete 't', 'T1', 'c0:c0', 1003
+flush 't'
+major_compact 't'
+major_compact 't'
+scan 't', {RAW => true, VERSIONS => 1}
+put 't', 'T1', 'c0:c0', 'T2', 1002
+scan 't', {RAW => true, VERSIONS => 1}
+put 't', 'T1', 'c0:c0', 'T3', 1003
+scan 't', {RAW => true, VERSIONS => 1}
+flush 't'
+scan 't', {RAW => true, VERSIONS => 1}
+major_compact 't'
+scan 't', {RAW => true, VERSIONS => 1}
+put 't', 'T1', 'c0:c0', 'T4', 1004
+flush 't'
+scan 't', {RAW => true, VERSIONS => 1}
+major_compact 't'
+major_compact 't'
+scan 't', {RAW => true, VERSIONS => 1}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+ T1                                   column=c0:c0, timestamp=1003, type=Delete
+ T1                                   column=c0:c0, timestamp=1001, type=Delete
+ T1                                   column=c0:c0, timestamp=1000, type=DeleteColumn
+ T1                                   column=c0:c0, timestamp=1000, value=T1
+ T1                                   column=c0:c1, timestamp=990, value=T1
+1 row(s)
+ROW                                   COLUMN+CELL
+ T1                                   column=c0:c0, timestamp=1003, type=Delete
+ T1                                   column=c0:c0, timestamp=1002, value=T2
+ T1                                   column=c0:c0, timestamp=1001, type=Delete
+ T1                                   column=c0:c0, timestamp=1000, type=DeleteColumn
+ T1                                   column=c0:c1, timestamp=990, value=T1
+1 row(s)
+ROW                                   COLUMN+CELL
+ T1                                   column=c0:c0, timestamp=1003, type=Delete
+ T1                                   column=c0:c0, timestamp=1003, value=T3
+ T1                                   column=c0:c1, timestamp=990, value=T1
+1 row(s)
+ROW                                   COLUMN+CELL
+ T1                                   column=c0:c0, timestamp=1003, type=Delete
+ T1                                   column=c0:c0, timestamp=1003, value=T3
+ T1                                   column=c0:c0, timestamp=1001, type=Delete
+ T1                                   column=c0:c0, timestamp=1000, type=DeleteColumn
+ T1                                   column=c0:c1, timestamp=990, value=T1
+1 row(s)
+ROW                                   COLUMN+CELL
+ T1                                   column=c0:c0, timestamp=1003, type=Delete
+ T1                                   column=c0:c0, timestamp=1003, value=T3
+ T1                                   column=c0:c0, timestamp=1001, type=Delete
+ T1                                   column=c0:c0, timestamp=1000, type=DeleteColumn
+ T1                                   column=c0:c1, timestamp=990, value=T1
+1 row(s)
+ROW                                   COLUMN+CELL
+ T1                                   column=c0:c0, timestamp=1004, value=T4
+ T1                                   column=c0:c0, timestamp=1003, type=Delete
+ T1                                   column=c0:c1, timestamp=990, value=T1
+1 row(s)
+ROW                                   COLUMN+CELL
+ T1                                   column=c0:c0, timestamp=1004, value=T4
+ T1                                   column=c0:c0, timestamp=1003, type=Delete
+ T1                                   column=c0:c1, timestamp=990, value=T1
+1 row(s)
+EOF
+}
+
+@test "TestKeepDeletes.testWithMixedCFs" {
+    # Row deletes leave a family marker in each family; time ranges ending
+    # at them still see the four cells of each row.
+    backend_needs delete_markers keep_deleted_cells
+    cellsh_script <<'EOF'
+create 't', {NAME => 'c0', VERSIONS => 1, KEEP_DELETED_CELLS => TRUE}, {NAME => 'c1', VERSIONS => 1, KEEP_DELETED_CELLS => TRUE}
+put 't', 'T1', 'c0:c0', 'T1', 1000
+put 't', 'T1', 'c0:c1', 'T1', 1000
+put 't', 'T1', 'c1:c0', 'T1', 1000
+put 't', 'T1', 'c1:c1', 'T1', 1000
+put 't', 'T2', 'c0:c0', 'T2', 1001
+put 't', 'T2', 'c0:c1', 'T2', 1001
+put 't', 'T2', 'c1:c0', 'T2', 1001
+put 't', 'T2', 'c1:c1', 'T2', 1001
+deleteall 't', 'T1', '', 1001
+deleteall 't', 'T2', '', 1002
+scan 't', {STARTROW => 'T1', TIMERANGE => [0, 1001], LIMIT => 1}
+scan 't', {STARTROW => 'T2', TIMERANGE => [0, 1002], LIMIT => 1}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+ T1                                   column=c0:c0, timestamp=1000, value=T1
+ T1                                   column=c0:c1, timestamp=1000, value=T1
+ T1                                   column=c1:c0, timestamp=1000, value=T1
+ T1                                   column=c1:c1, timestamp=1000, value=T1
+1 row(s)
+ROW                                   COLUMN+CELL
+ T2                                   column=c0:c0, timestamp=1001, value=T2
+ T2                                   column=c0:c1, timestamp=1001, value=T2
+ T2                                   column=c1:c0, timestamp=1001, value=T2
+ T2                                   column=c1:c1, timestamp=1001, value=T2
+1 row(s)
+EOF
+}
+
+@test "TestKeepDeletes.testWithMinVersions" {
+    # KEEP_DELETED_CELLS with MIN_VERSIONS => 3 and TTL => 1 s (every put
+    # long expired): the newest three stay, deleted or not (a raw scan shows
+    # no fourth either: it is expired); markers in
+    # families without puts go at the first major compaction, the last ones
+    # once no put older than them is left.
+    backend_needs delete_markers keep_deleted_cells min_versions raw_scans flush compact
+    cellsh_script <<'EOF'
+create 't', {NAME => 'c0', MIN_VERSIONS => 3, VERSIONS => 1000, TTL => 1, KEEP_DELETED_CELLS => TRUE}, {NAME => 'c1', MIN_VERSIONS => 3, VERSIONS => 1000, TTL => 1, KEEP_DELETED_CELLS => TRUE}, {NAME => 'c2', MIN_VERSIONS => 3, VERSIONS => 1000, TTL => 1, KEEP_DELETED_CELLS => TRUE}
+put 't', 'T1', 'c0:c0', 'T3', 10000
+put 't', 'T1', 'c0:c0', 'T2', 9999
+put 't', 'T1', 'c0:c0', 'T1', 9997
+put 't', 'T1', 'c0:c0', 'T0', 9996
+deleteall 't', 'T1', '', 9999
+deleteall 't', 'T1', 'c0:c0', 9999
+get 't', 'T1', {TIMERANGE => [0, 9998], VERSIONS => 2147483647}
+scan 't', {RAW => true, VERSIONS => 1000}
+flush 't'
+get 't', 'T1', {TIMERANGE => [0, 9998], VERSIONS => 2147483647}
+put 't', 'T1', 'c0:c0', 'T4', 10001
+flush 't'
+get 't', 'T1', {TIMERANGE => [0, 9998], VERSIONS => 2147483647}
+put 't', 'T1', 'c0:c0', 'T5', 10002
+flush 't'
+major_compact 't'
+scan 't', {RAW => true, VERSIONS => 1000}
+major_compact 't'
+scan 't', {RAW => true, VERSIONS => 1000}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ c0:c0                                timestamp=9997, value=T1
+ c0:c0                                timestamp=9996, value=T0
+1 row(s)
+ROW                                   COLUMN+CELL
+ T1                                   column=c0:, timestamp=9999, type=DeleteFamily
+ T1                                   column=c0:c0, timestamp=10000, value=T3
+ T1                                   column=c0:c0, timestamp=9999, type=DeleteColumn
+ T1                                   column=c0:c0, timestamp=9999, value=T2
+ T1                                   column=c0:c0, timestamp=9997, value=T1
+ T1                                   column=c1:, timestamp=9999, type=DeleteFamily
+ T1                                   column=c2:, timestamp=9999, type=DeleteFamily
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=9997, value=T1
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=9997, value=T1
+1 row(s)
+ROW                                   COLUMN+CELL
+ T1                                   column=c0:, timestamp=9999, type=DeleteFamily
+ T1                                   column=c0:c0, timestamp=10002, value=T5
+ T1                                   column=c0:c0, timestamp=10001, value=T4
+ T1                                   column=c0:c0, timestamp=10000, value=T3
+ T1                                   column=c0:c0, timestamp=9999, type=DeleteColumn
+1 row(s)
+ROW                                   COLUMN+CELL
+ T1                                   column=c0:c0, timestamp=10002, value=T5
+ T1                                   column=c0:c0, timestamp=10001, value=T4
+ T1                                   column=c0:c0, timestamp=10000, value=T3
+1 row(s)
+EOF
+}
+
+@test "TestKeepDeletes.testWithTTL" {
+    # KEEP_DELETED_CELLS => TTL, MIN_VERSIONS => 1, TTL => 1 s: a deleted,
+    # expired put is gone at the flush; the expired markers at the next
+    # major compaction.
+    backend_needs delete_markers keep_deleted_cells min_versions raw_scans flush compact
+    cellsh_script <<'EOF'
+create 't', {NAME => 'c0', MIN_VERSIONS => 1, VERSIONS => 1000, TTL => 1, KEEP_DELETED_CELLS => 'TTL'}, {NAME => 'c1', MIN_VERSIONS => 1, VERSIONS => 1000, TTL => 1, KEEP_DELETED_CELLS => 'TTL'}, {NAME => 'c2', MIN_VERSIONS => 1, VERSIONS => 1000, TTL => 1, KEEP_DELETED_CELLS => 'TTL'}
+put 't', 'T1', 'c0:c0', 'T3', 10000
+put 't', 'T2', 'c0:c0', 'T1', 9990
+get 't', 'T1', {COLUMN => 'c0:c0', TIMERANGE => [0, 10001], VERSIONS => 2147483647}
+deleteall 't', 'T1', '', 10002
+get 't', 'T1', {COLUMN => 'c0:c0', TIMERANGE => [0, 10001], VERSIONS => 2147483647}
+scan 't', {RAW => true, VERSIONS => 1000}
+flush 't'
+get 't', 'T1', {COLUMN => 'c0:c0', TIMERANGE => [0, 10001], VERSIONS => 2147483647}
+major_compact 't'
+scan 't', {RAW => true, VERSIONS => 1000}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+COLUMN                                CELL
+ c0:c0                                timestamp=10000, value=T3
+1 row(s)
+COLUMN                                CELL
+ c0:c0                                timestamp=10000, value=T3
+1 row(s)
+ROW                                   COLUMN+CELL
+ T1                                   column=c0:, timestamp=10002, type=DeleteFamily
+ T1                                   column=c0:c0, timestamp=10000, value=T3
+ T1                                   column=c1:, timestamp=10002, type=DeleteFamily
+ T1                                   column=c2:, timestamp=10002, type=DeleteFamily
+ T2                                   column=c0:c0, timestamp=9990, value=T1
+2 row(s)
+COLUMN                                CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+ T2                                   column=c0:c0, timestamp=9990, value=T1
+1 row(s)
+EOF
+}
+
 @test "TestMinVersions.testGetClosestBefore" {
     # MIN_VERSIONS => 1, TTL => 1 s, every cell older: the newest version
     # of the row at or before a key (a reversed scan from it, LIMIT 1) is
