@@ -3589,3 +3589,67 @@ ROW                                   COLUMN+CELL
 EOF
 }
 
+@test "TestFromClientSide.testSuperSimpleWithReverseScan" {
+    # A reversed scan from a start row past every row of the prefix, down to
+    # (not including) the first row: the first row it returns is the last.
+    backend_needs reversed_scans
+    {
+        echo "create 't', 'testFamily'"
+        for p in b11111 b22222; do for n in 0 2 4 6 8; do
+            echo "put 't', '0-$p-000000000000000000$n', 'testFamily:testQualifier', 'testValue', 1"
+        done; done
+        echo "scan 't', {REVERSED => true, STARTROW => '0-b11111-9223372036854775807', STOPROW => '0-b11111-0000000000000000000', LIMIT => 1}"
+    } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+ 0-b11111-0000000000000000008         column=testFamily:testQualifier, timestamp=1, value=testValue
+1 row(s)
+EOF
+}
+
+@test "TestFromClientSide.testSimpleMissingWithReverseScan" {
+    backend_needs reversed_scans
+    {
+        echo "create 't', 'testFamily'"
+        echo "scan 't', {REVERSED => true}"
+        echo "scan 't', {REVERSED => true, STARTROW => $(mkrow 0)}"
+        echo "scan 't', {REVERSED => true, STARTROW => $(mkrow 0), STOPROW => $(mkrow 1)}"
+        echo "scan 't', {REVERSED => true, COLUMNS => 'testFamily'}"
+        echo "scan 't', {REVERSED => true, COLUMNS => 'testFamily:testQualifier'}"
+        echo "put 't', $(mkrow 2), 'testFamily:testQualifier', 'testValue', 1"
+        echo "scan 't', {REVERSED => true}"
+        echo "scan 't', {REVERSED => true, STARTROW => $(mkrow 3), STOPROW => $(mkrow 0)}"
+        echo "scan 't', {REVERSED => true, STARTROW => $(mkrow 2), STOPROW => $(mkrow 1)}"
+        echo "scan 't', {REVERSED => true, STARTROW => $(mkrow 1)}"
+    } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+0 row(s)
+ROW                                   COLUMN+CELL
+ testRow\x00\x00\x00\x02              column=testFamily:testQualifier, timestamp=1, value=testValue
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow\x00\x00\x00\x02              column=testFamily:testQualifier, timestamp=1, value=testValue
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow\x00\x00\x00\x02              column=testFamily:testQualifier, timestamp=1, value=testValue
+1 row(s)
+ROW                                   COLUMN+CELL
+0 row(s)
+EOF
+}
+
