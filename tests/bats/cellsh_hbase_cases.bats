@@ -3701,3 +3701,116 @@ ROW                                   COLUMN+CELL
 EOF
 }
 
+@test "TestFromClientSide4.testDeletesWithReverseScan" {
+    # testDeletes' steps read back by reversed scans from each row
+    # (VERSIONS => 3; LIMIT => 1 is getSingleScanResult).
+    backend_needs delete_markers reversed_scans
+    cellsh_script <<'EOF'
+create 't', {NAME => 'testFamily0', VERSIONS => 3}, {NAME => 'testFamily1', VERSIONS => 3}, {NAME => 'testFamily2', VERSIONS => 3}
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue0', 1000
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue1', 2000
+deleteall 't', 'testRow', 'testFamily0', 1000
+scan 't', {STARTROW => 'testRow', REVERSED => true, COLUMNS => 'testFamily0', VERSIONS => 2147483647, LIMIT => 1}
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue4', 5000
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue2', 3000
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue3', 4000
+put 't', 'testRow', 'testFamily0:', 'testValue4', 5000
+put 't', 'testRow', 'testFamily0:', 'testValue2', 3000
+put 't', 'testRow', 'testFamily0:', 'testValue3', 4000
+delete 't', 'testRow', 'testFamily0:testQualifier'
+scan 't', {STARTROW => 'testRow', REVERSED => true, COLUMNS => 'testFamily0:testQualifier', VERSIONS => 2147483647, LIMIT => 1}
+delete 't', 'testRow', 'testFamily0:'
+deleteall 't', 'testRow', 'testFamily0:'
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue0', 1000
+put 't', 'testRow', 'testFamily0:testQualifier', 'testValue4', 5000
+scan 't', {STARTROW => 'testRow', REVERSED => true, COLUMNS => 'testFamily0', VERSIONS => 2147483647, LIMIT => 1}
+put 't', 'testRow0', 'testFamily1:testQualifier', 'testValue0', 1000
+put 't', 'testRow0', 'testFamily1:testQualifier', 'testValue1', 2000
+put 't', 'testRow0', 'testFamily2:testQualifier', 'testValue2', 3000
+put 't', 'testRow0', 'testFamily2:testQualifier', 'testValue3', 4000
+put 't', 'testRow1', 'testFamily1:testQualifier', 'testValue0', 1000
+put 't', 'testRow1', 'testFamily1:testQualifier', 'testValue1', 2000
+put 't', 'testRow1', 'testFamily2:testQualifier', 'testValue2', 3000
+put 't', 'testRow1', 'testFamily2:testQualifier', 'testValue3', 4000
+put 't', 'testRow2', 'testFamily1:testQualifier', 'testValue0', 1000
+put 't', 'testRow2', 'testFamily1:testQualifier', 'testValue1', 2000
+put 't', 'testRow2', 'testFamily2:testQualifier', 'testValue2', 3000
+put 't', 'testRow2', 'testFamily2:testQualifier', 'testValue3', 4000
+deleteall 't', 'testRow0', 'testFamily2'
+deleteall 't', 'testRow1', 'testFamily1:testQualifier'
+delete 't', 'testRow2', 'testFamily1:testQualifier'
+delete 't', 'testRow2', 'testFamily1:testQualifier'
+delete 't', 'testRow2', 'testFamily2:testQualifier'
+scan 't', {STARTROW => 'testRow0', REVERSED => true, COLUMNS => ['testFamily1', 'testFamily2'], VERSIONS => 2147483647, LIMIT => 1}
+scan 't', {STARTROW => 'testRow1', REVERSED => true, COLUMNS => ['testFamily1', 'testFamily2'], VERSIONS => 2147483647, LIMIT => 1}
+scan 't', {STARTROW => 'testRow2', REVERSED => true, COLUMNS => ['testFamily1', 'testFamily2'], VERSIONS => 2147483647, LIMIT => 1}
+deleteall 't', 'testRow3', 'testFamily1'
+put 't', 'testRow3', 'testFamily2:testQualifier', 'testValue0'
+put 't', 'testRow4', 'testFamily1:testQualifier', 'testValue1'
+put 't', 'testRow4', 'testFamily2:testQualifier', 'testValue2'
+scan 't', {STARTROW => 'testRow4', REVERSED => true, COLUMNS => ['testFamily1', 'testFamily2'], VERSIONS => 2147483647, LIMIT => 2}
+EOF
+    expect_status 0
+    expect_output <<'EOF'
+Created table t
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily0:testQualifier, timestamp=2000, value=testValue1
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily0:testQualifier, timestamp=4000, value=testValue3
+ testRow                              column=testFamily0:testQualifier, timestamp=3000, value=testValue2
+ testRow                              column=testFamily0:testQualifier, timestamp=2000, value=testValue1
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow                              column=testFamily0:testQualifier, timestamp=4000, value=testValue3
+ testRow                              column=testFamily0:testQualifier, timestamp=3000, value=testValue2
+ testRow                              column=testFamily0:testQualifier, timestamp=2000, value=testValue1
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow0                             column=testFamily1:testQualifier, timestamp=2000, value=testValue1
+ testRow0                             column=testFamily1:testQualifier, timestamp=1000, value=testValue0
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow1                             column=testFamily2:testQualifier, timestamp=4000, value=testValue3
+ testRow1                             column=testFamily2:testQualifier, timestamp=3000, value=testValue2
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow2                             column=testFamily2:testQualifier, timestamp=3000, value=testValue2
+1 row(s)
+ROW                                   COLUMN+CELL
+ testRow4                             column=testFamily1:testQualifier, timestamp=TS, value=testValue1
+ testRow4                             column=testFamily2:testQualifier, timestamp=TS, value=testValue2
+ testRow3                             column=testFamily2:testQualifier, timestamp=TS, value=testValue0
+2 row(s)
+EOF
+}
+
+@test "TestFromClientSide4.testSmallReversedScanUnderMultiRegions (one region here)" {
+    # Rows 000..011 (the split rows and the row after each); reversed scans
+    # from, and down to, various rows.
+    backend_needs reversed_scans
+    {
+        echo "create 't', 'testFamily'"
+        for r in 000 001 002 003 004 005 006 007 008 009 010 011; do
+            echo "put 't', '$r', 'testFamily:testQualifier', 'testValue', 1"
+        done
+        echo "scan 't', {REVERSED => true}"
+        echo "scan 't', {REVERSED => true, STARTROW => '002'}"
+        echo "scan 't', {REVERSED => true, STARTROW => '002', STOPROW => '000'}"
+        echo "scan 't', {REVERSED => true, STARTROW => '001'}"
+        echo "scan 't', {REVERSED => true, STARTROW => '000'}"
+        echo "scan 't', {REVERSED => true, STARTROW => '006', STOPROW => '002'}"
+    } > "$TEST_DIR/in.hb"
+    cellsh_script < "$TEST_DIR/in.hb"
+    expect_status 0
+    output="$(printf '%s\n' "$output" | awk '/ column=/ { printf "%s ", $1; next } /row\(s\)$/ { print; next }')"
+    expect_output <<'EOF'
+011 010 009 008 007 006 005 004 003 002 001 000 12 row(s)
+002 001 000 3 row(s)
+002 001 2 row(s)
+001 000 2 row(s)
+000 1 row(s)
+006 005 004 003 4 row(s)
+EOF
+}
+
