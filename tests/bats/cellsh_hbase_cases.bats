@@ -5,7 +5,7 @@
 # TestMinVersions, TestNewVersionBehaviorFromClientSide,
 # TestTimestampsFilter, TestScannersFromClientSide, TestFilter,
 # TestSingleColumnValueFilter, TestIncrementsFromClientSide, and
-# hbase-shell's table_test.rb), with the data HBase's test writes and the
+# hbase-shell's table_test.rb and admin_test.rb), with the data HBase's test writes and the
 # results HBase's test asserts, written as the HBase shell prints them.
 # Facts come from HBase's tests; no code does. Where cellfs deliberately
 # differs (NEW_VERSION_BEHAVIOR's version counting, HBase 1's shell
@@ -3811,6 +3811,55 @@ EOF
 001 000 2 row(s)
 000 1 row(s)
 006 005 004 003 4 row(s)
+EOF
+}
+
+@test "admin_test.rb: exists, enabled/disabled, drop, create argument errors, describe/alter of a missing table" {
+    # admin_test.rb's ArgumentError cases are ERROR lines in the shell, and
+    # each changes nothing.
+    backend_needs disable_tables
+    cellsh_script --continue <<'EOF'
+create 'hbase_shell_tests_table', {NAME => 'x', VERSIONS => 5}, 'y'
+exists 'hbase_shell_tests_table'
+exists 'NOT.EXISTS'
+is_enabled 'hbase_shell_tests_table'
+drop 'NOT.EXISTS'
+drop 'hbase_shell_tests_table'
+disable 'hbase_shell_tests_table'
+is_disabled 'hbase_shell_tests_table'
+is_enabled 'hbase_shell_tests_table'
+enable 'hbase_shell_tests_table'
+disable 'hbase_shell_tests_table'
+drop 'hbase_shell_tests_table'
+exists 'hbase_shell_tests_table'
+create 123, 'xxx'
+create 'hbase_shell_tests_create_table', 123
+create 'hbase_shell_tests_create_table', {OWNER => 'a'}
+create 'hbase_shell_tests_create_table', 'a', 'b'
+describe 'NOT.EXISTS'
+alter 'NOT.EXISTS', NAME => 'x'
+list
+EOF
+    expect_status 1
+    expect_output <<'EOF'
+Created table hbase_shell_tests_table
+Table hbase_shell_tests_table does exist
+Table NOT.EXISTS does not exist
+true
+ERROR: Unknown table NOT.EXISTS!
+ERROR: Table hbase_shell_tests_table is enabled. Disable it first.
+true
+false
+Table hbase_shell_tests_table does not exist
+ERROR: table name must be a string in quotes, not an integer
+ERROR: create takes family names or {NAME => 'family', ...} hashes, not an integer
+ERROR: Table must have at least one column family
+Created table hbase_shell_tests_create_table
+ERROR: Unknown table NOT.EXISTS!
+ERROR: Can't find a table: NOT.EXISTS
+TABLE
+hbase_shell_tests_create_table
+1 row(s)
 EOF
 }
 
