@@ -5,8 +5,9 @@
 # TestMinVersions, TestNewVersionBehaviorFromClientSide,
 # TestTimestampsFilter, TestScannersFromClientSide, TestFilter,
 # TestSingleColumnValueFilter, TestIncrementsFromClientSide, and
-# hbase-shell's table_test.rb and admin_test.rb), with the data HBase's test writes and the
-# results HBase's test asserts, written as the HBase shell prints them.
+# hbase-shell's table_test.rb and admin_test.rb), with the data HBase's
+# test writes and the results HBase's test asserts, written as the HBase
+# shell prints them.
 # Facts come from HBase's tests; no code does. Where cellfs deliberately
 # differs (NEW_VERSION_BEHAVIOR's version counting, HBase 1's shell
 # delete), the test asserts cellfs's documented result and says why.
