@@ -20,6 +20,9 @@
  *    range contains it, and compactions keep deleted cells and markers
  *    (TTL: until they expire); without it a marker applies to reads whose
  *    range ends after it;
+ *  - a raw read shows a column's markers up to its first put past the
+ *    read's VERSIONS, not below it (HBase's column tracker seeks to the
+ *    next column there);
  *  - minor compactions and flushes keep markers; major ones drop them,
  *    except that with KEEP_DELETED_CELLS (TTL: an unexpired marker) a
  *    major compaction keeps a marker unless no put of the inputs is as old
@@ -63,6 +66,7 @@ void kv_matcher_start_column(kv_matcher *m) {
     m->versions = 0;
     m->have_last_put_ts = false;
     m->col_full = false;
+    m->versions_full = false;
 }
 
 static bool in_range(const kv_matcher *m, int64_t ts) {
@@ -85,7 +89,8 @@ static bool marker_applies(const kv_matcher *m, int64_t ts) {
 
 static bool keep_marker(const kv_matcher *m, int64_t ts, bool family_kind) {
     switch (m->mode) {
-    case KV_MATCH_READ: return m->raw && in_range(m, ts);
+    case KV_MATCH_READ:   /* a raw read stops at the put past its VERSIONS, as HBase's */
+        return m->raw && in_range(m, ts) && (family_kind || !m->versions_full);
     case KV_MATCH_MINOR: return true;
     case KV_MATCH_MAJOR: {
         kv_keep_deleted kdc = m->family->keep_deleted;
@@ -170,8 +175,10 @@ bool kv_matcher_match(kv_matcher *m, int64_t ts, kv_cell_type type, uint64_t seq
             if (kdc == KV_KEEP_DELETED_TTL && expired(m, ts)) return false;
         }
     }
-    if ((expired(m, ts) && m->versions >= m->family->min_versions) || m->versions >= m->max_versions) {
+    bool over = m->versions >= m->max_versions;
+    if ((expired(m, ts) && m->versions >= m->family->min_versions) || over) {
         m->col_full = true;
+        m->versions_full |= over;
         return false;
     }
     m->versions++;

@@ -39,6 +39,7 @@ typedef struct kv_matcher {
     int32_t versions;           /* versions counted in this column */
     bool have_last_put_ts; int64_t last_put_ts;
     bool col_full;              /* a put of this column was dropped by VERSIONS or TTL */
+    bool versions_full;         /* ... by VERSIONS: a raw read shows no more of the column */
 } kv_matcher;
 
 void kv_matcher_init(kv_matcher *m, kv_match_mode mode, const kv_family_desc *family,

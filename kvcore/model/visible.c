@@ -92,6 +92,7 @@ kv_status m_visible(const m_family *f, const uint8_t *row, size_t row_len, const
     kv_status st = KV_OK;
     int32_t count = 0;
     const m_entry *prev_put = NULL;
+    bool full = false;   /* a put of the column was past VERSIONS */
     for (size_t i = 0; st == KV_OK && i < na; i++) {
         const m_entry *e = all[i];
         bool new_column = i == 0 || m_bytes_cmp(all[i - 1]->qual, all[i - 1]->qual_len, e->qual,
@@ -99,11 +100,15 @@ kv_status m_visible(const m_family *f, const uint8_t *row, size_t row_len, const
         if (new_column) {
             count = 0;
             prev_put = NULL;
+            full = false;
         }
         if (e->type != KV_TYPE_PUT) {
             /* Family markers belong to the empty qualifier: a selection of
-               other columns does not show them. */
-            if (r->raw && in_range(r, e->ts) && selected(r, e)) st = push(out, n, cap, e);
+               other columns does not show them. A column's markers below
+               its put past VERSIONS are not shown (HBase's raw scan). */
+            bool family = e->type == KV_TYPE_DELETE_FAMILY || e->type == KV_TYPE_DELETE_FAMILY_VERSION;
+            if (r->raw && in_range(r, e->ts) && selected(r, e) && (family || !full))
+                st = push(out, n, cap, e);
             continue;
         }
         bool replaced = prev_put && prev_put->ts == e->ts;
@@ -112,6 +117,7 @@ kv_status m_visible(const m_family *f, const uint8_t *row, size_t row_len, const
         bool masked = false;
         for (size_t k = 0; k < nm && !masked; k++) masked = m_masks(d, marks[k], e);
         if (masked && !r->raw) continue;
+        if (count >= limit) full = true;
         if (m_expired(d, e->ts, r->now) && count >= d->min_versions) continue;
         if (count >= limit) continue;
         count++;
