@@ -2,7 +2,7 @@
 """Byte flips of every store file, checked through the public tools.
 
     byteflip.py --build=DIR [--work=DIR] [--per-file=N|all] [--seed=S]
-                [--mount-every=K] [--files=GLOB,...] [--verbose]
+                [--mount-every=K] [--files=GLOB,...] [--rich] [--verbose]
 
 Makes a small store with cellsh (two tables, three families, several
 flushed sorted files, a live log left by a SIGKILL of cellsh, a counter),
@@ -28,6 +28,7 @@ failed. CI runs a short fixed-seed sample (tests/bats/byteflip.bats);
 """
 import argparse
 import fnmatch
+import hashlib
 import os
 import random
 import re
@@ -43,13 +44,31 @@ TIMEOUT = 60
 
 
 def value(table, row, col):
-    return "v-%s-%s-%s" % (table, row, col)
+    # Long enough that t1's 1 KiB blocks hold a few rows each (--rich).
+    # Hex of a hash: compression cannot shrink it much.
+    return "v-%s-%s-%s-%s" % (table, row, col,
+                              hashlib.sha256(("%s/%s/%s" % (table, row, col)).encode()).hexdigest())
 
 
-def make_store(cellsh, store):
-    """Writes the store; returns {(table, row, col): printed value}."""
+def make_store(cellsh, store, rich):
+    """Writes the store; returns {(table, row, col): printed value}. rich:
+    t1's families compressed (LZ4, Snappy), encoded (DIFF, PREFIX), with
+    small blocks and a ROWCOL bloom filter, and cells put then deleted in
+    earlier sorted files than their delete markers (a flip must not bring
+    them back)."""
     exp = {}
-    lines = ["create 't1', 'f', 'g'", "create 't2', 'f'"]
+    if rich:
+        lines = ["create 't1', {NAME => 'f', COMPRESSION => 'LZ4', BLOCKSIZE => '1024', "
+                 "DATA_BLOCK_ENCODING => 'DIFF', BLOOMFILTER => 'ROWCOL'}, "
+                 "{NAME => 'g', COMPRESSION => 'SNAPPY', BLOCKSIZE => '1024', "
+                 "DATA_BLOCK_ENCODING => 'PREFIX'}", "create 't2', 'f'"]
+        for i in range(0, 30, 3):
+            lines.append("put 't1', 'r%03d', 'f:x', 'deleted-%d'" % (i, i))
+        lines.append("flush 't1'")
+        for i in range(0, 30, 3):
+            lines.append("delete 't1', 'r%03d', 'f:x'" % i)
+    else:
+        lines = ["create 't1', 'f', 'g'", "create 't2', 'f'"]
 
     def put(t, r, c):
         exp[(t, r, c)] = value(t, r, c)
@@ -344,6 +363,10 @@ def main():
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--mount-every", type=int, default=0, help="mount check every K-th flip (0: never)")
     ap.add_argument("--files", default="", help="comma-separated globs of the files to flip")
+    ap.add_argument("--rich", action="store_true",
+                    help="compressed, encoded, small-block families and deleted cells")
+    ap.add_argument("--self-test", action="store_true",
+                    help="expect one cell with a value never written: the check must fail (exit 2)")
     ap.add_argument("--verbose", action="store_true")
     a = ap.parse_args()
     cellsh = os.path.join(a.build, "tools/cellsh")
@@ -354,7 +377,9 @@ def main():
     os.makedirs(work, exist_ok=True)
     base = os.path.join(work, "base")
     shutil.rmtree(base, ignore_errors=True)
-    exp = make_store(cellsh, base)
+    exp = make_store(cellsh, base, a.rich)
+    if a.self_test:
+        exp[("t1", "r005", "f:a")] = "not-written"
     # The pristine store must read back exactly, and cellck must be clean
     # on it after a writable open; the check of the checker itself.
     files = store_files(base, [g for g in a.files.split(",") if g])
