@@ -238,6 +238,18 @@ def torn_tail(out, fname):
         l.startswith("warning: " + fname) and "torn" in l for l in out.splitlines())
 
 
+def compact(cellsh, store, fname):
+    rc, out = run([cellsh, "-c", store, "-e", "major_compact 't1'", "-e", "major_compact 't2'"])
+    c = crashed(rc, out)
+    if c:
+        return ["major_compact: %s: %s" % (c, out[-2000:])]
+    if rc not in (0, 1, 3):
+        return ["major_compact: exit %s: %s" % (rc, out[-300:])]
+    if rc != 0 and fname not in out:
+        return ["major_compact: failed without naming %s: %s" % (fname, out.strip()[-300:])]
+    return []
+
+
 def cellck_run(cellck, store, fname):
     """Returns (failures, exit status, whether a torn tail was reported)."""
     rc, out = run([cellck, store])
@@ -420,6 +432,10 @@ def main():
                 fails += mount_walk(cellfs, d, mnt, exp, fname, os.path.join(work, "cellfs.log"), torn)
             # The writable open last: it may replay and rewrite the store.
             fails += cellsh_reads(cellsh, d, exp, False, fname, torn)
+            # A major compaction must not turn the damage into a silent loss:
+            # it fails naming the file, or every read still holds.
+            fails += compact(cellsh, d, fname)
+            fails += cellsh_reads(cellsh, d, exp, True, fname, torn)
             key = "torn tail" if torn else "cellck %s" % ckrc
             outcomes[key] = outcomes.get(key, 0) + 1
             if fails:
