@@ -4,6 +4,8 @@
 #
 #   tests/crash/killmount.sh BUILD_DIR WORK_DIR [CYCLES] [SEED]
 #
+# KILLMOUNT_OPTS adds cellfs options (e.g. "-o write_buffer=262144", so that
+# flushes and compactions run while the daemon is killed).
 # Each cycle mounts the store (cellfs STORE MNT -f -o create), runs a writer
 # in the background that, for n = 1, 2, ..., copies a fresh file with cp,
 # writes a line with `echo > q`, or copies a directory of files into a new
@@ -35,7 +37,8 @@ fail=0
 is_mounted() { awk -v d="$(realpath -m "$1")" '$2 == d { f = 1 } END { exit !f }' /proc/mounts; }
 
 mount_store() {
-    "$CELLFS" "$store" "$mnt" -f -o create 2>>"$work/cellfs.log" &
+    # shellcheck disable=SC2086
+    "$CELLFS" "$store" "$mnt" -f -o create ${KILLMOUNT_OPTS:-} 2>>"$work/cellfs.log" &
     FS_PID=$!
     for _ in $(seq 1 200); do
         is_mounted "$mnt" && return 0
