@@ -117,7 +117,17 @@ def store_files(store, globs):
     return out
 
 
-def flip(path, off, bit):
+def flip(path, off, bit, sector=0):
+    """Flips one bit at off; with sector > 0, zeroes the sector-sized
+    aligned block holding off instead (a lost disk sector)."""
+    if sector:
+        with open(path, "r+b") as f:
+            start = off - off % sector
+            f.seek(0, 2)
+            n = min(sector, f.tell() - start)
+            f.seek(start)
+            f.write(bytes(n))
+        return
     with open(path, "r+b") as f:
         f.seek(off)
         b = f.read(1)
@@ -387,6 +397,8 @@ def main():
                     help="compressed, encoded, small-block families and deleted cells")
     ap.add_argument("--self-test", action="store_true",
                     help="expect one cell with a value never written: the check must fail (exit 2)")
+    ap.add_argument("--sector", type=int, default=0,
+                    help="zero the aligned block of this many bytes at each offset instead of a bit flip")
     ap.add_argument("--verbose", action="store_true")
     a = ap.parse_args()
     cellsh = os.path.join(a.build, "tools/cellsh")
@@ -425,6 +437,8 @@ def main():
         else:
             n = int(a.per_file)
             offs = sorted({0, size - 1} | set(rng.sample(range(size), max(0, n - 2))))
+        if a.sector:
+            offs = sorted({o - o % a.sector for o in offs})
         nfail = 0
         outcomes = {}
         for off in offs:
@@ -433,7 +447,7 @@ def main():
             d = os.path.join(work, "t")
             shutil.rmtree(d, ignore_errors=True)
             shutil.copytree(base, d)
-            flip(os.path.join(d, fname), off, bit)
+            flip(os.path.join(d, fname), off, bit, a.sector)
             fails, ckrc, torn = cellck_run(cellck, d, fname, off)
             fails += cellsh_reads(cellsh, d, exp, True, fname, torn)
             if use_mount and trial % a.mount_every == 0:
@@ -453,7 +467,7 @@ def main():
                 keep = os.path.join(work, "failed", "%s@%d.%d" % (fname, off, bit))
                 if not os.path.exists(keep):
                     shutil.copytree(base, keep)
-                    flip(os.path.join(keep, fname), off, bit)
+                    flip(os.path.join(keep, fname), off, bit, a.sector)
             elif a.verbose:
                 print("ok %s @%d bit %d" % (fname, off, bit))
         total_fail += nfail
