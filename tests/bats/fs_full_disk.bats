@@ -226,3 +226,42 @@ rows_and_values() {
     fs_mount "$STORE" "$MNT"
     for i in "${acked[@]}"; do same "$REF/v$i" "$T/r$i/cf/q"; done
 }
+
+@test "cellfs: on a full disk the shell's echo > q, : > q and >> fail (they never check close)" {
+    fs_require_fuse
+    fs_mount "$STORE" "$MNT" -o create
+    T="$MNT/default/t"
+    mkdir "$T"
+    mkdir -p "$T/r0/cf"
+    echo before > "$T/r0/cf/a"
+    local i
+    for i in $(seq 1 200); do
+        mkdir -p "$T/r$i/cf"
+        head -c 100000 /dev/urandom > "$REF/v$i"
+        cp "$REF/v$i" "$T/r$i/cf/q" 2>/dev/null || break
+    done
+    [ "$i" -lt 200 ]
+    # What still fits is written (the check at write is not too eager)...
+    echo fits > "$T/r0/cf/s"
+    [ "$(cat "$T/r0/cf/s")" = fits ]
+    # ...then the disk fills up completely, beside the store.
+    head -c 16777216 /dev/zero > "$DISK/ballast" 2>/dev/null || true
+    [ "$(df --output=avail -B1 "$DISK" | tail -1)" -lt 4096 ]
+    # bash ignores the result of close(2) after a redirection: the store's
+    # failure must come at write(2) or open(2), where the shell sees it.
+    run bash -c "echo hello > '$T/r0/cf/e'"
+    echo "$output"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"No space left on device"* ]]
+    run bash -c ": > '$T/r0/cf/z'"
+    echo "$output"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"No space left on device"* ]]
+    run bash -c "echo more >> '$T/r0/cf/a'"
+    echo "$output"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"No space left on device"* ]]
+    [ "$(cat "$T/r0/cf/a")" = before ]
+    [ ! -s "$T/r0/cf/e" ]
+    kill -0 "$FS_PID"
+}
