@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SIGKILL of the cellfs daemon under real tools (tests/crash/killmount.sh):
-# cp, echo > and rsync -a write, the daemon is killed at random moments,
+# cp, tee, tee -a, touch and rsync -a write, the daemon is killed at random moments,
 # the store is remounted, and every write whose tool exited 0 (its close
 # returned 0) reads back byte for byte; what was stored before stays; cellck
 # is clean. CI: 6 cycles, seed 11; the long mode:
@@ -22,7 +22,7 @@ teardown() {
     fs_teardown
 }
 
-@test "kill -9 of cellfs under cp, echo > and rsync -a: every acknowledged write survives, 6 cycles" {
+@test "kill -9 of cellfs under cp, tee, touch and rsync -a: every acknowledged write survives, 6 cycles" {
     mkdir "$FS_TMP/km"
     run timeout 600 bash "$KILLMOUNT" "$BUILD" "$FS_TMP/km" 6 11
     echo "$output"

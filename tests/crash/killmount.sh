@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kill -9 of the cellfs daemon under real tools (cp, echo >, rsync -a),
+# kill -9 of the cellfs daemon under real tools (cp, tee, touch, rsync -a),
 # cycle after cycle, checked against what each tool was told:
 #
 #   tests/crash/killmount.sh BUILD_DIR WORK_DIR [CYCLES] [SEED]
@@ -8,9 +8,11 @@
 # flushes and compactions run while the daemon is killed).
 # Each cycle mounts the store (cellfs STORE MNT -f -o create), runs a writer
 # in the background that, for n = 1, 2, ..., copies a fresh file with cp,
-# writes a line with `echo > q`, or copies a directory of files into a new
-# row with rsync -a, and records n in an ack list when the tool exited 0
-# (cp, the shell's redirection and rsync all report a failed close(2));
+# writes a line with `echo | tee q`, copies a directory of files into a new
+# row with rsync -a, creates an empty file with touch, or appends a line
+# with `tee -a` to a cell of a row stored before the loop, and records n in
+# an ack list when the tool exited 0 (each of them reports a failed
+# close(2); the shell's own > and >> do not, see cellfs(1), WRITING);
 # the daemon gets SIGKILL after a random 20-600 ms, the mount is detached
 # (fusermount3 -u -z), and the writer ends on its first failure.
 # Then, with the store remounted, every acknowledged write of every cycle
@@ -62,7 +64,7 @@ unmount_store() {
 # content N: what write N puts (deterministic, so the check can remake it).
 content() {
     local n=$1
-    case $((n % 3)) in
+    case $((n % 5)) in
         0) head -c $(( (n * 7919) % 200000 + 1 )) <(yes "cp-$n-$seed" | tr -d '\n') ;;
         1) echo "echo-$n-$seed" ;;
         2) printf 'rsync-%s-%s-a\n' "$n" "$seed" ;;
@@ -78,14 +80,20 @@ writer() {
     cd "$mnt/default/t" || { echo "$n" >"$work/next"; return; }
     while :; do
         local ok=1
-        case $((n % 3)) in
+        case $((n % 5)) in
             0) content "$n" >"$src/f$n"
                mkdir -p "$t/c$n/f" 2>/dev/null && cp "$src/f$n" "$t/c$n/f/q" 2>/dev/null || ok=0 ;;
-            1) mkdir -p "$t/e$n/f" 2>/dev/null && echo "echo-$n-$seed" >"$t/e$n/f/q" 2>/dev/null || ok=0 ;;
+            # The shell's own redirections (echo > q, : > q, >>) do not check
+            # close(2), where a cell is stored: a kill between the write and
+            # the close would be acknowledged without being stored. tee and
+            # touch report a failed close.
+            1) mkdir -p "$t/e$n/f" 2>/dev/null && echo "echo-$n-$seed" | tee "$t/e$n/f/q" >/dev/null 2>&1 || ok=0 ;;
             2) rm -rf "$src/d$n"; mkdir -p "$src/d$n/f"
                printf 'rsync-%s-%s-a\n' "$n" "$seed" >"$src/d$n/f/a"
                printf 'rsync-%s-%s-b\n' "$n" "$seed" >"$src/d$n/f/b"
                rsync -a "$src/d$n/" "$t/s$n/" 2>/dev/null || ok=0 ;;
+            3) mkdir -p "$t/z$n/f" 2>/dev/null && touch "$t/z$n/f/q" 2>/dev/null || ok=0 ;;
+            4) echo "app-$n-$seed" | tee -a "$t/pre$(( n / 5 % 60 + 1 ))/f/log" >/dev/null 2>&1 || ok=0 ;;
         esac
         [ $ok = 1 ] || break
         echo "$n" >>"$acks"
@@ -99,16 +107,23 @@ writer() {
 check() {
     local t="$mnt/default/t" n bad=0
     while read -r n; do
-        case $((n % 3)) in
+        case $((n % 5)) in
             0) cmp -s <(content "$n") "$t/c$n/f/q" || { echo "killmount: LOST cp $n: $(stat -c %s "$t/c$n/f/q" 2>&1)"; bad=1; } ;;
             1) [ "$(cat "$t/e$n/f/q" 2>&1)" = "echo-$n-$seed" ] || { echo "killmount: LOST echo $n: $(cat "$t/e$n/f/q" 2>&1)"; bad=1; } ;;
             2) [ "$(cat "$t/s$n/f/a" 2>&1)" = "rsync-$n-$seed-a" ] && [ "$(cat "$t/s$n/f/b" 2>&1)" = "rsync-$n-$seed-b" ] \
                    || { echo "killmount: LOST rsync $n: $(cat "$t/s$n/f/a" "$t/s$n/f/b" 2>&1 | tr '\n' ' ')"; bad=1; } ;;
+            3) [ -f "$t/z$n/f/q" ] && [ ! -s "$t/z$n/f/q" ] || { echo "killmount: LOST empty file $n: $(stat -c %s "$t/z$n/f/q" 2>&1)"; bad=1; } ;;
+            4) grep -qx "app-$n-$seed" "$t/pre$(( n / 5 % 60 + 1 ))/f/log" 2>/dev/null ||
+                   { echo "killmount: LOST append $n: $(tail -c 200 "$t/pre$(( n / 5 % 60 + 1 ))/f/log" 2>&1)"; bad=1; } ;;
         esac
     done <"$acks"
+    # Appends are atomic: every line of an append cell is whole.
+    if cat "$t"/pre*/f/log 2>/dev/null | grep -vqx "app-[0-9]*-$seed"; then
+        echo "killmount: TORN append: $(cat "$t"/pre*/f/log | grep -vx "app-[0-9]*-$seed" | head -3)"; bad=1
+    fi
     # The write in flight when the daemon died.
     n=$(cat "$work/next")
-    case $((n % 3)) in
+    case $((n % 5)) in
         0) if [ -e "$t/c$n/f/q" ] && ! cmp -s <(content "$n") "$t/c$n/f/q"; then
                # cp may have been killed part way: cellfs puts a file whole at close, so
                # a partial value is a torn write.
