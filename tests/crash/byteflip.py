@@ -18,7 +18,8 @@ time, checks:
       its row and column; a command that succeeds shows every cell (an
       error naming the file is the only way to show less);
   (c) cellck exits 1 and names the file (0 is a failure: damage missed);
-  (d) every K-th flip (--mount-every), a read-only mount: a walk of the
+  (d) every K-th flip (--mount-every), a mount (read-only and read-write
+      in turn): a walk of the
       tables reads every cell exactly, or some read or listing fails with
       EIO: a listing that silently leaves a row or cell out is a failure.
 
@@ -293,11 +294,13 @@ def is_mounted(mnt):
         return any(l.split()[1] == real for l in f)
 
 
-def mount_walk(cellfs, store, mnt, exp, fname, logpath, torn=False):
-    """Read-only mount, walk, read every cell."""
+def mount_walk(cellfs, store, mnt, exp, fname, logpath, torn=False, rw=False):
+    """Mount (read-only, or read-write: its open replays the log), walk,
+    read every cell."""
     fails = []
     log = open(logpath, "w")
-    p = subprocess.Popen([cellfs, store, mnt, "-f", "-o", "ro"], stdout=log, stderr=log)
+    p = subprocess.Popen([cellfs, store, mnt, "-f"] + ([] if rw else ["-o", "ro"]),
+                         stdout=log, stderr=log)
     for _ in range(200):
         if is_mounted(mnt) or p.poll() is not None:
             break
@@ -451,7 +454,8 @@ def main():
             fails, ckrc, torn = cellck_run(cellck, d, fname, off)
             fails += cellsh_reads(cellsh, d, exp, True, fname, torn)
             if use_mount and trial % a.mount_every == 0:
-                fails += mount_walk(cellfs, d, mnt, exp, fname, os.path.join(work, "cellfs.log"), torn)
+                fails += mount_walk(cellfs, d, mnt, exp, fname, os.path.join(work, "cellfs.log"), torn,
+                                    rw=(trial // a.mount_every) % 2 == 1)
             # The writable open last: it may replay and rewrite the store.
             fails += cellsh_reads(cellsh, d, exp, False, fname, torn)
             # A major compaction must not turn the damage into a silent loss:
