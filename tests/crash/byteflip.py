@@ -51,7 +51,7 @@ def value(table, row, col):
                               hashlib.sha256(("%s/%s/%s" % (table, row, col)).encode()).hexdigest())
 
 
-def make_store(cellsh, store, rich):
+def make_store(cellsh, store, rich, per_batch=10):
     """Writes the store; returns {(table, row, col): printed value}. rich:
     t1's families compressed (LZ4, Snappy), encoded (DIFF, PREFIX), with
     small blocks and a ROWCOL bloom filter, and cells put then deleted in
@@ -63,10 +63,10 @@ def make_store(cellsh, store, rich):
                  "DATA_BLOCK_ENCODING => 'DIFF', BLOOMFILTER => 'ROWCOL'}, "
                  "{NAME => 'g', COMPRESSION => 'SNAPPY', BLOCKSIZE => '1024', "
                  "DATA_BLOCK_ENCODING => 'PREFIX'}", "create 't2', 'f'"]
-        for i in range(0, 30, 3):
+        for i in range(0, 3 * per_batch, 3):
             lines.append("put 't1', 'r%03d', 'f:x', 'deleted-%d'" % (i, i))
         lines.append("flush 't1'")
-        for i in range(0, 30, 3):
+        for i in range(0, 3 * per_batch, 3):
             lines.append("delete 't1', 'r%03d', 'f:x'" % i)
     else:
         lines = ["create 't1', 'f', 'g'", "create 't2', 'f'"]
@@ -76,7 +76,7 @@ def make_store(cellsh, store, rich):
         lines.append("put '%s', '%s', '%s', '%s'" % (t, r, c, value(t, r, c)))
 
     for batch in range(3):
-        for i in range(batch * 10, batch * 10 + 10):
+        for i in range(batch * per_batch, batch * per_batch + per_batch):
             r = "r%03d" % i
             put("t1", r, "f:a")
             put("t1", r, "g:b")
@@ -398,6 +398,8 @@ def main():
     ap.add_argument("--files", default="", help="comma-separated globs of the files to flip")
     ap.add_argument("--rich", action="store_true",
                     help="compressed, encoded, small-block families and deleted cells")
+    ap.add_argument("--rows", type=int, default=10,
+                    help="rows per flushed batch (3 batches): larger files, more blocks")
     ap.add_argument("--self-test", action="store_true",
                     help="expect one cell with a value never written: the check must fail (exit 2)")
     ap.add_argument("--sector", type=int, default=0,
@@ -412,7 +414,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     base = os.path.join(work, "base")
     shutil.rmtree(base, ignore_errors=True)
-    exp = make_store(cellsh, base, a.rich)
+    exp = make_store(cellsh, base, a.rich, a.rows)
     if a.self_test:
         exp[("t1", "r005", "f:a")] = "not-written"
     # The pristine store must read back exactly, and cellck must be clean
