@@ -38,6 +38,14 @@ teardown() {
     [[ "$output" == *" 0 failed"* ]]
 }
 
+@test "byteflip: sorted files copied over each other (3 per file), seed 13" {
+    run timeout 600 python3 "$BYTEFLIP" --build="$BUILD" --work="$FS_TMP" --per-file=3 \
+        --mount-every=5 --seed=13 --swap
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *" 0 failed"* ]]
+}
+
 @test "byteflip: the check fails when a cell is expected that was never written" {
     run timeout 600 python3 "$BYTEFLIP" --build="$BUILD" --work="$FS_TMP" --per-file=1 --self-test
     echo "$output"

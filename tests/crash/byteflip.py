@@ -2,7 +2,7 @@
 """Byte flips of every store file, checked through the public tools.
 
     byteflip.py --build=DIR [--work=DIR] [--per-file=N|all] [--seed=S]
-                [--mount-every=K] [--files=GLOB,...] [--rich] [--verbose]
+                [--mount-every=K] [--files=GLOB,...] [--rich] [--sector=N] [--swap] [--verbose]
 
 Makes a small store with cellsh (two tables, three families, several
 flushed sorted files, a live log left by a SIGKILL of cellsh, a counter),
@@ -264,7 +264,16 @@ def compact(cellsh, store, fname):
 def reserved(fname, off):
     """Bytes the format says are ignored on read: a log header's reserved
     field (kvcore/doc/log_format.md). A flip there changes nothing."""
-    return fname.endswith(".log") and 12 <= off < 16
+    return fname.endswith(".log") and isinstance(off, int) and 12 <= off < 16
+
+
+def damage(d, fname, off, bit, sector):
+    """off an int: flip (or zero a sector); a file name: copy that file of
+    the store over fname (--swap)."""
+    if isinstance(off, str):
+        shutil.copyfile(os.path.join(d, off), os.path.join(d, fname))
+    else:
+        flip(os.path.join(d, fname), off, bit, sector)
 
 
 def cellck_run(cellck, store, fname, off):
@@ -404,6 +413,8 @@ def main():
                     help="expect one cell with a value never written: the check must fail (exit 2)")
     ap.add_argument("--sector", type=int, default=0,
                     help="zero the aligned block of this many bytes at each offset instead of a bit flip")
+    ap.add_argument("--swap", action="store_true",
+                    help="copy other sorted files of the store over each one instead of flipping bits")
     ap.add_argument("--verbose", action="store_true")
     a = ap.parse_args()
     cellsh = os.path.join(a.build, "tools/cellsh")
@@ -444,6 +455,12 @@ def main():
             offs = sorted({0, size - 1} | set(rng.sample(range(size), max(0, n - 2))))
         if a.sector:
             offs = sorted({o - o % a.sector for o in offs})
+        if a.swap:
+            if not fname.endswith(".sst"):
+                continue
+            others = [f for f in files if f.endswith(".sst") and f != fname]
+            offs = others if a.per_file == "all" else sorted(
+                rng.sample(others, min(len(others), int(a.per_file))))
         nfail = 0
         outcomes = {}
         for off in offs:
@@ -452,7 +469,7 @@ def main():
             d = os.path.join(work, "t")
             shutil.rmtree(d, ignore_errors=True)
             shutil.copytree(base, d)
-            flip(os.path.join(d, fname), off, bit, a.sector)
+            damage(d, fname, off, bit, a.sector)
             fails, ckrc, torn = cellck_run(cellck, d, fname, off)
             fails += cellsh_reads(cellsh, d, exp, True, fname, torn)
             if use_mount and trial % a.mount_every == 0:
@@ -469,13 +486,13 @@ def main():
             if fails:
                 nfail += 1
                 for fl in fails:
-                    print("FAIL %s @%d bit %d: %s" % (fname, off, bit, fl.replace("\n", "\n    ")))
-                keep = os.path.join(work, "failed", "%s@%d.%d" % (fname, off, bit))
+                    print("FAIL %s @%s bit %d: %s" % (fname, off, bit, fl.replace("\n", "\n    ")))
+                keep = os.path.join(work, "failed", "%s@%s.%d" % (fname, off, bit))
                 if not os.path.exists(keep):
                     shutil.copytree(base, keep)
-                    flip(os.path.join(keep, fname), off, bit, a.sector)
+                    damage(keep, fname, off, bit, a.sector)
             elif a.verbose:
-                print("ok %s @%d bit %d" % (fname, off, bit))
+                print("ok %s @%s bit %d" % (fname, off, bit))
         total_fail += nfail
         print("byteflip: %-12s %6d B: %5d flips, %4d failed (%s)" % (
             fname, size, len(offs), nfail, ", ".join("%s: %d" % kv for kv in sorted(outcomes.items()))))
