@@ -339,11 +339,13 @@ int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_
                h->path, end, fs->max_value);
         return -EFBIG;
     }
-    if (h->kind == FS_H_CELL && no_room(fs, h->append_pure ? end - h->append_base : end)) {
+    /* An append stores its new bytes; any other write the whole value. */
+    size_t need = h->append_pure ? end - h->append_base : (end > h->len ? end : h->len);
+    if (h->kind == FS_H_CELL && no_room(fs, need)) {
         h->failed = true;
         pthread_mutex_unlock(&h->mu);
-        fs_log(fs, "write %s: a value of %zu bytes does not fit on the disk of the store (no "
-               "space left on device)", h->path, end);
+        fs_log(fs, "write %s: %zu bytes do not fit on the disk of the store (no space left on "
+               "device)", h->path, need);
         return -ENOSPC;
     }
     size_t old_len = h->len;
