@@ -70,6 +70,17 @@ static bool at_key(kv_iter *it, const ref_key *r) {
     return cmp_bytes(k, kl, r->k, r->len) == 0;
 }
 
+/* Entries of a full forward walk that differ from the sorted reference
+   (a missing or extra entry counts as one). */
+static int walk_wrong(kv_iter *it, const ref_key *ref, size_t nref) {
+    size_t i = 0;
+    int wrong = 0;
+    for (it->seek(it, NULL, 0); it->valid(it); it->next(it), i++)
+        if (i >= nref || !at_key(it, &ref[i]) || !entry_ok(it))
+            wrong++;
+    return wrong + (i < nref);
+}
+
 static void test_random(void) {
     kv_memstore *m = kv_memstore_new();
     REQUIRE(m != NULL);
@@ -106,14 +117,8 @@ static void test_random(void) {
 
     kv_iter *it = kv_memstore_iter(m);
     REQUIRE(it != NULL);
-    /* Full forward walk equals the reference. */
-    size_t i = 0;
-    int wrong = 0;
-    for (it->seek(it, NULL, 0); it->valid(it); it->next(it), i++)
-        if (i >= nref || !at_key(it, &ref[i]) || !entry_ok(it))
-            wrong++;
+    int wrong = walk_wrong(it, ref, nref);
     CHECK_EQ(wrong, 0);
-    CHECK_EQ(i, nref);
     CHECK_EQ(it->status(it), KV_OK);
 
     /* seek and seek_before against lower bounds of random targets. */
@@ -547,11 +552,77 @@ static void test_row_filter(void) {
     kv_buf_free(&row);
 }
 
+/* Keys that share long prefixes with the first key added and with each
+   other (the search compares a node's bytes after the prefix it shares
+   with the first key as a number), some ending inside that prefix, some
+   with zero bytes: seek and seek_before agree with a sorted reference. */
+static void shared_key(uint64_t *s, ref_key *k) {
+    size_t shared = (size_t)(rnd(s) % 13), tail = (size_t)(rnd(s) % 11);
+    memset(k->k, 'p', shared);
+    for (size_t i = 0; i < tail; i++)
+        k->k[shared + i] = (uint8_t)("\0ap\xffq"[rnd(s) % 5]);
+    k->len = shared + tail;
+}
+
+static void test_shared_prefixes(void) {
+    enum { N = 3000 };
+    ref_key *ref = malloc(N * sizeof *ref);
+    REQUIRE(ref != NULL);
+    uint64_t s = 0x5eed5eed12345ull;
+    for (int round = 0; round < 3; round++) {
+        kv_memstore *m = kv_memstore_new();
+        REQUIRE(m != NULL);
+        size_t nref = 0;
+        for (int i = 0; i < N; i++) {
+            ref_key k;
+            shared_key(&s, &k);
+            if (i == 0 && round == 1)
+                k.len = 0;   /* the empty key first */
+            if (i == 0 && round == 2) {
+                memset(k.k, 'p', 22);
+                k.len = 22;   /* a long first key */
+            }
+            uint8_t v[32];
+            kv_status st = kv_memstore_add(m, k.k, k.len, v, value_of(k.k, k.len, v));
+            bool present = false;
+            for (size_t j = 0; j < nref && !present; j++)
+                present = cmp_ref(&ref[j], &k) == 0;
+            CHECK_EQ(st, present ? KV_EXISTS : KV_OK);
+            if (!present)
+                ref[nref++] = k;
+        }
+        qsort(ref, nref, sizeof *ref, cmp_ref);
+        kv_iter *it = kv_memstore_iter(m);
+        REQUIRE(it != NULL);
+        int wrong = walk_wrong(it, ref, nref);
+        for (int t = 0; t < 4000; t++) {
+            ref_key k;
+            shared_key(&s, &k);
+            if (k.len == 0)
+                continue;   /* seek(len 0) means the first entry */
+            size_t lb = 0;
+            while (lb < nref && cmp_ref(&ref[lb], &k) < 0)
+                lb++;
+            it->seek(it, k.k, k.len);
+            if (lb == nref ? it->valid(it) : !at_key(it, &ref[lb]) || !entry_ok(it))
+                wrong++;
+            it->seek_before(it, k.k, k.len);
+            if (lb == 0 ? it->valid(it) : !at_key(it, &ref[lb - 1]))
+                wrong++;
+        }
+        CHECK_EQ(wrong, 0);
+        it->destroy(it);
+        kv_memstore_unref(m);
+    }
+    free(ref);
+}
+
 int main(void) {
     test_random();
     test_edges();
     test_concurrent();
     test_merge();
     test_row_filter();
+    test_shared_prefixes();
     return test_finish("test_memstore");
 }
