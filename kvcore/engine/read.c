@@ -22,6 +22,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether key (klen bytes) starts with prefix[0..len), compared from the
+   end: the entries a scan meets one after another share long prefixes, so
+   an entry of the next column or row differs near the end of the prefix
+   (a memcmp from the front reads all the shared bytes first). */
+static inline bool has_prefix(const uint8_t *key, size_t klen, const uint8_t *prefix, size_t len) {
+    if (klen < len)
+        return false;
+    if (len < 8) {
+        while (len > 0) {
+            len--;
+            if (key[len] != prefix[len])
+                return false;
+        }
+        return true;
+    }
+    /* 8 bytes at a time from the last 8; the word at 0 may overlap the
+       one after it */
+    for (size_t i = len - 8;; i = i > 8 ? i - 8 : 0) {
+        uint64_t a, b;
+        memcpy(&a, key + i, 8);
+        memcpy(&b, prefix + i, 8);
+        if (a != b)
+            return false;
+        if (i == 0)
+            return true;
+    }
+}
+
 typedef struct fam_reader {
     kv_family *fam;
     kv_family_desc desc;        /* copy: alter may change the live one */
@@ -605,7 +633,7 @@ static void skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_
         if (!it->valid(it)) return;
         size_t klen;
         const uint8_t *k = it->key(it, &klen);
-        if (klen < len || memcmp(k, key, len) != 0) return;
+        if (!has_prefix(k, klen, key, len)) return;
     }
     kv_buf *tg = &sc->skip;
     tg->len = 0;
@@ -642,13 +670,13 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
         }
         size_t klen, vlen;
         const uint8_t *key = it->key(it, &klen);
-        if (klen < prefix_len || memcmp(key, prefix, prefix_len) != 0) break;
+        if (!has_prefix(key, klen, prefix, prefix_len)) break;
         if (kv_key_decode(&kp, key, klen, &sc->scratch) != KV_OK) {
             return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
         }
         if (kp.row_prefix_len != sc->row_key.len) break;
         if (other_column || kp.column_prefix_len != col_prefix_len ||
-            memcmp(key, colkey->data, col_prefix_len) != 0) {
+            !has_prefix(key, klen, colkey->data, col_prefix_len)) {
             other_column = false;
             colkey->len = 0;
             if (kv_buf_append(colkey, key, kp.column_prefix_len)) return KV_NO_MEMORY;
@@ -692,7 +720,7 @@ static bool at_prefix(const kv_iter *it, const uint8_t *prefix, size_t len) {
     if (!it->valid(it)) return false;
     size_t klen;
     const uint8_t *key = it->key(it, &klen);
-    return klen >= len && memcmp(key, prefix, len) == 0;
+    return has_prefix(key, klen, prefix, len);
 }
 
 /* Reads family fi's part of the row sc->row_key (the iterator is at the
@@ -774,7 +802,7 @@ static bool row_at(const kv_iter *it, const uint8_t *row_key, size_t len) {
     if (!it->valid(it)) return false;
     size_t klen;
     const uint8_t *key = it->key(it, &klen);
-    return klen > len && memcmp(key, row_key, len) == 0 && kv_row_prefix_len(key, klen) == len;
+    return klen > len && has_prefix(key, klen, row_key, len) && kv_row_prefix_len(key, klen) == len;
 }
 
 /* Picks the next row into sc->row_key: KV_OK, KV_END when no family has
