@@ -349,21 +349,12 @@ void kv_memstore_unref(kv_memstore *m) {
    zero-padded: for two keys that share their first off bytes, a smaller
    number means a smaller key, and equal numbers decide nothing. */
 static inline uint64_t head_at(const uint8_t *key, size_t len, size_t off) {
-    uint64_t h = 0;
-    if (off + 8 <= len && off + 8 > off) {
-        memcpy(&h, key + off, 8);
-    } else {
-        uint8_t b[8] = {0};
-        for (size_t i = 0; off < len && i < len - off && i < 8; i++)
-            b[i] = key[off + i];
-        memcpy(&h, b, 8);
-    }
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    h = __builtin_bswap64(h);
-#elif !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
-#error "memstore.c: unknown byte order"
-#endif
-    return h;
+    if (off + 8 <= len && off + 8 > off)
+        return kv_load_be64(key + off);
+    uint8_t b[8] = {0};
+    for (size_t i = 0; off < len && i < len - off && i < 8; i++)
+        b[i] = key[off + i];
+    return kv_load_be64(b);
 }
 
 static size_t common_prefix(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen) {
