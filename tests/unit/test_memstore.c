@@ -617,6 +617,73 @@ static void test_shared_prefixes(void) {
     free(ref);
 }
 
+/* Seeks while the writer adds keys that share a long prefix (the search
+   reads the heads the writer sets before it links each node): a seek finds
+   the first key >= its target among those added before it began, or one
+   added since that lies between. */
+enum { CS_KEYS = 12000, CS_LEN = 20 };
+
+typedef struct seek_shared {
+    kv_memstore *m;
+    uint8_t (*keys)[CS_LEN];    /* in the order added */
+    _Atomic size_t added;
+    long bad, seeks;
+} seek_shared;
+
+static void cs_key(uint64_t x, uint8_t k[CS_LEN]) {
+    memset(k, 'r', CS_LEN);
+    for (int i = 0; i < 8; i++)
+        k[10 + i] = (uint8_t)(x >> (56 - 8 * i));
+}
+
+static void *cs_writer(void *arg) {
+    seek_shared *sh = arg;
+    uint8_t v[4] = {1, 2, 3, 4};
+    for (size_t i = 0; i < CS_KEYS; i++) {
+        if (kv_memstore_add(sh->m, sh->keys[i], CS_LEN, v, sizeof v) != KV_OK)
+            sh->bad++;
+        atomic_store_explicit(&sh->added, i + 1, memory_order_release);
+    }
+    return NULL;
+}
+
+static void test_concurrent_seeks(void) {
+    seek_shared sh = {.m = kv_memstore_new(), .keys = malloc(CS_KEYS * sizeof *sh.keys)};
+    REQUIRE(sh.m != NULL && sh.keys != NULL);
+    uint64_t s = 0xabcdef12345ull;
+    for (size_t i = 0; i < CS_KEYS; i++)
+        cs_key(rnd(&s) >> 20, sh.keys[i]);   /* duplicates are refused: fine */
+    atomic_init(&sh.added, 0);
+    kv_iter *it = kv_memstore_iter(sh.m);
+    REQUIRE(it != NULL);
+    pthread_t th;
+    REQUIRE(pthread_create(&th, NULL, cs_writer, &sh) == 0);
+    size_t before;
+    do {
+        before = atomic_load_explicit(&sh.added, memory_order_acquire);
+        uint8_t t[CS_LEN];
+        cs_key(rnd(&s) >> 20, t);
+        size_t tl = 11 + rnd(&s) % (CS_LEN - 10);   /* targets end inside the key too */
+        it->seek(it, t, tl);
+        size_t kl = 0;
+        const uint8_t *k = it->valid(it) ? it->key(it, &kl) : NULL;
+        if (k && cmp_bytes(k, kl, t, tl) < 0)
+            sh.bad++;
+        /* no key added before the seek lies in [target, found) */
+        for (size_t i = 0; i < before; i++)
+            if (cmp_bytes(sh.keys[i], CS_LEN, t, tl) >= 0 &&
+                (!k || cmp_bytes(sh.keys[i], CS_LEN, k, kl) < 0))
+                sh.bad++;
+        sh.seeks++;
+    } while (before < CS_KEYS);
+    pthread_join(th, NULL);
+    CHECK_EQ(sh.bad, 0);
+    CHECK(sh.seeks > 0);
+    it->destroy(it);
+    kv_memstore_unref(sh.m);
+    free(sh.keys);
+}
+
 int main(void) {
     test_random();
     test_edges();
@@ -624,5 +691,6 @@ int main(void) {
     test_merge();
     test_row_filter();
     test_shared_prefixes();
+    test_concurrent_seeks();
     return test_finish("test_memstore");
 }
