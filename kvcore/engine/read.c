@@ -646,6 +646,26 @@ static void skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_
     it->seek(it, tg->data, tg->len);
 }
 
+/* Takes key, of the same column as the key kp was decoded from (the same
+   bytes up to its suffix), into kp: its timestamp, type and sequence, and
+   the qualifier where it now lies (at qoff in key, or in the scratch
+   buffer, untouched since). False for a bad type (as kv_key_decode). */
+static bool same_column_entry(kv_key_parts *kp, const uint8_t *key, size_t klen, size_t qoff) {
+    kv_cell_type t = kv_key_type(key, klen);
+    if (t != KV_TYPE_PUT && t != KV_TYPE_DELETE && t != KV_TYPE_DELETE_COLUMN &&
+        t != KV_TYPE_DELETE_FAMILY && t != KV_TYPE_DELETE_FAMILY_VERSION)
+        return false;
+    kp->type = t;
+    kp->ts = kv_key_timestamp(key, klen);
+    kp->seq = kv_key_sequence(key, klen);
+    if (qoff != SIZE_MAX) {
+        /* decoded in place: the row leads the key */
+        kp->row = key;
+        kp->qualifier = key + qoff;
+    }
+    return true;
+}
+
 /* Feeds family fi's entries that start with prefix (the iterator is at the
    first of them or past them) to the matcher, adding kept cells, and stops
    at the first entry without the prefix. Skips the rest of a column once
@@ -662,6 +682,8 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
     size_t col_prefix_len = sc->col_prefix_len;
     bool other_column = false;   /* skip_prefix left colkey's column */
     kv_key_parts kp;
+    bool have_kp = false;        /* kp: the last entry decoded, of colkey's column */
+    size_t qoff = SIZE_MAX;      /* kp.qualifier's offset in that key (else in scratch) */
     while (it->valid(it)) {
         /* a full part: stop here, after the entry of its last cell */
         if (sc->paused) {
@@ -671,8 +693,17 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
         size_t klen, vlen;
         const uint8_t *key = it->key(it, &klen);
         if (!has_prefix(key, klen, prefix, prefix_len)) break;
-        if (kv_key_decode(&kp, key, klen, &sc->scratch) != KV_OK) {
+        if (have_kp && !other_column && klen == col_prefix_len + KV_KEY_SUFFIX_LEN &&
+            has_prefix(key, klen, colkey->data, col_prefix_len)) {
+            /* another version of the column at hand: only the suffix is new */
+            if (!same_column_entry(&kp, key, klen, qoff))
+                return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
+        } else if (kv_key_decode(&kp, key, klen, &sc->scratch) != KV_OK) {
             return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
+        } else {
+            have_kp = kp.column_prefix_len + KV_KEY_SUFFIX_LEN == klen;
+            uintptr_t q = (uintptr_t)kp.qualifier, k0 = (uintptr_t)key;
+            qoff = q >= k0 && q - k0 <= klen ? (size_t)(q - k0) : SIZE_MAX;
         }
         if (kp.row_prefix_len != sc->row_key.len) break;
         if (other_column || kp.column_prefix_len != col_prefix_len ||
