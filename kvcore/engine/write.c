@@ -123,7 +123,7 @@ static void lead_group(kv_engine *s, kv_writer *first, kv_writer *last) {
     uint64_t first_seq = s->last_seq + 1, nops = 0;
     int64_t now = kv_clock_now(s);
     if (now < s->clock_floor) now = s->clock_floor;
-    bool deleted_implicitly = false, log = false, sync = false;
+    bool deleted_implicitly = false, log = false, sync = false, locked = false;
     uint32_t nmut = 0;
     /* The log refuses records after a failed append (a full disk): try a
        new one first, so that the first write after space returns works. */
@@ -158,16 +158,18 @@ static void lead_group(kv_engine *s, kv_writer *first, kv_writer *last) {
             size_t bytes = 0;
             st = kv_write_insert(s, rec->data, rec->len, &last_seq, &max_ts, &bytes);
             if (st != KV_OK) kv_fail(s, st, "inserting into memstore failed");
-            pthread_mutex_lock(&s->mu);
+            pthread_mutex_lock(&s->mu);   /* held on to the end */
+            locked = true;
             s->mem_bytes += bytes;
             s->last_seq = first_seq + nops - 1;
             if (deleted_implicitly && now + 1 > s->clock_floor) s->clock_floor = now + 1;
             else if (now > s->clock_floor) s->clock_floor = now;
-            atomic_store(&s->visible_seq, s->last_seq);
-            pthread_mutex_unlock(&s->mu);
+            /* release: a reader that loads the new sequence sees the
+               inserts above */
+            atomic_store_explicit(&s->visible_seq, s->last_seq, memory_order_release);
         }
     }
-    pthread_mutex_lock(&s->mu);
+    if (!locked) pthread_mutex_lock(&s->mu);
     if (st != KV_OK && nmut > 0 && log) {
         /* A failed append may have left a torn tail: start a new log. */
         if (!s->flush_pending && kv_switch_memstores(s) == KV_OK) s->mem_bytes = 0;
