@@ -362,6 +362,12 @@ static void rows_note(kv_memstore *m, size_t rl, uint64_t h) {
     rf_set(f, h);
 }
 
+void kv_memstore_prefetch_row(const kv_memstore *m, const uint8_t *row_key, size_t len) {
+    const rowfilter *f = atomic_load_explicit(&((kv_memstore *)m)->rows, memory_order_acquire);
+    if (f && len)
+        __builtin_prefetch(rf_block(f, row_hash(row_key, len)), 1);
+}
+
 bool kv_memstore_may_hold_row(const kv_memstore *m, const uint8_t *row_key, size_t len) {
     kv_memstore *mm = (kv_memstore *)m;
     if (atomic_load_explicit(&mm->rows_off, memory_order_acquire))
