@@ -263,8 +263,14 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
             if (st == KV_OK) st = kv_mutate(fs->store, h->ref.table, m, &w);
             pthread_mutex_unlock(&fs->stamp_mu);
             kv_mutation_free(m);
-            if (st == KV_OK) h->placeholder = false;
-            else (void)fs_fail(fs, st, "close", h->ref.table);
+            if (st == KV_OK) {
+                h->placeholder = false;
+                /* The row stays, as after an unlink of its last cell (its
+                   directory may have been made with mkdir before). */
+                (void)fs_pending_add(fs, &h->ref);
+            } else {
+                (void)fs_fail(fs, st, "close", h->ref.table);
+            }
         }
         pthread_mutex_unlock(&h->mu);
         if (!had) return 0;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct fs_args {
@@ -238,7 +239,16 @@ int main(int argc, char *argv[])
         rc = 2;
         goto out_free;
     }
-    if (fuse_session_mount(se, co.mountpoint) != 0) goto out_destroy;
+    if (fuse_session_mount(se, co.mountpoint) != 0) {
+        /* The mount of a daemon that died (kill -9) stays until detached:
+           say how, beyond libfuse's "Transport endpoint is not connected". */
+        struct stat mst;
+        if (stat(co.mountpoint, &mst) != 0 && errno == ENOTCONN)
+            fprintf(stderr, "cellfs: %s is still the mount of a cellfs that died; detach it with "
+                    "`fusermount3 -u %s` and mount again (nothing closed is lost)\n",
+                    co.mountpoint, co.mountpoint);
+        goto out_destroy;
+    }
     if (fuse_daemonize(co.foreground) != 0) goto out_unmount;
     if (!fs->store) {
         err[0] = '\0';

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #define FS_EXT_MAX 1024          /* written ranges kept before collapsing */
 
@@ -130,6 +131,24 @@ static int load_cell(cellfs *fs, fs_handle *h, const char *path)
     return rc;
 }
 
+/* Bytes a commit needs beyond its value: the key and the log record. */
+#define FS_COMMIT_SLACK 4096
+
+/* Whether a commit of @p bytes cannot fit on the local disk that holds the
+   store. A cell is committed at close, but the shell's redirections
+   (echo v > q, : > q, >>) never check close(2): a disk that is already
+   full must fail the open or the write, where every tool sees it, as a
+   local file system does. False when unknown (not a local store, statvfs
+   fails); the commit at close still reports what happens then. */
+static bool no_room(cellfs *fs, size_t bytes)
+{
+    if (!kv_location_is_local(fs->store_path)) return false;
+    struct statvfs sv;
+    if (statvfs(fs->store_path, &sv) != 0) return false;
+    unsigned long long avail = (unsigned long long)sv.f_bavail * sv.f_frsize;
+    return avail < (unsigned long long)bytes + FS_COMMIT_SLACK;
+}
+
 int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, int flags,
                    bool create, fs_handle **out)
 {
@@ -179,7 +198,11 @@ int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, in
         pthread_mutex_unlock(&fs->mu);
     } else if (rc == 0) {
         h->kind = FS_H_CELL;
-        if (create) {
+        if ((create || trunc) && no_room(fs, 0)) {
+            fs_log(fs, "%s %s: the disk of the store is full (no space left on device)",
+                   create ? "create" : "truncate", path);
+            rc = -ENOSPC;
+        } else if (create) {
             /* O_APPEND: appended to whatever a concurrent creator committed
                first (`echo x >> log` from many shells loses nothing). */
             h->whole = !h->append;
@@ -315,6 +338,15 @@ int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_
         fs_log(fs, "write %s: value of %zu bytes is above the limit of %zu bytes (EFBIG)",
                h->path, end, fs->max_value);
         return -EFBIG;
+    }
+    /* An append stores its new bytes; any other write the whole value. */
+    size_t need = h->append_pure ? end - h->append_base : (end > h->len ? end : h->len);
+    if (h->kind == FS_H_CELL && no_room(fs, need)) {
+        h->failed = true;
+        pthread_mutex_unlock(&h->mu);
+        fs_log(fs, "write %s: %zu bytes do not fit on the disk of the store (no space left on "
+               "device)", h->path, need);
+        return -ENOSPC;
     }
     size_t old_len = h->len;
     uint8_t *saved = NULL;

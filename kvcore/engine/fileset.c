@@ -27,6 +27,13 @@ static kv_status open_file(kv_engine *s, uint64_t number, kv_sst_meta *meta, boo
     }
     char err[512] = "";
     kv_status st = kv_sst_open(&f->reader, s->env, path, number, s->cache, err, sizeof err);
+    if (st == KV_OK && !kv_sst_matches(f->reader, meta)) {
+        kv_sst_close(f->reader);
+        f->reader = NULL;
+        snprintf(err, sizeof err, "corrupt sorted file %s: not the file the manifest names (its size, "
+                 "entry count or key range differ: another file copied or renamed over it?)", path);
+        st = KV_CORRUPT;
+    }
     if (tolerate && (st == KV_CORRUPT || st == KV_IO || st == KV_NOT_FOUND)) {
         char msg[700];
         snprintf(msg, sizeof msg, "sorted file %s cannot be read (%s): %s", path, kv_strerror(st), err);

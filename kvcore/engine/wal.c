@@ -237,6 +237,52 @@ kv_status kv_wal_reader_open(kv_wal_reader **out, kv_env *env, const char *path,
     return KV_OK;
 }
 
+/* Bytes of candidate records damaged_length may hash per call. */
+#define WAL_LENGTH_PROBE_BUDGET (256u << 20)
+
+/* Whether the record at @p off, whose length @p plen promises more than the
+   file holds, checks out (@p sum) under a length that differs from @p plen
+   in one byte and fits in the file: then the length field was damaged (an
+   append cut short by a crash keeps the length it wrote), and the records
+   after it would be lost as a "torn tail". 1 with *true_len set, 0 (a torn
+   tail, or not found within WAL_LENGTH_PROBE_BUDGET bytes), -1 on a read
+   error (*st set). */
+static int damaged_length(kv_wal_reader *r, uint64_t off, uint32_t sum, uint32_t plen,
+                          uint32_t *true_len, char *err, size_t errlen, kv_status *st) {
+    uint64_t avail = r->file_size - off - WAL_RECORD_HEADER_LEN;
+    uint64_t budget = WAL_LENGTH_PROBE_BUDGET;
+    for (int b = 0; b < 4; b++) {
+        uint32_t mask = 0xffu << (8 * b);
+        for (uint32_t v = 0; v < 256; v++) {
+            uint32_t cand = (plen & ~mask) | (v << (8 * b));
+            if (cand == plen || cand > avail)
+                continue;
+            if ((uint64_t)cand + 4 > budget)
+                return 0;
+            budget -= (uint64_t)cand + 4;
+            const uint8_t *p = NULL;
+            long long got = window(r, off + 4, 4 + (size_t)cand, &p, err, errlen, st);
+            if (got < 0)
+                return -1;
+            if ((uint64_t)got < 4 + (uint64_t)cand)
+                continue;
+            /* The checksum covers the length field: check the candidate in
+               its place in the window, then put the file's bytes back. */
+            uint8_t *lenp = r->win + (p - r->win);
+            uint8_t saved[4];
+            memcpy(saved, lenp, 4);
+            kv_put_be32(lenp, cand);
+            bool ok = KV_CHECKSUM_OK(sum, lenp, 4 + (size_t)cand);
+            memcpy(lenp, saved, 4);
+            if (ok) {
+                *true_len = cand;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 kv_status kv_wal_read(kv_wal_reader *r, const uint8_t **data, size_t *len, char *err,
                       size_t errlen) {
     if (!r || !data || !len) {
@@ -261,10 +307,23 @@ kv_status kv_wal_read(kv_wal_reader *r, const uint8_t **data, size_t *len, char 
     uint64_t end = off + WAL_RECORD_HEADER_LEN + plen;
     if (end > r->file_size) {
         /* The header promises more than the file holds: the append was cut
-           short by a crash. (Checked before reading, so that a damaged
-           length never makes us allocate gigabytes.) */
+           short by a crash, or the length is damaged. (Checked before
+           reading, so that a damaged length never makes us allocate
+           gigabytes.) */
+        uint32_t true_len = 0;
+        int d = damaged_length(r, off, sum, plen, &true_len, err, errlen, &st);
+        if (d < 0)
+            return st;
         r->done = true;
-        return KV_END;
+        if (d == 0)
+            return KV_END;
+        kv_env_errf(err, errlen,
+                "corrupt log %s: damaged length in record at offset %llu (says %u bytes, past "
+                "the end of the file; the record checks out as %u bytes, %llu bytes follow)",
+                r->path, (unsigned long long)off, plen, true_len,
+                (unsigned long long)(r->file_size - off - WAL_RECORD_HEADER_LEN - true_len));
+        r->failed = KV_CORRUPT;
+        return KV_CORRUPT;
     }
     got = window(r, off, WAL_RECORD_HEADER_LEN + (size_t)plen, &p, err, errlen, &st);
     if (got < 0)

@@ -66,5 +66,10 @@ kv_iter *kv_sst_iter(kv_sst_reader *r, bool fill_cache, bool high_priority);
 /* The message of the last corruption/I-O error met by any iterator of r. */
 void kv_sst_last_error(const kv_sst_reader *r, char *buf, size_t len);
 uint64_t kv_sst_file_size(const kv_sst_reader *r);
+/* Whether r is the file @p m (the manifest's record of it) describes: the
+   same size, entry count, smallest and largest key as its meta block.
+   Fields m leaves zero or empty are not compared. A file copied or renamed
+   over another has valid checksums but fails this. */
+bool kv_sst_matches(const kv_sst_reader *r, const kv_sst_meta *m);
 
 #endif

@@ -82,6 +82,8 @@ struct kv_sst_reader {
     size_t bloom_len;
     kv_bloom bloom_kind;
     uint64_t entries;
+    uint8_t *meta_keys;          /* the meta block's smallest key, then its largest */
+    size_t smallest_len, largest_len;
     pthread_mutex_t err_mu;
     char last_err[MSG_LEN];          /* GUARDED_BY(err_mu) */
 };
@@ -397,11 +399,28 @@ static kv_status load_meta(kv_sst_reader *r, uint64_t off, uint64_t size, char *
     end = p + blen;
     uint32_t version, slen, llen;
     uint64_t entries, blocks;
+    const uint8_t *sk = NULL, *lk = NULL;
     bool ok = (p = kv_get_varint32(p, end, &version)) && version == KV_SST_META_VERSION &&
               (p = kv_get_varint64(p, end, &entries)) && (p = kv_get_varint64(p, end, &blocks)) &&
               end - p >= 24 && (p += 24) && (p = kv_get_varint32(p, end, &slen)) &&
-              (size_t)(end - p) >= slen && (p += slen) && (p = kv_get_varint32(p, end, &llen)) &&
-              (size_t)(end - p) >= llen && (p += llen) && end - p >= 3;
+              (size_t)(end - p) >= slen && (sk = p) && (p += slen) &&
+              (p = kv_get_varint32(p, end, &llen)) && (size_t)(end - p) >= llen && (lk = p) &&
+              (p += llen) && end - p >= 3;
+    if (ok && slen + llen > 0) {
+        /* Kept for kv_sst_matches: the keys that tell this file from
+           another one copied over it. */
+        free(r->meta_keys);
+        r->meta_keys = malloc((size_t)slen + llen);
+        if (!r->meta_keys) {
+            free(mem);
+            kv_env_errf(err, errlen, "%s: out of memory", r->path);
+            return KV_NO_MEMORY;
+        }
+        memcpy(r->meta_keys, sk, slen);
+        memcpy(r->meta_keys + slen, lk, llen);
+        r->smallest_len = slen;
+        r->largest_len = llen;
+    }
     if (ok) {
         uint8_t bloom = p[2];
         ok = p[0] <= KV_COMPRESSION_SNAPPY && p[1] <= KV_ENCODING_DIFF && bloom <= KV_BLOOM_ROWCOL &&
@@ -425,8 +444,25 @@ void kv_sst_close(kv_sst_reader *r) {
     free(r->index_mem);
     free(r->idx);
     free(r->bloom_mem);
+    free(r->meta_keys);
     free(r->path);
     free(r);
+}
+
+bool kv_sst_matches(const kv_sst_reader *r, const kv_sst_meta *m) {
+    if (!r || !m)
+        return true;
+    if (m->file_size && m->file_size != r->file_size)
+        return false;
+    if (m->entries && m->entries != r->entries)
+        return false;
+    if (m->smallest_len && (m->smallest_len != r->smallest_len ||
+                            memcmp(m->smallest, r->meta_keys, m->smallest_len) != 0))
+        return false;
+    if (m->largest_len && (m->largest_len != r->largest_len ||
+                           memcmp(m->largest, r->meta_keys + r->smallest_len, m->largest_len) != 0))
+        return false;
+    return true;
 }
 
 kv_status kv_sst_open(kv_sst_reader **out, kv_env *env, const char *path, uint64_t file_number,

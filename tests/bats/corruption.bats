@@ -130,3 +130,30 @@ result() {
     [[ "$output" == *"$(basename "$log")"* ]]
     result "log record" cellsh "refused, file named"
 }
+
+@test "corruption: a sorted file copied over another: reads fail naming it, never its cells as the other's" {
+    # A second table whose sorted file has the same size as t's (same row
+    # and value lengths, other names): copied over t's file, its checksums
+    # are valid, and only the manifest's record can tell it is not t's.
+    {
+        echo "create 'u', 'f'"
+        for i in $(seq -w 1 60); do echo "put 'u', 'x$i', 'f:q', 'other-$i'"; done
+        echo "flush 'u'"
+    } | "$CELLSH" -n "$STORE" >/dev/null
+    local other
+    other=$(ls "$STORE"/*.sst | grep -v "$(basename "$SST")" | head -1)
+    [ "$(stat -c %s "$other")" -eq "$(stat -c %s "$SST")" ]
+    cp "$other" "$SST"
+    run timeout 60 "$CELLSH" "$STORE" -e "scan 't'"
+    echo "$output"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"$(basename "$SST")"* ]]
+    [[ "$output" != *"other-"* ]]
+    run timeout 60 "$CELLSH" "$STORE" -e "get 't', 'x30'"
+    echo "$output"
+    [[ "$output" != *"other-"* ]]
+    run "$BUILD/tools/cellck" "$STORE"
+    echo "$output"
+    [ "$status" -eq 1 ]
+    result "sst swapped" cellsh "detected, file named"
+}

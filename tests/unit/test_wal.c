@@ -259,6 +259,36 @@ static void test_corrupt_middle(const char *dir) {
             fprintf(stderr, "message: %s\n", err);
     }
 
+    /* Every bit of the victim's length flipped. A flip that makes the
+       length promise more than the file holds used to read as a torn tail:
+       the victim and every record after it dropped without an error. */
+    int missed = 0;
+    for (int bit = 0; bit < 32; bit++) {
+        size_t at = off[victim] + 4 + (size_t)(3 - bit / 8);
+        uint8_t mask = (uint8_t)(1u << (bit % 8));
+        bytes[at] ^= mask;
+        spill(q, bytes, len);
+        bytes[at] ^= mask;
+        err[0] = '\0';
+        int got = read_log(env, q, &end, &roff, err, sizeof err);
+        if (got != victim || end != KV_CORRUPT || !strstr(err, q)) {
+            fprintf(stderr, "length bit %d: %d records, end %d: %s\n", bit, got, (int)end, err);
+            missed++;
+        }
+    }
+    CHECK_EQ(missed, 0);
+    /* The same in the last record: whole under its true length, so damage
+       rather than a torn append. */
+    {
+        size_t at = off[NREC - 1] + 4;
+        bytes[at] ^= 0x10;
+        spill(q, bytes, len);
+        bytes[at] ^= 0x10;
+        CHECK_EQ(read_log(env, q, &end, &roff, err, sizeof err), NREC - 1);
+        CHECK_EQ(end, KV_CORRUPT);
+        CHECK(strstr(err, "length") != NULL);
+    }
+
     /* Not a log: bad magic, or an unknown version. */
     bytes[0] = 'X';
     spill(q, bytes, len);
