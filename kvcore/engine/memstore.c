@@ -33,17 +33,20 @@
 #define FIRST_CHUNK ((size_t)4 << 10)
 
 typedef struct node {
-    size_t klen, vlen;
-    int height;
+    size_t vlen;
+    uint32_t klen;              /* sorted files hold keys below 4 GiB only */
+    uint16_t height;
     /* What a search compares before the key's bytes (node_note_head):
        the node's key shares its first hoff bytes with the memstore's
        reference key, and head is its bytes [hoff, hoff + 8) as a
-       big-endian number, zero-padded. */
-    uint32_t hoff;
+       big-endian number, zero-padded. 24 bytes in all, as without them:
+       the memstore's bytes are counted without its nodes' headers. */
+    uint16_t hoff;
     uint64_t head;
     /* next[height], then key bytes, then value bytes. */
     _Atomic(struct node *) next[];
 } node;
+_Static_assert(sizeof(node) <= 24, "a node's header grew: memstores would hold more than they count");
 
 /* The filter of the rows of a memstore's entries: a blocked bloom filter
    (each row sets RF_PROBES bits of one 512-bit block: one cache line per
@@ -191,14 +194,14 @@ static size_t node_size(int height, size_t klen, size_t vlen) {
 static node *new_node(kv_memstore *m, int height, size_t klen, size_t vlen) {
     size_t fixed = node_size(height, 0, 0);
     size_t limit = SIZE_MAX / 2;   /* leaves room for rounding and the chunk header */
-    if (klen > limit - fixed || vlen > limit - fixed - klen)
+    if (klen > UINT32_MAX || klen > limit - fixed || vlen > limit - fixed - klen)
         return NULL;
     node *n = arena_alloc(m, node_size(height, klen, vlen));
     if (!n)
         return NULL;
-    n->klen = klen;
+    n->klen = (uint32_t)klen;
     n->vlen = vlen;
-    n->height = height;
+    n->height = (uint16_t)height;
     for (int i = 0; i < height; i++)
         atomic_init(&n->next[i], NULL);
     return n;
@@ -439,9 +442,9 @@ static void node_note_head(kv_memstore *m, node *n) {
         atomic_store_explicit(&m->ref, n, memory_order_release);
     }
     size_t off = common_prefix(node_key(ref), ref->klen, node_key(n), n->klen);
-    if (off > UINT32_MAX)
-        off = UINT32_MAX;   /* any shorter shared prefix holds as well */
-    n->hoff = (uint32_t)off;
+    if (off > UINT16_MAX)
+        off = UINT16_MAX;   /* any shorter shared prefix holds as well */
+    n->hoff = (uint16_t)off;
     n->head = head_at(node_key(n), n->klen, off);
 }
 

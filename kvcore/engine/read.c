@@ -693,8 +693,9 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
         size_t klen, vlen;
         const uint8_t *key = it->key(it, &klen);
         if (!has_prefix(key, klen, prefix, prefix_len)) break;
-        if (have_kp && !other_column && klen == col_prefix_len + KV_KEY_SUFFIX_LEN &&
-            has_prefix(key, klen, colkey->data, col_prefix_len)) {
+        bool same_column = have_kp && !other_column && klen == col_prefix_len + KV_KEY_SUFFIX_LEN &&
+                           has_prefix(key, klen, colkey->data, col_prefix_len);
+        if (same_column) {
             /* another version of the column at hand: only the suffix is new */
             if (!same_column_entry(&kp, key, klen, qoff))
                 return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
@@ -702,12 +703,12 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
             return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
         } else {
             have_kp = kp.column_prefix_len + KV_KEY_SUFFIX_LEN == klen;
-            uintptr_t q = (uintptr_t)kp.qualifier, k0 = (uintptr_t)key;
-            qoff = q >= k0 && q - k0 <= klen ? (size_t)(q - k0) : SIZE_MAX;
+            /* decoded in place (the row at the key's start) or in scratch */
+            qoff = kp.row == key ? (size_t)(kp.qualifier - key) : SIZE_MAX;
         }
         if (kp.row_prefix_len != sc->row_key.len) break;
-        if (other_column || kp.column_prefix_len != col_prefix_len ||
-            !has_prefix(key, klen, colkey->data, col_prefix_len)) {
+        if (!same_column && (other_column || kp.column_prefix_len != col_prefix_len ||
+                             !has_prefix(key, klen, colkey->data, col_prefix_len))) {
             other_column = false;
             colkey->len = 0;
             if (kv_buf_append(colkey, key, kp.column_prefix_len)) return KV_NO_MEMORY;

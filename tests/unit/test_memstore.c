@@ -773,6 +773,47 @@ static void test_concurrent_seeks(void) {
     free(sh.keys);
 }
 
+/* Keys that share more than 65,535 bytes with the first key (a node notes
+   at most that many): seeks land on the right key all the same. */
+static void test_long_shared_prefix(void) {
+    enum { LEN = 70000, SHARED = 66000, N = 64 };
+    uint8_t *k = malloc(LEN);
+    REQUIRE(k != NULL);
+    kv_memstore *m = kv_memstore_new();
+    REQUIRE(m != NULL);
+    memset(k, 'x', LEN);
+    uint8_t v = 1;
+    /* key i: the shared bytes, then i at SHARED and at SHARED + 10, added
+       in a scrambled order */
+    for (int j = 0; j < N; j++) {
+        int i = (j * 37) % N;
+        k[SHARED] = (uint8_t)(2 * i + 1);
+        k[SHARED + 10] = (uint8_t)i;
+        CHECK_EQ(kv_memstore_add(m, k, LEN, &v, 1), KV_OK);
+    }
+    kv_iter *it = kv_memstore_iter(m);
+    REQUIRE(it != NULL);
+    int wrong = 0;
+    for (int i = 0; i < N; i++) {
+        /* just below key i: the target has 2 * i at SHARED */
+        k[SHARED] = (uint8_t)(2 * i);
+        k[SHARED + 10] = 0xff;
+        it->seek(it, k, LEN);
+        size_t kl = 0;
+        const uint8_t *got = it->valid(it) ? it->key(it, &kl) : NULL;
+        if (!got || kl != LEN || got[SHARED] != 2 * i + 1 || got[SHARED + 10] != i)
+            wrong++;
+        it->seek_before(it, k, LEN);
+        got = it->valid(it) ? it->key(it, &kl) : NULL;
+        if (i == 0 ? got != NULL : !got || got[SHARED] != 2 * i - 1)
+            wrong++;
+    }
+    CHECK_EQ(wrong, 0);
+    it->destroy(it);
+    kv_memstore_unref(m);
+    free(k);
+}
+
 int main(void) {
     test_random();
     test_ordered();
@@ -783,5 +824,6 @@ int main(void) {
     test_row_filter();
     test_shared_prefixes();
     test_concurrent_seeks();
+    test_long_shared_prefix();
     return test_finish("test_memstore");
 }
