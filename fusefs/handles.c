@@ -148,11 +148,12 @@ int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64
     for (size_t i = 0; i < n && !*mine; i++) {
         fs_handle *h = v[i];
         pthread_mutex_lock(&h->mu);
-        if (h->kind == FS_H_CELL && (h->dirty || !h->in_store || h->paged)) {
+        bool paged = h->paged && !atomic_load(&h->closed);
+        if (h->kind == FS_H_CELL && (h->dirty || !h->in_store || paged)) {
             found = 1;
             *size = h->len;
             *ts_ms = h->has_set_ts ? h->set_ts : h->ts;
-            *mine = h->paged || (pid != 0 && h->pid == pid);
+            *mine = paged || (pid != 0 && h->pid == pid);
         }
         pthread_mutex_unlock(&h->mu);
     }
@@ -164,7 +165,9 @@ int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t 
 {
     pthread_mutex_lock(&fs->mu);
     fs_handle *o = fs->handles;
-    while (o && !(o != h && o->paged && !o->orphan && strcmp(o->path, h->path) == 0)) o = o->next;
+    while (o && !(o != h && o->paged && !atomic_load(&o->closed) && !o->orphan &&
+                  strcmp(o->path, h->path) == 0))
+        o = o->next;
     if (o) o->refs++;
     pthread_mutex_unlock(&fs->mu);
     if (!o) return 0;

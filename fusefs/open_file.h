@@ -125,7 +125,9 @@ int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, in
  * kernel keeps one size per file, and a getattr that told it another size
  * would cut the writer's pages: so while a paged writer is open, every
  * getattr of the cell (by path or by any open file) shows the writer's
- * size and time. O_WRONLY writers (cp, shells, editors) stay direct, and
+ * size and time, until a close commits it (`closed`: the kernel's RELEASE
+ * may come much later, or never while another process holds the file)
+ * and unless it writes again. O_WRONLY writers (cp, shells, editors) stay direct, and
  * others keep seeing the committed size while they write. The kernel sends
  * a file's RELEASE after its last close without waiting for it, so a
  * reopen (close then open at once) waits up to FS_PAGED_WAIT_MS for the
@@ -166,14 +168,16 @@ void fs_handles_rename(cellfs *fs, const char *from, const char *to, const fs_pa
  * Attributes from open handles of @p path that are dirty or not yet in the
  * store: 1 when one is found (*size and *ts_ms from it; one opened by
  * process @p pid preferred, *mine then true), 0 when none. A paged writer
- * is found whether or not it is dirty, and is everyone's (*mine true). (The kernel's
+ * not closed since it last wrote is found whether or not it is dirty, and
+ * is everyone's (*mine true). (The kernel's
  * fstat is a getattr by path: the opener's process sees its own writes,
  * others the committed value.)
  */
 int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64_t *ts_ms,
                     bool *mine);
 /** The size and time of the paged writer open on the cell @p h names,
- *  other than @p h: 1 when there is one, else 0. */
+ *  other than @p h and not closed since it last wrote: 1 when there is
+ *  one, else 0. */
 int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t *ts_ms);
 /** Attributes of the open cell file the kernel knows as @p ino, whatever
  *  its name now (fstat of a descriptor whose file was unlinked or

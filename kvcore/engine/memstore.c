@@ -33,11 +33,20 @@
 #define FIRST_CHUNK ((size_t)4 << 10)
 
 typedef struct node {
-    size_t klen, vlen;
-    int height;
+    size_t vlen;
+    uint32_t klen;              /* sorted files hold keys below 4 GiB only */
+    uint16_t height;
+    /* What a search compares before the key's bytes (node_note_head):
+       the node's key shares its first hoff bytes with the memstore's
+       reference key, and head is its bytes [hoff, hoff + 8) as a
+       big-endian number, zero-padded. 24 bytes in all, as without them:
+       the memstore's bytes are counted without its nodes' headers. */
+    uint16_t hoff;
+    uint64_t head;
     /* next[height], then key bytes, then value bytes. */
     _Atomic(struct node *) next[];
 } node;
+_Static_assert(sizeof(node) <= 24, "a node's header grew: memstores would hold more than they count");
 
 /* The filter of the rows of a memstore's entries: a blocked bloom filter
    (each row sets RF_PROBES bits of one 512-bit block: one cache line per
@@ -68,6 +77,9 @@ struct kv_memstore {
     atomic_int refs;
     atomic_int height;          /* levels in use; readers may see a stale value */
     node *head;                 /* MAX_HEIGHT levels, no key */
+    /* The first node added, set before it is linked and never changed:
+       each node's hoff and head are relative to its key. */
+    _Atomic(const node *) ref;
     _Atomic(node *) last;       /* the node with the largest key, or NULL */
     /* Writer-only state. */
     chunk *chunks;              /* all chunks, newest first */
@@ -182,14 +194,14 @@ static size_t node_size(int height, size_t klen, size_t vlen) {
 static node *new_node(kv_memstore *m, int height, size_t klen, size_t vlen) {
     size_t fixed = node_size(height, 0, 0);
     size_t limit = SIZE_MAX / 2;   /* leaves room for rounding and the chunk header */
-    if (klen > limit - fixed || vlen > limit - fixed - klen)
+    if (klen > UINT32_MAX || klen > limit - fixed || vlen > limit - fixed - klen)
         return NULL;
     node *n = arena_alloc(m, node_size(height, klen, vlen));
     if (!n)
         return NULL;
-    n->klen = klen;
+    n->klen = (uint32_t)klen;
     n->vlen = vlen;
-    n->height = height;
+    n->height = (uint16_t)height;
     for (int i = 0; i < height; i++)
         atomic_init(&n->next[i], NULL);
     return n;
@@ -216,6 +228,7 @@ kv_memstore *kv_memstore_new(void) {
     atomic_init(&m->bytes, 0);
     atomic_init(&m->entries, 0);
     atomic_init(&m->last, NULL);
+    atomic_init(&m->ref, NULL);
     atomic_init(&m->rows, NULL);
     atomic_init(&m->rows_off, false);
     m->next_chunk = FIRST_CHUNK;
@@ -352,6 +365,12 @@ static void rows_note(kv_memstore *m, size_t rl, uint64_t h) {
     rf_set(f, h);
 }
 
+void kv_memstore_prefetch_row(const kv_memstore *m, const uint8_t *row_key, size_t len) {
+    const rowfilter *f = atomic_load_explicit(&((kv_memstore *)m)->rows, memory_order_acquire);
+    if (f && len)
+        __builtin_prefetch(rf_block(f, row_hash(row_key, len)), 1);
+}
+
 bool kv_memstore_may_hold_row(const kv_memstore *m, const uint8_t *row_key, size_t len) {
     kv_memstore *mm = (kv_memstore *)m;
     if (atomic_load_explicit(&mm->rows_off, memory_order_acquire))
@@ -388,6 +407,91 @@ void kv_memstore_unref(kv_memstore *m) {
     free(m);
 }
 
+/* Bytes [off, off + 8) of key (len bytes) as a big-endian number,
+   zero-padded: for two keys that share their first off bytes, a smaller
+   number means a smaller key, and equal numbers decide nothing. */
+static inline uint64_t head_at(const uint8_t *key, size_t len, size_t off) {
+    if (off + 8 <= len && off + 8 > off)
+        return kv_load_be64(key + off);
+    uint8_t b[8] = {0};
+    for (size_t i = 0; off < len && i < len - off && i < 8; i++)
+        b[i] = key[off + i];
+    return kv_load_be64(b);
+}
+
+static size_t common_prefix(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen) {
+    size_t n = alen < blen ? alen : blen, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            break;
+    }
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
+}
+
+/* Sets n's hoff and head from its key (the writer, before n is linked;
+   the first node added becomes the reference). */
+static void node_note_head(kv_memstore *m, node *n) {
+    const node *ref = atomic_load_explicit(&m->ref, memory_order_relaxed);
+    if (!ref) {
+        ref = n;
+        atomic_store_explicit(&m->ref, n, memory_order_release);
+    }
+    size_t off = common_prefix(node_key(ref), ref->klen, node_key(n), n->klen);
+    if (off > UINT16_MAX)
+        off = UINT16_MAX;   /* any shorter shared prefix holds as well */
+    n->hoff = (uint16_t)off;
+    n->head = head_at(node_key(n), n->klen, off);
+}
+
+/* A search's key and what is known of it against the reference key. */
+typedef struct probe {
+    const uint8_t *key;
+    size_t klen;
+    const uint8_t *ref;         /* NULL: no reference, whole-key compares */
+    size_t lcp;                 /* bytes key shares with the reference */
+    size_t hoff;                /* the last head of the key computed: */
+    uint64_t head;              /* ... head_at(key, klen, hoff) */
+} probe;
+
+static probe probe_of(const kv_memstore *m, const uint8_t *key, size_t klen) {
+    probe p = {key, klen, NULL, 0, 0, head_at(key, klen, 0)};
+    const node *ref = atomic_load_explicit(&((kv_memstore *)m)->ref, memory_order_acquire);
+    if (ref) {
+        p.ref = node_key(ref);
+        p.lcp = common_prefix(key, klen, p.ref, ref->klen);
+    }
+    return p;
+}
+
+/* kv_key_compare(n's key, p's key), mostly without reading n's key: n
+   and the reference share hoff bytes; a key that leaves the reference
+   before that is ordered against n as against the reference, else their
+   heads decide unless equal. */
+static inline int probe_compare(const node *n, probe *p) {
+    if (p->ref) {
+        size_t off = n->hoff;
+        if (p->lcp < off) {
+            /* the reference is longer than off > lcp */
+            if (p->lcp == p->klen)
+                return 1;   /* the key is a proper prefix of n's */
+            return p->ref[p->lcp] < p->key[p->lcp] ? -1 : 1;
+        }
+        /* most nodes leave the reference at the same byte: one head */
+        if (off != p->hoff) {
+            p->hoff = off;
+            p->head = head_at(p->key, p->klen, off);
+        }
+        if (n->head != p->head)
+            return n->head < p->head ? -1 : 1;
+    }
+    return kv_key_compare(node_key(n), n->klen, p->key, p->klen);
+}
+
 /* The first node with key >= target, filling prev[] (when non-NULL) with
    the last node before it at every level. */
 static node *find_ge(const kv_memstore *m, const uint8_t *key, size_t klen, node **prev) {
@@ -396,6 +500,7 @@ static node *find_ge(const kv_memstore *m, const uint8_t *key, size_t klen, node
     /* The node found >= key one level up: met again on the way down, it
        needs no second comparison (a tall node is reached on every level). */
     const node *bigger = NULL;
+    probe p = probe_of(m, key, klen);
     for (;;) {
         node *n = next_of(x, level);
         /* Each step is a cache miss on a node somewhere in the arena. The
@@ -406,7 +511,7 @@ static node *find_ge(const kv_memstore *m, const uint8_t *key, size_t klen, node
             if (down != n)
                 __builtin_prefetch(down);
         }
-        if (n && n != bigger && kv_key_compare(node_key(n), n->klen, key, klen) < 0) {
+        if (n && n != bigger && probe_compare(n, &p) < 0) {
             x = n;
             continue;
         }
@@ -424,9 +529,10 @@ static node *find_ge(const kv_memstore *m, const uint8_t *key, size_t klen, node
 static node *find_lt(const kv_memstore *m, const uint8_t *key, size_t klen) {
     node *x = m->head;
     int level = atomic_load_explicit(&((kv_memstore *)m)->height, memory_order_relaxed) - 1;
+    probe p = probe_of(m, key, key ? klen : 0);
     for (;;) {
         node *n = next_of(x, level);
-        if (n && (!key || kv_key_compare(node_key(n), n->klen, key, klen) < 0)) {
+        if (n && (!key || probe_compare(n, &p) < 0)) {
             x = n;
             continue;
         }
@@ -481,6 +587,7 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
         return KV_NO_MEMORY;
     if (klen)
         memcpy((uint8_t *)node_key(n), key, klen);
+    node_note_head(m, n);
     if (vlen)
         memcpy((uint8_t *)node_value(n), value, vlen);
     int cur = atomic_load_explicit(&m->height, memory_order_relaxed);

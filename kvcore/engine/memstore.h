@@ -42,6 +42,11 @@ bool kv_memstore_may_hold(const kv_memstore *m, const uint8_t *lo, size_t lolen,
    need no lock. A memstore given a key that is not an internal key
    (keys.h) answers true from then on. */
 bool kv_memstore_may_hold_row(const kv_memstore *m, const uint8_t *row_key, size_t len);
+/* A hint before an add of an entry of the row whose esc(row) is row_key:
+   starts loading the block of the row filter that the add will set (a
+   cache miss a new row otherwise), so that work done in between (the
+   log's write) hides it. Changes nothing; the writer calls it. */
+void kv_memstore_prefetch_row(const kv_memstore *m, const uint8_t *row_key, size_t len);
 /* An iterator that holds a reference to m until destroyed. */
 kv_iter *kv_memstore_iter(kv_memstore *m);
 

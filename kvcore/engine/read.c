@@ -22,6 +22,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether key (klen bytes) starts with prefix[0..len), compared from the
+   end: the entries a scan meets one after another share long prefixes, so
+   an entry of the next column or row differs near the end of the prefix
+   (a memcmp from the front reads all the shared bytes first). */
+static inline bool has_prefix(const uint8_t *key, size_t klen, const uint8_t *prefix, size_t len) {
+    if (klen < len)
+        return false;
+    if (len < 8) {
+        while (len > 0) {
+            len--;
+            if (key[len] != prefix[len])
+                return false;
+        }
+        return true;
+    }
+    /* 8 bytes at a time from the last 8; the word at 0 may overlap the
+       one after it */
+    for (size_t i = len - 8;; i = i > 8 ? i - 8 : 0) {
+        uint64_t a, b;
+        memcpy(&a, key + i, 8);
+        memcpy(&b, prefix + i, 8);
+        if (a != b)
+            return false;
+        if (i == 0)
+            return true;
+    }
+}
+
 typedef struct fam_reader {
     kv_family *fam;
     kv_family_desc desc;        /* copy: alter may change the live one */
@@ -605,7 +633,7 @@ static void skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_
         if (!it->valid(it)) return;
         size_t klen;
         const uint8_t *k = it->key(it, &klen);
-        if (klen < len || memcmp(k, key, len) != 0) return;
+        if (!has_prefix(k, klen, key, len)) return;
     }
     kv_buf *tg = &sc->skip;
     tg->len = 0;
@@ -616,6 +644,26 @@ static void skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_
     /* esc() ends 0x00 0x01: with 0x02 it is just past the prefix's keys */
     tg->data[tg->len - 1] = 0x02;
     it->seek(it, tg->data, tg->len);
+}
+
+/* Takes key, of the same column as the key kp was decoded from (the same
+   bytes up to its suffix), into kp: its timestamp, type and sequence, and
+   the qualifier where it now lies (at qoff in key, or in the scratch
+   buffer, untouched since). False for a bad type (as kv_key_decode). */
+static bool same_column_entry(kv_key_parts *kp, const uint8_t *key, size_t klen, size_t qoff) {
+    kv_cell_type t = kv_key_type(key, klen);
+    if (t != KV_TYPE_PUT && t != KV_TYPE_DELETE && t != KV_TYPE_DELETE_COLUMN &&
+        t != KV_TYPE_DELETE_FAMILY && t != KV_TYPE_DELETE_FAMILY_VERSION)
+        return false;
+    kp->type = t;
+    kp->ts = kv_key_timestamp(key, klen);
+    kp->seq = kv_key_sequence(key, klen);
+    if (qoff != SIZE_MAX) {
+        /* decoded in place: the row leads the key */
+        kp->row = key;
+        kp->qualifier = key + qoff;
+    }
+    return true;
 }
 
 /* Feeds family fi's entries that start with prefix (the iterator is at the
@@ -634,6 +682,8 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
     size_t col_prefix_len = sc->col_prefix_len;
     bool other_column = false;   /* skip_prefix left colkey's column */
     kv_key_parts kp;
+    bool have_kp = false;        /* kp: the last entry decoded, of colkey's column */
+    size_t qoff = SIZE_MAX;      /* kp.qualifier's offset in that key (else in scratch) */
     while (it->valid(it)) {
         /* a full part: stop here, after the entry of its last cell */
         if (sc->paused) {
@@ -642,13 +692,23 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
         }
         size_t klen, vlen;
         const uint8_t *key = it->key(it, &klen);
-        if (klen < prefix_len || memcmp(key, prefix, prefix_len) != 0) break;
-        if (kv_key_decode(&kp, key, klen, &sc->scratch) != KV_OK) {
+        if (!has_prefix(key, klen, prefix, prefix_len)) break;
+        bool same_column = have_kp && !other_column && klen == col_prefix_len + KV_KEY_SUFFIX_LEN &&
+                           has_prefix(key, klen, colkey->data, col_prefix_len);
+        if (same_column) {
+            /* another version of the column at hand: only the suffix is new */
+            if (!same_column_entry(&kp, key, klen, qoff))
+                return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
+        } else if (kv_key_decode(&kp, key, klen, &sc->scratch) != KV_OK) {
             return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
+        } else {
+            have_kp = kp.column_prefix_len + KV_KEY_SUFFIX_LEN == klen;
+            /* decoded in place (the row at the key's start) or in scratch */
+            qoff = kp.row == key ? (size_t)(kp.qualifier - key) : SIZE_MAX;
         }
         if (kp.row_prefix_len != sc->row_key.len) break;
-        if (other_column || kp.column_prefix_len != col_prefix_len ||
-            memcmp(key, colkey->data, col_prefix_len) != 0) {
+        if (!same_column && (other_column || kp.column_prefix_len != col_prefix_len ||
+                             !has_prefix(key, klen, colkey->data, col_prefix_len))) {
             other_column = false;
             colkey->len = 0;
             if (kv_buf_append(colkey, key, kp.column_prefix_len)) return KV_NO_MEMORY;
@@ -692,7 +752,7 @@ static bool at_prefix(const kv_iter *it, const uint8_t *prefix, size_t len) {
     if (!it->valid(it)) return false;
     size_t klen;
     const uint8_t *key = it->key(it, &klen);
-    return klen >= len && memcmp(key, prefix, len) == 0;
+    return has_prefix(key, klen, prefix, len);
 }
 
 /* Reads family fi's part of the row sc->row_key (the iterator is at the
@@ -774,7 +834,7 @@ static bool row_at(const kv_iter *it, const uint8_t *row_key, size_t len) {
     if (!it->valid(it)) return false;
     size_t klen;
     const uint8_t *key = it->key(it, &klen);
-    return klen > len && memcmp(key, row_key, len) == 0 && kv_row_prefix_len(key, klen) == len;
+    return klen > len && has_prefix(key, klen, row_key, len) && kv_row_prefix_len(key, klen) == len;
 }
 
 /* Picks the next row into sc->row_key: KV_OK, KV_END when no family has

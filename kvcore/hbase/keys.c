@@ -124,15 +124,8 @@ size_t kv_key_column_prefix_len(const uint8_t *key, size_t len) {
     return q ? r + 1 + q : 0;
 }
 
-/* kv_get_be64, inlined: two of these per decoded key. */
-static inline uint64_t be64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v = v << 8 | p[i];
-    return v;
-}
-
 int64_t kv_key_timestamp(const uint8_t *key, size_t len) {
-    return (int64_t)(~be64(key + len - KV_KEY_SUFFIX_LEN) ^ TS_FLIP);
+    return (int64_t)(~kv_load_be64(key + len - KV_KEY_SUFFIX_LEN) ^ TS_FLIP);
 }
 
 kv_cell_type kv_key_type(const uint8_t *key, size_t len) {
@@ -140,7 +133,7 @@ kv_cell_type kv_key_type(const uint8_t *key, size_t len) {
 }
 
 uint64_t kv_key_sequence(const uint8_t *key, size_t len) {
-    return ~be64(key + len - 8);
+    return ~kv_load_be64(key + len - 8);
 }
 
 static bool valid_type(int t) {

@@ -39,14 +39,20 @@ static const merge_iter *cmg(const kv_iter *it) { return (const merge_iter *)(co
 
 
 /* Order of two heap entries at their keys (kv_key_compare, inlined: a
-   scan makes two of these per entry); ties by child index. */
+   scan makes two of these per entry, on keys that mostly differ within
+   their first few words); ties by child index. */
 static inline int ent_cmp(const hent *a, const hent *b) {
-    size_t n = a->klen < b->klen ? a->klen : b->klen;
-    int c = n ? memcmp(a->key, b->key, n) : 0;
-    if (!c)
-        c = a->klen < b->klen ? -1 : a->klen > b->klen;
-    if (c)
-        return c;
+    size_t n = a->klen < b->klen ? a->klen : b->klen, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x = kv_load_be64(a->key + i), y = kv_load_be64(b->key + i);
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    for (; i < n; i++)
+        if (a->key[i] != b->key[i])
+            return a->key[i] < b->key[i] ? -1 : 1;
+    if (a->klen != b->klen)
+        return a->klen < b->klen ? -1 : 1;
     return a->kid < b->kid ? -1 : a->kid > b->kid ? 1 : 0;
 }
 

@@ -14,6 +14,18 @@ void kv_put_be32(uint8_t *p, uint32_t v);
 void kv_put_be64(uint8_t *p, uint64_t v);
 uint32_t kv_get_be32(const uint8_t *p);
 uint64_t kv_get_be64(const uint8_t *p);
+/* kv_get_be64 inline, one load and a byte swap: for hot loops that order
+   keys by 8 bytes at a time (the numbers order as the bytes do). */
+static inline uint64_t kv_load_be64(const uint8_t *p) {
+    uint64_t v;
+    __builtin_memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#elif !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+#error "coding.h: unknown byte order"
+#endif
+    return v;
+}
 void kv_put_le32(uint8_t *p, uint32_t v);
 void kv_put_le64(uint8_t *p, uint64_t v);
 uint32_t kv_get_le32(const uint8_t *p);

@@ -669,3 +669,30 @@ PY
     [ "$(cat "$C/q")" = 'JELLO world!!!!!' ]
     [ "$(stat -c %s "$C/q")" -eq 16 ]
 }
+
+@test "a closed O_RDWR writer whose release has not come does not hide a later write from stat" {
+    # The child holds the O_RDWR file open after the parent's close, so the
+    # kernel sends no RELEASE for it (as when a RELEASE is merely late).
+    printf 'old value, long' > "$C/q"
+    python3 - "$C/q" "$BATS_TEST_TMPDIR/go" <<'PY' &
+import os, sys, time
+q, go = sys.argv[1:3]
+fd = os.open(q, os.O_RDWR)
+os.pwrite(fd, b"OLD", 0)
+os.set_inheritable(fd, True)
+if os.fork() == 0:                  # holds fd, without exec (exec would close it)
+    while not os.path.exists(go):
+        time.sleep(0.02)
+    os._exit(0)
+os.close(fd)                        # the parent's close commits "OLD value, long"
+PY
+    local holder=$!
+    wait "$holder"
+    [ "$(cat "$C/q")" = 'OLD value, long' ]
+    echo new > "$C/q"
+    local size
+    size=$(stat -c %s "$C/q")
+    touch "$BATS_TEST_TMPDIR/go"
+    [ "$(cat "$C/q")" = new ]
+    [ "$size" -eq 4 ]
+}

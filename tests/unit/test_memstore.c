@@ -70,6 +70,17 @@ static bool at_key(kv_iter *it, const ref_key *r) {
     return cmp_bytes(k, kl, r->k, r->len) == 0;
 }
 
+/* Entries of a full forward walk that differ from the sorted reference
+   (a missing or extra entry counts as one). */
+static int walk_wrong(kv_iter *it, const ref_key *ref, size_t nref) {
+    size_t i = 0;
+    int wrong = 0;
+    for (it->seek(it, NULL, 0); it->valid(it); it->next(it), i++)
+        if (i >= nref || !at_key(it, &ref[i]) || !entry_ok(it))
+            wrong++;
+    return wrong + (i < nref);
+}
+
 /* Checks m against the sorted reference ref[0..nref) (every key and value
    in a full walk, then seek and seek_before to random targets and to each
    key, which follow the skip list's upper levels); returns an iterator
@@ -80,13 +91,8 @@ static kv_iter *check_against(kv_memstore *m, const ref_key *ref, size_t nref, u
     REQUIRE(it != NULL);
     CHECK_EQ(kv_memstore_entries(m), nref);
     /* Full forward walk equals the reference. */
-    size_t i = 0;
-    int wrong = 0;
-    for (it->seek(it, NULL, 0); it->valid(it); it->next(it), i++)
-        if (i >= nref || !at_key(it, &ref[i]) || !entry_ok(it))
-            wrong++;
+    int wrong = walk_wrong(it, ref, nref);
     CHECK_EQ(wrong, 0);
-    CHECK_EQ(i, nref);
     CHECK_EQ(it->status(it), KV_OK);
 
     /* seek and seek_before against lower bounds of random targets. */
@@ -635,6 +641,179 @@ static void test_row_filter(void) {
     kv_buf_free(&row);
 }
 
+/* Keys that share long prefixes with the first key added and with each
+   other (the search compares a node's bytes after the prefix it shares
+   with the first key as a number), some ending inside that prefix, some
+   with zero bytes: seek and seek_before agree with a sorted reference. */
+static void shared_key(uint64_t *s, ref_key *k) {
+    size_t shared = (size_t)(rnd(s) % 13), tail = (size_t)(rnd(s) % 11);
+    memset(k->k, 'p', shared);
+    for (size_t i = 0; i < tail; i++)
+        k->k[shared + i] = (uint8_t)("\0ap\xffq"[rnd(s) % 5]);
+    k->len = shared + tail;
+}
+
+static void test_shared_prefixes(void) {
+    enum { N = 3000 };
+    ref_key *ref = malloc(N * sizeof *ref);
+    REQUIRE(ref != NULL);
+    uint64_t s = 0x5eed5eed12345ull;
+    for (int round = 0; round < 3; round++) {
+        kv_memstore *m = kv_memstore_new();
+        REQUIRE(m != NULL);
+        size_t nref = 0;
+        for (int i = 0; i < N; i++) {
+            ref_key k;
+            shared_key(&s, &k);
+            if (i == 0 && round == 1)
+                k.len = 0;   /* the empty key first */
+            if (i == 0 && round == 2) {
+                memset(k.k, 'p', 22);
+                k.len = 22;   /* a long first key */
+            }
+            uint8_t v[32];
+            kv_status st = kv_memstore_add(m, k.k, k.len, v, value_of(k.k, k.len, v));
+            bool present = false;
+            for (size_t j = 0; j < nref && !present; j++)
+                present = cmp_ref(&ref[j], &k) == 0;
+            CHECK_EQ(st, present ? KV_EXISTS : KV_OK);
+            if (!present)
+                ref[nref++] = k;
+        }
+        qsort(ref, nref, sizeof *ref, cmp_ref);
+        kv_iter *it = kv_memstore_iter(m);
+        REQUIRE(it != NULL);
+        int wrong = walk_wrong(it, ref, nref);
+        for (int t = 0; t < 4000; t++) {
+            ref_key k;
+            shared_key(&s, &k);
+            if (k.len == 0)
+                continue;   /* seek(len 0) means the first entry */
+            size_t lb = 0;
+            while (lb < nref && cmp_ref(&ref[lb], &k) < 0)
+                lb++;
+            it->seek(it, k.k, k.len);
+            if (lb == nref ? it->valid(it) : !at_key(it, &ref[lb]) || !entry_ok(it))
+                wrong++;
+            it->seek_before(it, k.k, k.len);
+            if (lb == 0 ? it->valid(it) : !at_key(it, &ref[lb - 1]))
+                wrong++;
+        }
+        CHECK_EQ(wrong, 0);
+        it->destroy(it);
+        kv_memstore_unref(m);
+    }
+    free(ref);
+}
+
+/* Seeks while the writer adds keys that share a long prefix (the search
+   reads the heads the writer sets before it links each node): a seek finds
+   the first key >= its target among those added before it began, or one
+   added since that lies between. */
+enum { CS_KEYS = 12000, CS_LEN = 20 };
+
+typedef struct seek_shared {
+    kv_memstore *m;
+    uint8_t (*keys)[CS_LEN];    /* in the order added */
+    _Atomic size_t added;
+    long bad, seeks;
+} seek_shared;
+
+static void cs_key(uint64_t x, uint8_t k[CS_LEN]) {
+    memset(k, 'r', CS_LEN);
+    for (int i = 0; i < 8; i++)
+        k[10 + i] = (uint8_t)(x >> (56 - 8 * i));
+}
+
+static void *cs_writer(void *arg) {
+    seek_shared *sh = arg;
+    uint8_t v[4] = {1, 2, 3, 4};
+    for (size_t i = 0; i < CS_KEYS; i++) {
+        if (kv_memstore_add(sh->m, sh->keys[i], CS_LEN, v, sizeof v) != KV_OK)
+            sh->bad++;
+        atomic_store_explicit(&sh->added, i + 1, memory_order_release);
+    }
+    return NULL;
+}
+
+static void test_concurrent_seeks(void) {
+    seek_shared sh = {.m = kv_memstore_new(), .keys = malloc(CS_KEYS * sizeof *sh.keys)};
+    REQUIRE(sh.m != NULL && sh.keys != NULL);
+    uint64_t s = 0xabcdef12345ull;
+    for (size_t i = 0; i < CS_KEYS; i++)
+        cs_key(rnd(&s) >> 20, sh.keys[i]);   /* duplicates are refused: fine */
+    atomic_init(&sh.added, 0);
+    kv_iter *it = kv_memstore_iter(sh.m);
+    REQUIRE(it != NULL);
+    pthread_t th;
+    REQUIRE(pthread_create(&th, NULL, cs_writer, &sh) == 0);
+    size_t before;
+    do {
+        before = atomic_load_explicit(&sh.added, memory_order_acquire);
+        uint8_t t[CS_LEN];
+        cs_key(rnd(&s) >> 20, t);
+        size_t tl = 11 + rnd(&s) % (CS_LEN - 10);   /* targets end inside the key too */
+        it->seek(it, t, tl);
+        size_t kl = 0;
+        const uint8_t *k = it->valid(it) ? it->key(it, &kl) : NULL;
+        if (k && cmp_bytes(k, kl, t, tl) < 0)
+            sh.bad++;
+        /* no key added before the seek lies in [target, found) */
+        for (size_t i = 0; i < before; i++)
+            if (cmp_bytes(sh.keys[i], CS_LEN, t, tl) >= 0 &&
+                (!k || cmp_bytes(sh.keys[i], CS_LEN, k, kl) < 0))
+                sh.bad++;
+        sh.seeks++;
+    } while (before < CS_KEYS);
+    pthread_join(th, NULL);
+    CHECK_EQ(sh.bad, 0);
+    CHECK(sh.seeks > 0);
+    it->destroy(it);
+    kv_memstore_unref(sh.m);
+    free(sh.keys);
+}
+
+/* Keys that share more than 65,535 bytes with the first key (a node notes
+   at most that many): seeks land on the right key all the same. */
+static void test_long_shared_prefix(void) {
+    enum { LEN = 70000, SHARED = 66000, N = 64 };
+    uint8_t *k = malloc(LEN);
+    REQUIRE(k != NULL);
+    kv_memstore *m = kv_memstore_new();
+    REQUIRE(m != NULL);
+    memset(k, 'x', LEN);
+    uint8_t v = 1;
+    /* key i: the shared bytes, then i at SHARED and at SHARED + 10, added
+       in a scrambled order */
+    for (int j = 0; j < N; j++) {
+        int i = (j * 37) % N;
+        k[SHARED] = (uint8_t)(2 * i + 1);
+        k[SHARED + 10] = (uint8_t)i;
+        CHECK_EQ(kv_memstore_add(m, k, LEN, &v, 1), KV_OK);
+    }
+    kv_iter *it = kv_memstore_iter(m);
+    REQUIRE(it != NULL);
+    int wrong = 0;
+    for (int i = 0; i < N; i++) {
+        /* just below key i: the target has 2 * i at SHARED */
+        k[SHARED] = (uint8_t)(2 * i);
+        k[SHARED + 10] = 0xff;
+        it->seek(it, k, LEN);
+        size_t kl = 0;
+        const uint8_t *got = it->valid(it) ? it->key(it, &kl) : NULL;
+        if (!got || kl != LEN || got[SHARED] != 2 * i + 1 || got[SHARED + 10] != i)
+            wrong++;
+        it->seek_before(it, k, LEN);
+        got = it->valid(it) ? it->key(it, &kl) : NULL;
+        if (i == 0 ? got != NULL : !got || got[SHARED] != 2 * i - 1)
+            wrong++;
+    }
+    CHECK_EQ(wrong, 0);
+    it->destroy(it);
+    kv_memstore_unref(m);
+    free(k);
+}
+
 int main(void) {
     test_random();
     test_ordered();
@@ -643,5 +822,8 @@ int main(void) {
     test_concurrent(true);
     test_merge();
     test_row_filter();
+    test_shared_prefixes();
+    test_concurrent_seeks();
+    test_long_shared_prefix();
     return test_finish("test_memstore");
 }
