@@ -310,7 +310,9 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
         }
     }
     pthread_mutex_unlock(&h->mu);
-    if (changed && path) fs_notify_changed(fs, path);
+    /* A paged writer's bytes are in the kernel's pages: when its commit
+       failed they were never stored, and readers must not be served them. */
+    if ((changed || (rc != 0 && h->paged)) && path) fs_notify_changed(fs, path);
     free(path);
     return rc;
 }
