@@ -107,6 +107,20 @@ static bool same_key(const uint8_t *a, size_t al, const kv_buf *b) {
     return al == b->len && (al == 0 || memcmp(a, b->data, al) == 0);
 }
 
+/* The meta block's DeleteColumn count and largest timestamp against the
+   file's entries (files written before it counted them have none). A
+   wrong count could let a time-range read skip a marker's masking. */
+static void check_column_deletes(checker *c, const kv_sst_reader *r, const char *name, uint64_t n,
+                                 int64_t max_ts) {
+    uint64_t meta_n;
+    int64_t meta_max;
+    if (!kv_sst_column_deletes(r, &meta_n, &meta_max)) return;
+    if (meta_n != n || (n && meta_max != max_ts))
+        emit(c, KV_FINDING_DAMAGE, name, -1, "%s: its meta block records %" PRIu64 " DeleteColumn "
+             "markers (newest at %" PRId64 "); the file holds %" PRIu64 " (newest at %" PRId64 ")",
+             name, meta_n, meta_n ? meta_max : 0, n, n ? max_ts : 0);
+}
+
 /* Checks one sorted file; meta is the manifest's record of it, or NULL. */
 static void check_sst(checker *c, kv_env *env, uint64_t number, const kv_sst_meta *meta) {
     char name[32];
@@ -129,7 +143,8 @@ static void check_sst(checker *c, kv_env *env, uint64_t number, const kv_sst_met
         return;
     }
     kv_buf prev = {0}, first = {0}, scratch = {0};
-    uint64_t n = 0;
+    uint64_t n = 0, column_deletes = 0;
+    int64_t max_column_delete_ts = 0;
     bool bloom_reported = false, stop = false;
     for (it->seek(it, (const uint8_t *)"", 0); !stop && it->valid(it); it->next(it)) {
         size_t kl;
@@ -148,6 +163,9 @@ static void check_sst(checker *c, kv_env *env, uint64_t number, const kv_sst_met
                  "holds", name, (int)(kp.row_len > 64 ? 64 : kp.row_len), kp.row);
             bloom_reported = true;
         }
+        if (!stop && kp.type == KV_TYPE_DELETE_COLUMN &&
+            (column_deletes++ == 0 || kp.ts > max_column_delete_ts))
+            max_column_delete_ts = kp.ts;
         prev.len = 0;
         if (kv_buf_append(&prev, key, kl) || (n == 0 && kv_buf_append(&first, key, kl))) stop = true;
         if (!stop) {
@@ -162,7 +180,10 @@ static void check_sst(checker *c, kv_env *env, uint64_t number, const kv_sst_met
         kv_sst_last_error(r, msg, sizeof msg);
         if (!msg[0]) snprintf(msg, sizeof msg, "%s: %s", name, kv_strerror(st));
         emit(c, KV_FINDING_DAMAGE, name, offset_in(msg), "%s (after %" PRIu64 " good entries)", msg, n);
-    } else if (!stop && meta) {
+    } else if (!stop) {
+        check_column_deletes(c, r, name, column_deletes, max_column_delete_ts);
+    }
+    if (st == KV_OK && !stop && meta) {
         if (meta->entries != n)
             emit(c, KV_FINDING_DAMAGE, name, -1, "%s holds %" PRIu64 " entries; the manifest records %" PRIu64,
                  name, n, meta->entries);
