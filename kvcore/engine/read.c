@@ -500,7 +500,12 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             lo = sc->opts.row_prefix;
             lolen = sc->opts.row_prefix_len;
         }
-        if (lo && kv_key_encode_row(tg, lo, lolen) != 0) goto nomem;
+        /* a get's row is escaped already (the bloom filters' point key) */
+        if (lo && lo == sc->opts.start_row && point_row) {
+            if (kv_buf_append(tg, point_row->data, point_row->len)) goto nomem;
+        } else if (lo && kv_key_encode_row(tg, lo, lolen) != 0) {
+            goto nomem;
+        }
         if (lo) tg->len -= 2; /* esc(lo) without terminator: before all of lo's keys */
         for (size_t i = 0; i < sc->nfams; i++) sc->fams[i].it->seek(sc->fams[i].it, tg->data, tg->len);
     } else {
