@@ -101,6 +101,7 @@ struct kv_memstore {
     atomic_size_t bytes;
     _Atomic uint64_t entries;
     _Atomic int64_t max_column_delete_ts;   /* INT64_MIN: no DeleteColumn */
+    atomic_bool family_markers;             /* a DeleteFamily(Version) was added */
 };
 
 
@@ -229,6 +230,7 @@ kv_memstore *kv_memstore_new(void) {
     atomic_init(&m->bytes, 0);
     atomic_init(&m->entries, 0);
     atomic_init(&m->max_column_delete_ts, INT64_MIN);
+    atomic_init(&m->family_markers, false);
     atomic_init(&m->last, NULL);
     atomic_init(&m->ref, NULL);
     atomic_init(&m->rows, NULL);
@@ -621,10 +623,13 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
     /* A DeleteColumn marker: a time-range read seeks past the newer
        versions of a column only while no source holds one above the
        range (kv_memstore_max_column_delete_ts). One writer: load, store. */
-    if (klen >= KV_KEY_SUFFIX_LEN && kv_key_type(key, klen) == KV_TYPE_DELETE_COLUMN) {
+    kv_cell_type type = klen >= KV_KEY_SUFFIX_LEN ? kv_key_type(key, klen) : KV_TYPE_PUT;
+    if (type == KV_TYPE_DELETE_COLUMN) {
         int64_t ts = kv_key_timestamp(key, klen);
         if (ts > atomic_load_explicit(&m->max_column_delete_ts, memory_order_relaxed))
             atomic_store_explicit(&m->max_column_delete_ts, ts, memory_order_release);
+    } else if (type == KV_TYPE_DELETE_FAMILY || type == KV_TYPE_DELETE_FAMILY_VERSION) {
+        atomic_store_explicit(&m->family_markers, true, memory_order_release);
     }
     /* One writer: a plain load and store, no locked read-modify-write
        (which would wait for every store above to reach the cache). */
@@ -640,6 +645,10 @@ size_t kv_memstore_bytes(const kv_memstore *m) {
 int64_t kv_memstore_max_column_delete_ts(const kv_memstore *m) {
     return m ? atomic_load_explicit(&((kv_memstore *)m)->max_column_delete_ts, memory_order_acquire)
              : INT64_MIN;
+}
+
+bool kv_memstore_has_family_markers(const kv_memstore *m) {
+    return m && atomic_load_explicit(&((kv_memstore *)m)->family_markers, memory_order_acquire);
 }
 
 uint64_t kv_memstore_entries(const kv_memstore *m) {

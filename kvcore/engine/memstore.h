@@ -34,6 +34,11 @@ uint64_t kv_memstore_entries(const kv_memstore *m);
    above its range when no source holds such a marker at or above its end.
    Readers need no lock. */
 int64_t kv_memstore_max_column_delete_ts(const kv_memstore *m);
+/* Whether a family-level marker (a key of type KV_TYPE_DELETE_FAMILY or
+   KV_TYPE_DELETE_FAMILY_VERSION) was added before the call: a get of one
+   column may skip the row's family markers only when no source holds
+   one. Readers need no lock. */
+bool kv_memstore_has_family_markers(const kv_memstore *m);
 /* Whether m may hold a key in [lo, hi): false only when every key it
    holds now is below lo or at or above hi (a get skips a memstore of
    other rows). Readers need no lock; a key added after the call is not

@@ -63,6 +63,10 @@ typedef struct fam_reader {
        from its first entry inside the range (the newer versions can
        neither count nor mask). */
     bool range_seek;
+    /* ... and no source holds a family-level marker: a get of one column
+       is positioned at the column's first entry below the range's end
+       (the row's family markers, which lead it, need not be read). */
+    bool range_direct;
     /* A row returned in parts (batch) stopped inside this family: */
     bool resume;                /* read_family_row goes on where it stopped */
     size_t col;                 /* ncols > 0: 0 reading family markers,
@@ -179,12 +183,13 @@ static bool mem_below(const kv_memstore *m, int64_t range_end) {
 /* Builds the merged iterator over a family's sources. Takes over the
    references in src (the file set's goes to *files_out). *range_seek:
    whether no source merged holds a DeleteColumn marker at or above
-   range_end (KV_TIME_MAX: no range, false). */
+   range_end (KV_TIME_MAX: no range, false); *no_family_markers: whether
+   none holds a family-level marker. */
 static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv_fileset **files_out,
                                 const kv_buf *point_row, const kv_buf *stop_key, const kv_column *cols,
                                 size_t ncols, bool fill_cache, kv_buf *colkey, int64_t range_end,
-                                bool *range_seek) {
-    bool below = range_end != KV_TIME_MAX && range_end != KV_TIME_MIN;
+                                bool *range_seek, bool *no_family_markers) {
+    bool below = range_end != KV_TIME_MAX && range_end != KV_TIME_MIN, nofam = true;
     size_t nfiles = src->files ? src->files->n : 0, n = 0;
     kv_iter *stack_kids[STACK_KIDS];
     kv_iter **kids = nfiles + 2 <= STACK_KIDS ? stack_kids : malloc((nfiles + 2) * sizeof *kids);
@@ -201,10 +206,12 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
         /* a get leaves out a memstore that holds no key of its row */
         if (src->mem && (!point_row || mem_may_hold(src->mem, point_row, hi, hi_len))) {
             below = below && mem_below(src->mem, range_end);
+            nofam = below && nofam && !kv_memstore_has_family_markers(src->mem);
             kids[n++] = kv_memstore_iter(src->mem);
         }
         if (src->imm && (!point_row || mem_may_hold(src->imm, point_row, hi, hi_len))) {
             below = below && mem_below(src->imm, range_end);
+            nofam = below && nofam && !kv_memstore_has_family_markers(src->imm);
             kids[n++] = kv_memstore_iter(src->imm);
         }
         for (size_t i = 0; i < nfiles; i++) {
@@ -215,6 +222,7 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
             if (file->broken && stop_key && kv_sstfile_starts_at_or_after(file, stop_key->data, stop_key->len))
                 continue;
             below = below && !file->broken && kv_sst_column_deletes_below(file->reader, range_end);
+            nofam = below && nofam && kv_sst_no_family_markers(file->reader);
             kids[n++] = kv_sstfile_iter(file, fill_cache && desc->blockcache, desc->in_memory);
         }
         it = kv_merge_iter_new(kids, n);
@@ -233,6 +241,7 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
     *files_out = src->files;
     src->files = NULL;
     *range_seek = below;
+    *no_family_markers = nofam;
     return it;
 }
 
@@ -478,7 +487,8 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             fr->it = family_iterator(&srcs[i], &fr->desc, &fr->files, point_row,
                                      has_stop ? &stop_key : NULL, fr->cols, fr->ncols, o->fill_cache,
                                      &sc->colkey, o->raw ? KV_TIME_MAX : fr->matcher.time_max,
-                                     &fr->range_seek);
+                                     &fr->range_seek, &fr->range_direct);
+            fr->range_direct = fr->range_direct && fr->range_seek;
             built = fr->it != NULL;
         } else {
             kv_memstore_unref(srcs[i].mem);
@@ -507,6 +517,18 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             goto nomem;
         }
         if (lo) tg->len -= 2; /* esc(lo) without terminator: before all of lo's keys */
+        fam_reader *f0 = sc->nfams == 1 ? &sc->fams[0] : NULL;
+        if (point_row && lo == sc->opts.start_row && f0 && f0->range_direct && f0->ncols == 1) {
+            /* a get of one column with nothing to read above its range:
+               straight to its first entry below the range's end (on in
+               the next column or row when it has none: an empty get) */
+            uint8_t kind = KV_KIND_COLUMN;
+            tg->len += 2;
+            if (kv_buf_append(tg, &kind, 1) ||
+                kv_key_encode_row(tg, f0->cols[0].qualifier, f0->cols[0].qualifier_len) ||
+                kv_key_append_ts(tg, f0->matcher.time_max - 1))
+                goto nomem;
+        }
         for (size_t i = 0; i < sc->nfams; i++) sc->fams[i].it->seek(sc->fams[i].it, tg->data, tg->len);
     } else {
         /* The first row is the largest <= start_row (and within prefix). */

@@ -24,6 +24,7 @@ typedef struct dataset {
     uint64_t max_seq;
     uint64_t column_deletes;     /* DeleteColumn markers, */
     int64_t max_column_delete_ts;    /* ... the newest's timestamp */
+    uint64_t family_markers;     /* DeleteFamily markers */
 } dataset;
 
 static uint64_t rnd(uint64_t *s) {
@@ -74,6 +75,7 @@ static void make_dataset(dataset *d, size_t n, uint64_t seed) {
             REQUIRE(kv_key_encode(&d->keys, row, 5, KV_KIND_FAMILY_MARKER, "", 0, base + 5000,
                                   KV_TYPE_DELETE_FAMILY, seq) == 0);
             push_key(d, st);
+            d->family_markers++;
             if (base + 5000 > d->max_ts) d->max_ts = base + 5000;
             if (base + 5000 < d->min_ts) d->min_ts = base + 5000;
             if (seq > d->max_seq) d->max_seq = seq;
@@ -319,11 +321,13 @@ static void test_all_combinations(void) {
                 REQUIRE(kv_sst_open(&r, env, path, fileno, cache, err, sizeof err) == KV_OK);
                 CHECK_EQ(kv_sst_file_size(r), meta.file_size);
                 /* the meta block's DeleteColumn count and newest timestamp */
-                uint64_t ndc = 0;
+                uint64_t ndc = 0, nfm = 0;
                 int64_t dc_max = 0;
-                CHECK(kv_sst_column_deletes(r, &ndc, &dc_max));
-                REQUIRE(d.column_deletes > 0);
-                CHECK(ndc == d.column_deletes && dc_max == d.max_column_delete_ts);
+                CHECK(kv_sst_marker_counts(r, &ndc, &dc_max, &nfm));
+                REQUIRE(d.column_deletes > 0 && d.family_markers > 0);
+                CHECK(ndc == d.column_deletes && dc_max == d.max_column_delete_ts &&
+                      nfm == d.family_markers);
+                CHECK(!kv_sst_no_family_markers(r));
                 CHECK(kv_sst_column_deletes_below(r, d.max_column_delete_ts + 1));
                 CHECK(!kv_sst_column_deletes_below(r, d.max_column_delete_ts));
                 /* Alternate cached and uncached reads. */
