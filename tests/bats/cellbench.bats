@@ -55,9 +55,9 @@ mounts_under_test_dir() {
 
 @test "deleterandom, readwrite90, the HBase-shaped workloads and --compression: every engine, with MB/s, percentiles and disk bytes" {
     run "$CELLBENCH" --num 2000 --compression lz4 \
-        --benchmarks fillseq,deleterandom,readwrite90,widerow,versions,timerange,checkandmutate
+        --benchmarks fillseq,deleterandom,readwrite90,widerow,versions,timerange,smallcell,checkandmutate
     [ "$status" -eq 0 ] || { echo "$output"; false; }
-    for w in deleterandom readwrite90 widerow versions timerange checkandmutate; do
+    for w in deleterandom readwrite90 widerow versions timerange smallcell checkandmutate; do
         for e in kvcore leveldb rocksdb; do
             [ "$(count_rate_lines "$w" "$e")" -eq 1 ] || { echo "no single line for $w $e:"; echo "$output"; false; }
         done
@@ -67,6 +67,8 @@ mounts_under_test_dir() {
     # every engine found the newest version in range, and applied every check-and-put
     [ "$(printf '%s\n' "$output" | grep -Ec '^(versions|timerange) .*\(2000 of 2000 found')" -eq 6 ]
     [ "$(printf '%s\n' "$output" | grep -Ec '^checkandmutate .*\(2000 of 2000 applied')" -eq 3 ]
+    # every engine found the small cell of each row read, beside its 64 KiB one
+    [ "$(printf '%s\n' "$output" | grep -Ec '^smallcell .*\(2000 of 2000 found; beside a 64 KiB cell')" -eq 3 ]
 }
 
 @test "--encoding: kvcore's DATA_BLOCK_ENCODING, named in the header; DIFF files are smaller and read the same; a bad name is refused" {

@@ -261,6 +261,9 @@ static void note_for(char *buf, size_t len, workload_id w, const workload_result
     else if (w == WL_VERSIONS || w == WL_TIMERANGE)
         bench_fmt(buf, len, "(%" PRIu64 " of %" PRIu64 " found; 10 versions a column)", r->found,
                   r->ops);
+    else if (w == WL_SMALLCELL)
+        bench_fmt(buf, len, "(%" PRIu64 " of %" PRIu64 " found; beside a 64 KiB cell)", r->found,
+                  r->ops);
     else if (w == WL_WIDEROW)
         bench_fmt(buf, len, "(ops are cells of one row)");
     else if (w == WL_CHECKANDMUTATE)

@@ -21,7 +21,7 @@ static void usage(FILE *out) {
             "Key-value mode:\n"
             "  --benchmarks=LIST     comma-separated workloads, in order (default all:\n"
             "                        fillseq,fillrandom,overwrite,readrandom,readseq,seekrandom,\n"
-            "                        deleterandom,widerow,versions,timerange,checkandmutate,\n"
+            "                        deleterandom,widerow,versions,timerange,smallcell,checkandmutate,\n"
             "                        readwrite90)\n"
             "  --engines=LIST        kvcore,leveldb,rocksdb (default all three); bigtable:\n"
             "                        Google's emulator at $BIGTABLE_EMULATOR_HOST\n"
