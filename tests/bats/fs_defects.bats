@@ -720,6 +720,22 @@ PY
     [ "${lines[2]}" = "4 b'XXWN'" ]
     [ "${lines[3]}" = "6 b'XXWN++'" ]
     [ "$(cat "$C/q")" = 'XXWN++' ]
+    # an O_TRUNC open truncates the shared value
+    run python3 - "$C/q" <<'PY'
+import os, sys
+q = sys.argv[1]
+a = os.open(q, os.O_RDWR); os.pwrite(a, b"abc", 0)
+e = os.open(q, os.O_WRONLY | os.O_TRUNC)
+print(os.fstat(a).st_size, os.pread(a, 100, 0))
+os.write(e, b"z"); os.close(e)
+print(os.pread(a, 100, 0))
+os.close(a)
+PY
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "0 b''" ]
+    [ "${lines[1]}" = "b'z'" ]
+    [ "$(cat "$C/q")" = z ]
 }
 
 @test "descriptors opened by two threads of one process see one file (fsx F3)" {
