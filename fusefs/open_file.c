@@ -345,10 +345,15 @@ int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_
     if (!h->writable) return -EBADF;
     if (off < 0) return -EINVAL;
     if (h->kind == FS_H_SCRATCH) return scratch_write(fs, h, buf, size, off);
+    if (append && !h->append) {   /* a paged writer's pages are at @p off */
+        pthread_mutex_lock(&fs->mu);
+        append = !h->paged;
+        pthread_mutex_unlock(&fs->mu);
+    }
     atomic_store(&h->closed, false);
     pthread_mutex_lock(&h->mu);
     int rc = 0;
-    if (h->append || (append && !h->paged)) off = (off_t)h->len;
+    if (h->append || append) off = (off_t)h->len;
     size_t end = (size_t)off + size;
     if (h->kind == FS_H_CELL && end > fs->max_value) {
         h->failed = true;
