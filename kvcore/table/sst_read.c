@@ -21,7 +21,9 @@
  * copy. The cache holds such buffers (size = 1 + block length).
  *
  * Thread safety: after open a reader is immutable except for its last
- * error text (guarded by err_mu); any number of iterators may run at once.
+ * error text (guarded by err_mu) and its pool of closed iterators (atomic
+ * slots: a closed iterator keeps its small read buffers for the next one);
+ * any number of iterators may run at once.
  * Called by the store's read path and compactions; calls env, block.c,
  * bloom.c, cache.c, lz4 and snappy.
  */
@@ -34,6 +36,7 @@
 #include <pthread.h>
 #include <snappy-c.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +58,15 @@ typedef struct idx_entry {
     uint64_t off, size;          /* the framed unit */
     uint64_t block_end;          /* end of the data block holding it */
 } idx_entry;
+
+/* Closed iterators a reader keeps for the next ones (with their read
+   buffers): a get opens one iterator a file and closes it right after. */
+#define ITER_POOL 2
+/* A pooled iterator keeps a read buffer up to this size (a read unit). */
+#define ITER_POOL_KEEP_BYTES ((size_t)16 << 10)
+
+struct sst_iter;
+static void iter_pool_free(struct kv_sst_reader *r);
 
 /* Bytes read ahead for a sequential scan: [off, off + len) of the file. */
 typedef struct readahead {
@@ -86,6 +98,7 @@ struct kv_sst_reader {
     size_t smallest_len, largest_len;
     pthread_mutex_t err_mu;
     char last_err[MSG_LEN];          /* GUARDED_BY(err_mu) */
+    _Atomic(struct sst_iter *) pool[ITER_POOL];   /* closed iterators, or NULL */
 };
 
 /* A reusable growable buffer of an iterator. */
@@ -441,6 +454,7 @@ void kv_sst_close(kv_sst_reader *r) {
     if (r->file)
         r->env->close(r->file, NULL, 0);
     pthread_mutex_destroy(&r->err_mu);
+    iter_pool_free(r);
     free(r->index_mem);
     free(r->idx);
     free(r->bloom_mem);
@@ -846,11 +860,8 @@ static kv_status it_status(const kv_iter *base) {
     return ((const sst_iter *)base)->status;
 }
 
-static void it_destroy(kv_iter *base) {
-    sst_iter *it = (sst_iter *)base;
-    if (!it)
-        return;
-    drop_block(it);
+/* Frees an iterator and its buffers. */
+static void iter_free(sst_iter *it) {
     kv_block_iter_free(&it->bit);
     free(it->rb.p);
     free(it->db.p);
@@ -858,16 +869,72 @@ static void it_destroy(kv_iter *base) {
     free(it);
 }
 
-kv_iter *kv_sst_iter(kv_sst_reader *r, bool fill_cache, bool high_priority) {
-    sst_iter *it = calloc(1, sizeof *it);
+/* A buffer a pooled iterator keeps: a small one, for the next unit read. */
+static void keep_small(growbuf *g) {
+    if (g->cap > ITER_POOL_KEEP_BYTES) {
+        free(g->p);
+        g->p = NULL;
+        g->cap = 0;
+    }
+}
+
+static void it_destroy(kv_iter *base) {
+    sst_iter *it = (sst_iter *)base;
     if (!it)
-        return NULL;
+        return;
+    drop_block(it);
+    /* Into the reader's pool, keeping its small read buffers: the next get
+       allocates no iterator and no buffer for a unit it reads. The read-
+       ahead buffer of a scan is not kept. */
+    kv_sst_reader *r = it->r;
+    free(it->ra.p);
+    it->ra = (readahead){0};
+    keep_small(&it->rb);
+    keep_small(&it->db);
+    if (it->bit.kbuf.cap > ITER_POOL_KEEP_BYTES)
+        kv_buf_free(&it->bit.kbuf);
+    for (size_t i = 0; i < ITER_POOL; i++) {
+        sst_iter *expect = NULL;
+        if (atomic_compare_exchange_strong_explicit(&r->pool[i], &expect, it, memory_order_release,
+                                                    memory_order_relaxed))
+            return;
+    }
+    iter_free(it);
+}
+
+/* Frees the reader's pooled iterators (at close: none is open). */
+static void iter_pool_free(kv_sst_reader *r) {
+    for (size_t i = 0; i < ITER_POOL; i++) {
+        sst_iter *it = atomic_exchange_explicit(&r->pool[i], NULL, memory_order_acquire);
+        if (it)
+            iter_free(it);
+    }
+}
+
+kv_iter *kv_sst_iter(kv_sst_reader *r, bool fill_cache, bool high_priority) {
+    sst_iter *it = NULL;
+    for (size_t i = 0; i < ITER_POOL && !it; i++)
+        it = atomic_exchange_explicit(&r->pool[i], NULL, memory_order_acquire);
+    if (it) {
+        /* a closed one: its buffers stay, the rest starts afresh */
+        kv_buf kbuf = it->bit.kbuf;
+        growbuf rb = it->rb, db = it->db;
+        memset(it, 0, sizeof *it);
+        kv_block_iter_init(&it->bit);
+        it->bit.kbuf = (kv_buf){kbuf.data, 0, kbuf.cap};
+        it->rb = rb;
+        it->db = db;
+    } else {
+        it = calloc(1, sizeof *it);
+        if (!it)
+            return NULL;
+        kv_block_iter_init(&it->bit);
+    }
     it->base = (kv_iter){ it_seek, it_seek_before, it_next, it_valid, it_key, it_value, it_status,
                           it_destroy, NULL };
     it->r = r;
     it->fill = fill_cache;
     it->high = high_priority;
     it->bi = r->nunits;
-    kv_block_iter_init(&it->bit);
     return &it->base;
 }
