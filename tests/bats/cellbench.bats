@@ -107,6 +107,20 @@ mounts_under_test_dir() {
     [ -d "$TEST_DIR/db/kvcore" ] && [ -d "$TEST_DIR/db/leveldb" ] && [ -d "$TEST_DIR/db/rocksdb" ]
 }
 
+@test "--use-existing-db reads what an earlier run left in --db" {
+    run "$CELLBENCH" --num 300 --benchmarks fillseq --db "$TEST_DIR/db"
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    # 600 entries asked for, the 300 stored read: no fresh load
+    run "$CELLBENCH" --num 600 --benchmarks readseq --db "$TEST_DIR/db" --use-existing-db
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    for e in kvcore leveldb rocksdb; do
+        printf '%s\n' "$output" | grep -Eq "^readseq +$e .*\(300 entries\)\$"
+    done
+    run "$CELLBENCH" --num 300 --use-existing-db
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"--use-existing-db needs --db"* ]]
+}
+
 @test "bad options: exit status 2 and a message" {
     run "$CELLBENCH" --engines kvcore,nosuch
     [ "$status" -eq 2 ]
