@@ -38,10 +38,13 @@ pid_t fs_group_tgid(pid_t tid)
 
 /* Whether a new open of @p path (writing: for writing; append: O_APPEND)
    may join @p o. An O_APPEND writer is joined only by readers and other
-   appenders: its writes all go to the end. fs->mu held. */
-static bool joinable(const fs_handle *o, const char *path, bool writing, bool append)
+   appenders: its writes all go to the end. One whose descriptors were all
+   closed (its release is on its way: a reopen) is not joined; the new
+   open starts from what it committed, as before. fs->mu held. */
+static bool joinable(fs_handle *o, const char *path, bool writing, bool append)
 {
     if (o->opening || o->orphan || o->released || o->leaving || o->members <= 0) return false;
+    if (atomic_load(&o->closed)) return false;
     if (!o->writable || o->kind != FS_H_CELL || strcmp(o->path, path) != 0) return false;
     return !(o->append && writing && !append);
 }
@@ -86,6 +89,12 @@ fs_handle *fs_group_join(cellfs *fs, pid_t pid, const char *path, int flags, pid
             same = tgid_of_handle(fs, o) == *tgid;
         }
         if (!same) continue;
+        /* A failed write commits nothing more of an open file: a new
+           descriptor does not join that. */
+        pthread_mutex_lock(&o->mu);
+        bool failed = o->failed;
+        pthread_mutex_unlock(&o->mu);
+        if (failed) continue;
         pthread_mutex_lock(&fs->mu);
         if (joinable(o, path, writing, append)) {
             o->members++;

@@ -163,6 +163,11 @@ int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, in
                     (void)fs_handle_release(fs, g);
                     return rc;
                 }
+                /* As a new O_TRUNC open: a close before any write commits
+                   the empty value, which the next write then replaces. */
+                pthread_mutex_lock(&g->mu);
+                g->written = false;
+                pthread_mutex_unlock(&g->mu);
             }
             *out = g;
             return 1;

@@ -27,8 +27,10 @@
  * (paged writers below). A close(2) of any of them commits the shared
  * value as before (so close(2) still returns once what was written is
  * stored, and readers elsewhere see it); the handle is released with its
- * last descriptor. Other processes are unaffected: their readers see the
- * committed value, their writers their own open file.
+ * last descriptor. An open file whose descriptors were all closed (a
+ * reopen: its release is on its way) or whose write failed is not joined.
+ * Other processes are unaffected: their readers see the committed value,
+ * their writers their own open file.
  *
  * Thread safety: the registry fields (next, path, orphan, released, refs,
  * opening, cached, lease_broken, paged, open_commits, members, leaving,

@@ -35,7 +35,8 @@ int fs_handle_set_ref(fs_handle *h, const fs_path *p);
 pid_t fs_group_tgid(pid_t tid);
 /** The open writer of the cell @p path that an open by thread @p pid with
  *  @p flags joins: one opened by the same process (not orphaned, not being
- *  released; an O_APPEND one only for readers and appenders), with its
+ *  released, not closed by every descriptor, not failed; an O_APPEND one
+ *  only for readers and appenders), with its
  *  members counted up; NULL when there is none. *tgid: @p pid's process
  *  when it had to be looked up (the cell had open writers), else 0. Takes
  *  fs->mu; reads /proc only when the cell has an open writer. */
