@@ -21,7 +21,11 @@
  * copy. The cache holds such buffers (size = 1 + block length).
  *
  * Thread safety: after open a reader is immutable except for its last
- * error text (guarded by err_mu); any number of iterators may run at once.
+ * error text and its spare iterator (guarded by err_mu); any number of
+ * iterators may run at once. A get or seek makes an iterator per file and
+ * destroys it after a few entries: the reader keeps the last one destroyed,
+ * with the ~4 KiB buffer that a cache miss reads into, so that the next one
+ * allocates neither.
  * Called by the store's read path and compactions; calls env, block.c,
  * bloom.c, cache.c, lz4 and snappy.
  */
@@ -92,6 +96,9 @@ struct kv_sst_reader {
     size_t smallest_len, largest_len;
     pthread_mutex_t err_mu;
     char last_err[MSG_LEN];          /* GUARDED_BY(err_mu) */
+    struct sst_iter *spare_iter;     /* GUARDED_BY(err_mu): the last iterator
+                                        destroyed, kept with its read buffer
+                                        for the next kv_sst_iter, or NULL */
 };
 
 /* A reusable growable buffer of an iterator. */
@@ -455,12 +462,15 @@ static kv_status load_meta(kv_sst_reader *r, uint64_t off, uint64_t size, char *
     return KV_CORRUPT;
 }
 
+static void free_iter(struct sst_iter *it);
+
 void kv_sst_close(kv_sst_reader *r) {
     if (!r)
         return;
     if (r->file)
         r->env->close(r->file, NULL, 0);
     pthread_mutex_destroy(&r->err_mu);
+    free_iter(r->spare_iter);
     free(r->index_mem);
     free(r->idx);
     free(r->heads);
@@ -892,11 +902,9 @@ static kv_status it_status(const kv_iter *base) {
     return ((const sst_iter *)base)->status;
 }
 
-static void it_destroy(kv_iter *base) {
-    sst_iter *it = (sst_iter *)base;
+static void free_iter(sst_iter *it) {
     if (!it)
         return;
-    drop_block(it);
     kv_block_iter_free(&it->bit);
     free(it->rb.p);
     free(it->db.p);
@@ -904,8 +912,40 @@ static void it_destroy(kv_iter *base) {
     free(it);
 }
 
+/* Read buffers a spare iterator keeps (larger ones, of a large BLOCKSIZE
+   or a scan's read ahead, are freed). */
+#define SPARE_BUF_MAX ((size_t)16 << 10)
+
+static void it_destroy(kv_iter *base) {
+    sst_iter *it = (sst_iter *)base;
+    if (!it)
+        return;
+    kv_sst_reader *r = it->r;
+    drop_block(it);
+    kv_block_iter_free(&it->bit);
+    free(it->db.p);
+    free(it->ra.p);
+    growbuf rb = it->rb;
+    if (rb.cap > SPARE_BUF_MAX) {
+        free(rb.p);
+        rb = (growbuf){ NULL, 0 };
+    }
+    memset(it, 0, sizeof *it);
+    it->rb = rb;
+    pthread_mutex_lock(&r->err_mu);
+    sst_iter *old = r->spare_iter;
+    r->spare_iter = it;
+    pthread_mutex_unlock(&r->err_mu);
+    free_iter(old);
+}
+
 kv_iter *kv_sst_iter(kv_sst_reader *r, bool fill_cache, bool high_priority) {
-    sst_iter *it = calloc(1, sizeof *it);
+    pthread_mutex_lock(&r->err_mu);
+    sst_iter *it = r->spare_iter;
+    r->spare_iter = NULL;
+    pthread_mutex_unlock(&r->err_mu);
+    if (!it)
+        it = calloc(1, sizeof *it);
     if (!it)
         return NULL;
     it->base = (kv_iter){ it_seek, it_seek_before, it_next, it_valid, it_key, it_value, it_status,
