@@ -157,6 +157,9 @@ int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, in
  */
 #define FS_PAGED_WAIT_MS 200
 #define FS_CACHE_MAX_VALUE (1u << 20)
+/** The largest value a close hands the kernel as its file's pages, so that
+ *  a first read needs no READ (commit.c, store_pages): small files. */
+#define FS_STORE_MAX_VALUE (128u << 10)
 fs_handle *fs_write_begin(cellfs *fs, const char *path);
 void fs_write_end(cellfs *fs, fs_handle *token);
 

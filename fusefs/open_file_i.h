@@ -58,6 +58,9 @@ bool fs_lease_may_cache(cellfs *fs, const char *path);
  *  writes once the closed writers of its cell have been released (waited
  *  for at most FS_PAGED_WAIT_MS). fs->mu held on entry and return. */
 bool fs_lease_page(cellfs *fs, fs_handle *w, int flags, const fs_path *p);
+/** Whether @p h still names @p path, is not an orphan, and is the only
+ *  open file of that cell (of its q or q@<ts> names). fs->mu held. */
+bool fs_lease_alone(cellfs *fs, const fs_handle *h, const char *path);
 /** Registers writer @p w (opening, one reference) and waits for the cached
  *  readers it would disturb, at most FS_LEASE_WAIT_MS (then logged). */
 void fs_lease_write(cellfs *fs, fs_handle *w);

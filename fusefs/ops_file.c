@@ -113,8 +113,12 @@ static int open_common(cellfs *fs, pid_t pid, const char *path, struct fuse_file
            page cache leases), so a cached reader keeps them; a paged writer
            starts from fresh pages that it alone fills, and a descriptor that
            joins it (open_file.h, shared open files) keeps and shares them;
-           other cell files read and write their own snapshot directly. */
-        fi->keep_cache = h->cached || (joined && h->paged);
+           other cell files read and write their own snapshot directly. A
+           table@<ts> view's value changes without a change of its name
+           (a put at an older time), and the kernel does not drop pages
+           at an mtime change (lowlevel.c, ll_init): each open of a view
+           starts from fresh pages. */
+        fi->keep_cache = (h->cached && !h->ref.asof) || (joined && h->paged);
         fi->direct_io = h->kind == FS_H_CELL && !h->cached && !h->paged;
         /* A reader's close has nothing to commit: no FLUSH round trip. */
         fi->noflush = !h->writable || (fi->flags & O_ACCMODE) == O_RDONLY;
