@@ -9,7 +9,7 @@
  * Threads count their own failures; main checks the counts.
  */
 #include "kvcore.h"
-#include "testutil.h"
+#include "teststore.h"
 #include "util/env.h"
 
 #include <pthread.h>
@@ -443,12 +443,7 @@ static void test_get_during_switch(const char *dir) {
     kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
     lo.env = &h.base;
     lo.compaction = KV_COMPACTION_MANUAL;
-    kv_store_options o = KV_STORE_OPTIONS_INIT;
-    o.create_if_missing = true;
-    o.local = &lo;
-    kv_store *s = NULL;
-    char err[512];
-    REQUIRE(kv_store_open(&s, path, &o, err, sizeof err) == KV_OK);
+    kv_store *s = test_open_store(path, &lo);
     create_table(s, "t", "f", NULL);
     REQUIRE(kv_put(s, "t", "r", 1, "f", "q", 1, 5, "v", 1, NULL) == KV_OK);
     pthread_mutex_lock(&h.mu);
