@@ -239,7 +239,8 @@ static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
 int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
 {
     if (h->kind == FS_H_SCRATCH) return 0;
-    if (flush) atomic_store(&h->closed, true);
+    /* Another descriptor still shares it: not closed (groups.c). */
+    if (flush && !fs_group_shared(fs, h)) atomic_store(&h->closed, true);
     pthread_mutex_lock(&h->mu);
     if (flush && h->dirty && !h->written && h->kind != FS_H_CELL) {
         pthread_mutex_unlock(&h->mu);

@@ -21,7 +21,9 @@
  * copy. The cache holds such buffers (size = 1 + block length).
  *
  * Thread safety: after open a reader is immutable except for its last
- * error text (guarded by err_mu); any number of iterators may run at once.
+ * error text (guarded by err_mu) and its pool of closed iterators (atomic
+ * slots: a closed iterator keeps its small read buffers for the next one);
+ * any number of iterators may run at once.
  * Called by the store's read path and compactions; calls env, block.c,
  * bloom.c, cache.c, lz4 and snappy.
  */
@@ -34,6 +36,7 @@
 #include <pthread.h>
 #include <snappy-c.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,15 +49,25 @@
    (whatever the BLOCKSIZE: 4 KiB blocks are read 64 KiB at a time). */
 #define READAHEAD_SEQ ((uint64_t)64 << 10)
 
+/* Units per entry of a reader's top array of heads (find_block). */
+#define TOP_STRIDE 64
+
 /* One read unit: the unit of fetching, checking and caching. */
 typedef struct idx_entry {
     const uint8_t *key;          /* separator, into index_mem */
     size_t klen;
-    uint64_t head;               /* its 8 bytes after the file's common
-                                    prefix, big-endian, zero-padded */
     uint64_t off, size;          /* the framed unit */
     uint64_t block_end;          /* end of the data block holding it */
 } idx_entry;
+
+/* Closed iterators a reader keeps for the next ones (with their read
+   buffers): a get opens one iterator a file and closes it right after. */
+#define ITER_POOL 2
+/* A pooled iterator keeps a read buffer up to this size (a read unit). */
+#define ITER_POOL_KEEP_BYTES ((size_t)16 << 10)
+
+struct sst_iter;
+static void iter_pool_free(struct kv_sst_reader *r);
 
 /* Bytes read ahead for a sequential scan: [off, off + len) of the file. */
 typedef struct readahead {
@@ -77,6 +90,11 @@ struct kv_sst_reader {
     size_t nblocks;              /* data blocks (index entries) */
     size_t prefix_len;           /* bytes every separator starts with (those
                                     of idx[0].key) */
+    uint64_t *heads;             /* per unit: its separator's 8 bytes after
+                                    prefix_len, big-endian, zero-padded */
+    uint64_t *top;               /* heads[k * TOP_STRIDE], k < ntop: a small
+                                    array that stays in the CPU's caches */
+    size_t ntop;
     uint8_t *bloom_mem;
     const uint8_t *bloom;
     size_t bloom_len;
@@ -86,6 +104,7 @@ struct kv_sst_reader {
     size_t smallest_len, largest_len;
     pthread_mutex_t err_mu;
     char last_err[MSG_LEN];          /* GUARDED_BY(err_mu) */
+    _Atomic(struct sst_iter *) pool[ITER_POOL];   /* closed iterators, or NULL */
 };
 
 /* A reusable growable buffer of an iterator. */
@@ -259,7 +278,7 @@ static bool push_unit(kv_sst_reader *r, size_t *cap, const uint8_t *key, size_t 
         r->idx = n;
         *cap = ncap;
     }
-    r->idx[r->nunits++] = (idx_entry){ key, klen, 0, off, size, 0 };
+    r->idx[r->nunits++] = (idx_entry){ key, klen, off, size, 0 };
     return true;
 }
 
@@ -326,20 +345,32 @@ static uint64_t head_of(const uint8_t *key, size_t klen, size_t from) {
     return h;
 }
 
-/* Notes the separators' common prefix and each one's head, so that
-   find_block compares numbers in the index array and reads a separator's
-   bytes only on a tie (each read is a cache miss in a large index). */
-static void index_heads(kv_sst_reader *r) {
+/* Notes the separators' common prefix and each one's head, in an array
+   of their own and every TOP_STRIDE-th again in a small one, so that
+   find_block searches a few kilobytes of numbers that stay in the CPU's
+   caches, then one stretch of TOP_STRIDE heads (a few cache lines), and
+   reads a separator's bytes only on a tie. Heads are nondecreasing in
+   unit order (zero padding keeps the order of sorted keys). False: out of
+   memory. */
+static bool index_heads(kv_sst_reader *r) {
     if (r->nunits == 0)
-        return;
+        return true;
     const idx_entry *a = &r->idx[0], *b = &r->idx[r->nunits - 1];
     size_t n = a->klen < b->klen ? a->klen : b->klen, cp = 0;
     /* sorted: the first and the last share what all share */
     while (cp < n && a->key[cp] == b->key[cp])
         cp++;
     r->prefix_len = cp;
+    r->ntop = (r->nunits + TOP_STRIDE - 1) / TOP_STRIDE;
+    r->heads = malloc(r->nunits * sizeof *r->heads);
+    r->top = malloc(r->ntop * sizeof *r->top);
+    if (!r->heads || !r->top)
+        return false;
     for (size_t i = 0; i < r->nunits; i++)
-        r->idx[i].head = head_of(r->idx[i].key, r->idx[i].klen, cp);
+        r->heads[i] = head_of(r->idx[i].key, r->idx[i].klen, cp);
+    for (size_t k = 0; k < r->ntop; k++)
+        r->top[k] = r->heads[k * TOP_STRIDE];
+    return true;
 }
 
 static kv_status load_index(kv_sst_reader *r, uint64_t off, uint64_t size, uint64_t data_end,
@@ -381,8 +412,10 @@ static kv_status load_index(kv_sst_reader *r, uint64_t off, uint64_t size, uint6
         idx_entry *fit = r->nunits && r->nunits < cap ? realloc(r->idx, r->nunits * sizeof *fit) : NULL;
         if (fit)
             r->idx = fit;
-        index_heads(r);
-        return KV_OK;
+        if (index_heads(r))
+            return KV_OK;
+        kv_env_errf(err, errlen, "out of memory reading %s", r->path);
+        return KV_NO_MEMORY;
     }
 corrupt:
     kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad index)", r->path, off);
@@ -441,8 +474,11 @@ void kv_sst_close(kv_sst_reader *r) {
     if (r->file)
         r->env->close(r->file, NULL, 0);
     pthread_mutex_destroy(&r->err_mu);
+    iter_pool_free(r);
     free(r->index_mem);
     free(r->idx);
+    free(r->heads);
+    free(r->top);
     free(r->bloom_mem);
     free(r->meta_keys);
     free(r->path);
@@ -748,10 +784,34 @@ static size_t find_block(const kv_sst_reader *r, const uint8_t *target, size_t l
     if (c > 0)
         return r->nunits;
     uint64_t th = head_of(target, len, cp);
+    /* In the top array: samples [0, k1) have heads below th, so every unit
+       up to sample k1 - 1 is below target; from sample k2 on the heads
+       are above th, so unit k2 * TOP_STRIDE is above target. */
+    size_t l = 0, h = r->ntop;
+    while (l < h) {
+        size_t mid = l + (h - l) / 2;
+        if (r->top[mid] < th)
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    size_t k1 = l;
+    for (h = r->ntop; l < h;) {
+        size_t mid = l + (h - l) / 2;
+        if (r->top[mid] <= th)
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    size_t k2 = l;
+    if (k1 > 0)
+        lo = (k1 - 1) * TOP_STRIDE + 1;
+    if (k2 < r->ntop)
+        hi = k2 * TOP_STRIDE;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const idx_entry *e = &r->idx[mid];
-        int d = e->head < th ? -1 : e->head > th ? 1 : kv_bytes_compare(e->key, e->klen, target, len);
+        uint64_t mh = r->heads[mid];
+        int d = mh < th ? -1 : mh > th ? 1 : kv_bytes_compare(r->idx[mid].key, r->idx[mid].klen, target, len);
         if (d < 0)
             lo = mid + 1;
         else
@@ -846,11 +906,8 @@ static kv_status it_status(const kv_iter *base) {
     return ((const sst_iter *)base)->status;
 }
 
-static void it_destroy(kv_iter *base) {
-    sst_iter *it = (sst_iter *)base;
-    if (!it)
-        return;
-    drop_block(it);
+/* Frees an iterator and its buffers. */
+static void iter_free(sst_iter *it) {
     kv_block_iter_free(&it->bit);
     free(it->rb.p);
     free(it->db.p);
@@ -858,16 +915,72 @@ static void it_destroy(kv_iter *base) {
     free(it);
 }
 
-kv_iter *kv_sst_iter(kv_sst_reader *r, bool fill_cache, bool high_priority) {
-    sst_iter *it = calloc(1, sizeof *it);
+/* A buffer a pooled iterator keeps: a small one, for the next unit read. */
+static void keep_small(growbuf *g) {
+    if (g->cap > ITER_POOL_KEEP_BYTES) {
+        free(g->p);
+        g->p = NULL;
+        g->cap = 0;
+    }
+}
+
+static void it_destroy(kv_iter *base) {
+    sst_iter *it = (sst_iter *)base;
     if (!it)
-        return NULL;
+        return;
+    drop_block(it);
+    /* Into the reader's pool, keeping its small read buffers: the next get
+       allocates no iterator and no buffer for a unit it reads. The read-
+       ahead buffer of a scan is not kept. */
+    kv_sst_reader *r = it->r;
+    free(it->ra.p);
+    it->ra = (readahead){0};
+    keep_small(&it->rb);
+    keep_small(&it->db);
+    if (it->bit.kbuf.cap > ITER_POOL_KEEP_BYTES)
+        kv_buf_free(&it->bit.kbuf);
+    for (size_t i = 0; i < ITER_POOL; i++) {
+        sst_iter *expect = NULL;
+        if (atomic_compare_exchange_strong_explicit(&r->pool[i], &expect, it, memory_order_release,
+                                                    memory_order_relaxed))
+            return;
+    }
+    iter_free(it);
+}
+
+/* Frees the reader's pooled iterators (at close: none is open). */
+static void iter_pool_free(kv_sst_reader *r) {
+    for (size_t i = 0; i < ITER_POOL; i++) {
+        sst_iter *it = atomic_exchange_explicit(&r->pool[i], NULL, memory_order_acquire);
+        if (it)
+            iter_free(it);
+    }
+}
+
+kv_iter *kv_sst_iter(kv_sst_reader *r, bool fill_cache, bool high_priority) {
+    sst_iter *it = NULL;
+    for (size_t i = 0; i < ITER_POOL && !it; i++)
+        it = atomic_exchange_explicit(&r->pool[i], NULL, memory_order_acquire);
+    if (it) {
+        /* a closed one: its buffers stay, the rest starts afresh */
+        kv_buf kbuf = it->bit.kbuf;
+        growbuf rb = it->rb, db = it->db;
+        memset(it, 0, sizeof *it);
+        kv_block_iter_init(&it->bit);
+        it->bit.kbuf = (kv_buf){kbuf.data, 0, kbuf.cap};
+        it->rb = rb;
+        it->db = db;
+    } else {
+        it = calloc(1, sizeof *it);
+        if (!it)
+            return NULL;
+        kv_block_iter_init(&it->bit);
+    }
     it->base = (kv_iter){ it_seek, it_seek_before, it_next, it_valid, it_key, it_value, it_status,
                           it_destroy, NULL };
     it->r = r;
     it->fill = fill_cache;
     it->high = high_priority;
     it->bi = r->nunits;
-    kv_block_iter_init(&it->bit);
     return &it->base;
 }

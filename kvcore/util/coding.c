@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
+#ifdef KV_HAVE_XXH_DISPATCH
+/* XXH3_64bits becomes libxxhash's XXH3_64bits_dispatch: the widest vector
+   unit the CPU has (meson.build), the same values */
+#include <xxh_x86dispatch.h>
+#endif
 
 void kv_put_be32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)(v >> 24);
