@@ -236,10 +236,54 @@ static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
     return 0;
 }
 
+/* Whether the value that the close (flush) of @p h is about to commit
+   will be handed to the kernel as its file's pages (store_pages): a whole
+   small value of a cell's latest name, on a mount whose kernel keeps what
+   it is told (cache_time.c; lowlevel.c turns the kernel's own dropping of
+   pages at an mtime change off there). h->mu held. */
+static bool may_store(const cellfs *fs, const fs_handle *h, bool flush)
+{
+    return flush && fs->cache_long && fs->se && h->kind == FS_H_CELL && h->whole && !h->paged &&
+           !h->failed && h->len > 0 && h->len <= FS_STORE_MAX_VALUE && !h->ref.asof &&
+           !h->ref.has_version;
+}
+
+/* Hands the kernel the value @p v (@p len bytes) that the close of @p h
+   committed to @p path, as the pages of its file, so that the first read
+   of the new value needs no READ (BENCHMARKS.md, "Round trips of a stat and
+   a first read"). @p before is fs->commits before the commit: the commit
+   and its fs_notify_changed counted one. Nothing is stored when another
+   change was counted meanwhile (its invalidation may have gone out
+   already), when another file of the cell is open (its reads or pages are
+   its own), or when @p h was renamed or replaced; when either happens while
+   the pages go out, they are dropped again: a change after the check
+   counts itself before it invalidates, so its invalidation or this one
+   comes after the pages. */
+static void store_pages(cellfs *fs, fs_handle *h, const char *path, uint64_t before,
+                        const uint8_t *v, size_t len)
+{
+    fs_ino ino = 0, parent;
+    size_t name_off;
+    fs_nodes_find(&fs->nodes, path, &ino, &parent, &name_off);
+    if (!ino) return;
+    pthread_mutex_lock(&fs->mu);
+    bool alone = fs_lease_alone(fs, h, path) && atomic_load(&fs->commits) == before + 1;
+    pthread_mutex_unlock(&fs->mu);
+    if (!alone) return;
+    struct fuse_bufvec bv = FUSE_BUFVEC_INIT(len);
+    bv.buf[0].mem = (void *)v;
+    int st = fuse_lowlevel_notify_store(fs->se, ino, 0, &bv, 0);
+    pthread_mutex_lock(&fs->mu);
+    alone = fs_lease_alone(fs, h, path) && atomic_load(&fs->commits) == before + 1;
+    pthread_mutex_unlock(&fs->mu);
+    if (st != 0 || !alone) (void)fuse_lowlevel_notify_inval_inode(fs->se, ino, 0, 0);
+}
+
 int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
 {
     if (h->kind == FS_H_SCRATCH) return 0;
-    if (flush) atomic_store(&h->closed, true);
+    /* Another descriptor still shares it: not closed (groups.c). */
+    if (flush && !fs_group_shared(fs, h)) atomic_store(&h->closed, true);
     pthread_mutex_lock(&h->mu);
     if (flush && h->dirty && !h->written && h->kind != FS_H_CELL) {
         pthread_mutex_unlock(&h->mu);
@@ -291,6 +335,9 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
     pthread_mutex_unlock(&fs->mu);
     int rc = 0;
     bool changed = false;
+    uint8_t *stored = NULL;          /* the committed value, for store_pages */
+    size_t stored_len = 0;
+    uint64_t before = atomic_load(&fs->commits);
     if (orphan) {
         h->dirty = false;
     } else if (!h->dirty) {
@@ -302,7 +349,12 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
             changed = true;      /* the kernel may hold its old size */
         }
     } else {
+        bool store = may_store(fs, h, flush);
         rc = commit_cell(fs, h, fsync);
+        if (rc == 0 && store && (stored = malloc(h->len)) != NULL) {
+            memcpy(stored, h->buf, h->len);
+            stored_len = h->len;
+        }
         if (rc == 0) {
             h->dirty = false;
             h->written = false;
@@ -313,6 +365,8 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
     /* A paged writer's bytes are in the kernel's pages: when its commit
        failed they were never stored, and readers must not be served them. */
     if ((changed || (rc != 0 && h->paged)) && path) fs_notify_changed(fs, path);
+    if (stored && path) store_pages(fs, h, path, before, stored, stored_len);
+    free(stored);
     free(path);
     return rc;
 }

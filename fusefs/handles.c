@@ -74,6 +74,12 @@ void fs_handle_unregister(cellfs *fs, fs_handle *h)
 
 int fs_handle_release(cellfs *fs, fs_handle *h)
 {
+    /* A descriptor that shared the open file with others: their close
+       commits (each close(2) of a writer flushed it already). */
+    pthread_mutex_lock(&fs->mu);
+    bool last = fs_group_leave(h);
+    pthread_mutex_unlock(&fs->mu);
+    if (!last) return 0;
     int rc = fs_handle_commit(fs, h, false, false);
     pthread_mutex_lock(&fs->mu);
     fs_handle_unregister(fs, h);
@@ -153,7 +159,7 @@ int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64
             found = 1;
             *size = h->len;
             *ts_ms = h->has_set_ts ? h->set_ts : h->ts;
-            *mine = paged || (pid != 0 && h->pid == pid);
+            *mine = paged || fs_group_same(fs, h, pid);
         }
         pthread_mutex_unlock(&h->mu);
     }

@@ -57,6 +57,15 @@ bool fs_lease_may_cache(cellfs *fs, const char *path)
     return true;
 }
 
+bool fs_lease_alone(cellfs *fs, const fs_handle *h, const char *path)
+{
+    if (h->orphan || strcmp(h->path, path) != 0) return false;
+    for (const fs_handle *o = fs->handles; o; o = o->next)
+        if (o != h && !o->orphan && (write_reaches(path, o->path) || write_reaches(o->path, path)))
+            return false;
+    return true;
+}
+
 /* The time @p ms from now, for pthread_cond_timedwait on a monotonic
    clock. */
 static struct timespec deadline_in(long ms)

@@ -525,9 +525,24 @@ static void ll_destroy(void *userdata)
     }
 }
 
+/* On a mount whose kernel keeps what it is told (cache_time.c), every
+   change of a value is told (fs_notify_changed), and a close hands the
+   kernel the value it committed as the file's pages (commit.c,
+   store_pages): the kernel must not drop them itself when the next
+   GETATTR shows the commit's time instead of the one it had (libfuse's
+   default, FUSE_CAP_AUTO_INVAL_DATA). A change of size still drops them
+   (the kernel does that regardless). Elsewhere the default stays: a store
+   others write, and a timeout, need it. */
+static void ll_init(void *userdata, struct fuse_conn_info *conn)
+{
+    cellfs *fs = userdata;
+    if (fs->cache_long) conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+}
+
 void fs_lowlevel_ops(struct fuse_lowlevel_ops *ops)
 {
     memset(ops, 0, sizeof *ops);
+    ops->init = ll_init;
     ops->destroy = ll_destroy;
     ops->lookup = ll_lookup;
     ops->forget = ll_forget;

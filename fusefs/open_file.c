@@ -153,6 +153,26 @@ int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, in
                    bool create, fs_handle **out)
 {
     *out = NULL;
+    pid_t tgid = 0;
+    if (p->kind == FS_CELL && !create && !p->asof) {
+        fs_handle *g = fs_group_join(fs, pid, path, flags, &tgid);
+        if (g) {  /* the process's writer of the cell: one open file for both */
+            if ((flags & O_ACCMODE) != O_RDONLY && (flags & O_TRUNC)) {
+                int rc = fs_handle_truncate(fs, g, 0);
+                if (rc) {
+                    (void)fs_handle_release(fs, g);
+                    return rc;
+                }
+                /* As a new O_TRUNC open: a close before any write commits
+                   the empty value, which the next write then replaces. */
+                pthread_mutex_lock(&g->mu);
+                g->written = false;
+                pthread_mutex_unlock(&g->mu);
+            }
+            *out = g;
+            return 1;
+        }
+    }
     fs_handle *h = calloc(1, sizeof *h);
     if (!h) return -ENOMEM;
     pthread_mutex_init(&h->mu, NULL);
@@ -161,6 +181,8 @@ int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, in
     h->writable = (flags & O_ACCMODE) != O_RDONLY;
     h->open_commits = atomic_load(&fs->commits);
     h->pid = pid;
+    h->tgid = tgid;
+    h->members = 1;
     h->append = (flags & O_APPEND) != 0;
     h->append_pure = h->append;
     bool trunc = h->writable && (flags & O_TRUNC);
@@ -322,15 +344,21 @@ static int scratch_write(cellfs *fs, fs_handle *h, const char *buf, size_t size,
     return rc ? rc : (int)size;
 }
 
-int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_t off)
+int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_t off,
+                    bool append)
 {
     if (!h->writable) return -EBADF;
     if (off < 0) return -EINVAL;
     if (h->kind == FS_H_SCRATCH) return scratch_write(fs, h, buf, size, off);
+    if (append && !h->append) {   /* a paged writer's pages are at @p off */
+        pthread_mutex_lock(&fs->mu);
+        append = !h->paged;
+        pthread_mutex_unlock(&fs->mu);
+    }
     atomic_store(&h->closed, false);
     pthread_mutex_lock(&h->mu);
     int rc = 0;
-    if (h->append) off = (off_t)h->len;
+    if (h->append || append) off = (off_t)h->len;
     size_t end = (size_t)off + size;
     if (h->kind == FS_H_CELL && end > fs->max_value) {
         h->failed = true;

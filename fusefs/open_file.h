@@ -18,8 +18,23 @@
  * written ranges into the current value applied with check-and-mutate (so
  * writers of disjoint ranges lose nothing and no reader sees a torn value).
  *
+ * Shared open files (groups.c): an open of a cell by a process (thread
+ * group) that has a writer of that cell open joins that writer's open file
+ * instead of loading its own: the kernel's file handles of both are the
+ * same fs_handle (members counts them), so every descriptor of the
+ * process reads the bytes and size the others wrote at once, writes into
+ * the same value, and goes through the page cache when the writer does
+ * (paged writers below). A close(2) of any of them commits the shared
+ * value as before (so close(2) still returns once what was written is
+ * stored, and readers elsewhere see it); the handle is released with its
+ * last descriptor. An open file whose descriptors were all closed (a
+ * reopen: its release is on its way) or whose write failed is not joined.
+ * Other processes are unaffected: their readers see the committed value,
+ * their writers their own open file.
+ *
  * Thread safety: the registry fields (next, path, orphan, released, refs,
- * opening, cached, lease_broken, paged, open_commits) are guarded by fs->mu;
+ * opening, cached, lease_broken, paged, open_commits, members, leaving,
+ * tgid) are guarded by fs->mu;
  * everything else by the handle's own mu. Lock order (fs.h): a handle's
  * mu, then fs->stamp_mu, then fs->mu (held briefly, nothing called under
  * it). Registry helpers take references under fs->mu, drop it, and only
@@ -82,7 +97,12 @@ typedef struct fs_handle {
     bool has_set_ts;             /* utimens on the open file: put at set_ts */
     int64_t set_ts;
     int64_t ts;                  /* timestamp of the loaded/committed value */
-    pid_t pid;                   /* the process that opened it (getattr) */
+    pid_t pid;                   /* the thread that opened it (getattr) */
+    pid_t tgid;                  /* its process, 0 until looked up (fs->mu) */
+    int members;                 /* descriptors sharing it: 1 + those that
+                                    joined it (groups.c; fs->mu) */
+    bool leaving;                /* its last descriptor is being released:
+                                    no open joins it any more (fs->mu) */
     uint64_t open_commits;       /* fs->commits when opened or last followed
                                     (fs->mu once registered) */
     fs_scratch *scratch;
@@ -91,7 +111,9 @@ typedef struct fs_handle {
 } fs_handle;
 
 /** Opens a handle for @p path (already parsed and resolved into @p p) for
- *  process @p pid (whose fstat then sees its own writes). */
+ *  thread @p pid (whose process's stat then sees its own writes): 0, or 1
+ *  when it joined the open writer of that process (*out is then that
+ *  handle: shared open files above), or -errno. */
 int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, int flags,
                    bool create, fs_handle **out);
 /**
@@ -135,6 +157,9 @@ int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, in
  */
 #define FS_PAGED_WAIT_MS 200
 #define FS_CACHE_MAX_VALUE (1u << 20)
+/** The largest value a close hands the kernel as its file's pages, so that
+ *  a first read needs no READ (commit.c, store_pages): small files. */
+#define FS_STORE_MAX_VALUE (128u << 10)
 fs_handle *fs_write_begin(cellfs *fs, const char *path);
 void fs_write_end(cellfs *fs, fs_handle *token);
 
@@ -155,7 +180,11 @@ int fs_handle_read(cellfs *fs, fs_handle *h, char *buf, size_t size, off_t off);
 /** A cached reader whose lease was broken reloads the committed value
  *  when the cell changed since it loaded. h->mu held. */
 void fs_handle_follow(cellfs *fs, fs_handle *h);
-int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_t off);
+/** Writes at @p off, or at the end with @p append (the descriptor was
+ *  opened or set O_APPEND; ignored for a paged writer, whose pages the
+ *  kernel wrote at @p off). Bytes written or -errno. */
+int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_t off,
+                    bool append);
 int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size);
 
 /** Commits every dirty handle open on @p path. */

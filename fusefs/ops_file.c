@@ -105,16 +105,23 @@ static int open_common(cellfs *fs, pid_t pid, const char *path, struct fuse_file
     if (rc) goto out;
     fs_handle *h;
     rc = fs_handle_open(fs, pid, path, &p, fi->flags, create, &h);
+    bool joined = rc == 1;
+    if (joined) rc = 0;
     if (rc == 0) {
         fi->fh = (uintptr_t)h;
         /* Pages in the kernel hold the committed value of a cell (open_file.h,
            page cache leases), so a cached reader keeps them; a paged writer
-           starts from fresh pages that it alone fills; other cell files read
-           and write their own snapshot directly. */
-        fi->keep_cache = h->cached;
+           starts from fresh pages that it alone fills, and a descriptor that
+           joins it (open_file.h, shared open files) keeps and shares them;
+           other cell files read and write their own snapshot directly. A
+           table@<ts> view's value changes without a change of its name
+           (a put at an older time), and the kernel does not drop pages
+           at an mtime change (lowlevel.c, ll_init): each open of a view
+           starts from fresh pages. */
+        fi->keep_cache = (h->cached && !h->ref.asof) || (joined && h->paged);
         fi->direct_io = h->kind == FS_H_CELL && !h->cached && !h->paged;
         /* A reader's close has nothing to commit: no FLUSH round trip. */
-        fi->noflush = !h->writable;
+        fi->noflush = !h->writable || (fi->flags & O_ACCMODE) == O_RDONLY;
     }
 out:
     fs_path_free(&p);
@@ -138,7 +145,10 @@ int fs_op_read(cellfs *fs, char *buf, size_t size, off_t off, struct fuse_file_i
 
 int fs_op_write(cellfs *fs, const char *buf, size_t size, off_t off, struct fuse_file_info *fi)
 {
-    return fs_handle_write(fs, handle_of(fi), buf, size, off);
+    /* O_APPEND of this descriptor (its open or fcntl): the kernel's offset
+       may predate what another descriptor sharing the open file wrote. */
+    bool append = !fi->writepage && (fi->flags & O_APPEND);
+    return fs_handle_write(fs, handle_of(fi), buf, size, off, append);
 }
 
 int fs_op_flush(cellfs *fs, struct fuse_file_info *fi)

@@ -1,7 +1,7 @@
 /**
  * @file write.c
  * The write calls of kvcore.h: kv_mutate, kv_mutate_batch, kv_put,
- * kv_increment, kv_append and kv_check_and_mutate. The mutation builder is
+ * kv_delete, kv_increment, kv_append and kv_check_and_mutate. The mutation builder is
  * shared above the seam (hbase/mutation.c); these calls check arguments,
  * options, read-only stores and the capabilities a mutation needs, then
  * hand the mutations to the store's backend.
@@ -55,6 +55,23 @@ kv_status kv_put(kv_store *s, const char *table, const void *row, size_t row_len
     if (st != KV_OK)
         kv_api_fail(s, st, "put: %s (family '%s', a %zu-byte qualifier, a %zu-byte value)",
                     kv_strerror(st), family ? family : "(null)", qualifier_len, value_len);
+    if (st == KV_OK) st = kv_mutate(s, table, &m.m, wopts);
+    kv_mutation_one_done(&m);
+    return st;
+}
+
+kv_status kv_delete(kv_store *s, const char *table, const void *row, size_t row_len,
+                    const char *family, const void *qualifier, size_t qualifier_len, int64_t ts,
+                    const kv_write_options *wopts) {
+    kv_api_begin(s);
+    /* on the stack, as kv_put's */
+    kv_mutation_one m;
+    kv_status st = kv_mutation_one_row(&m, row, row_len);
+    if (st != KV_OK) return kv_api_fail(s, st, "bad row key (%zu bytes)", row_len);
+    st = kv_mutation_one_delete_column(&m, family, qualifier, qualifier_len, ts);
+    if (st != KV_OK)
+        kv_api_fail(s, st, "delete: %s (family '%s', a %zu-byte qualifier)", kv_strerror(st),
+                    family ? family : "(null)", qualifier_len);
     if (st == KV_OK) st = kv_mutate(s, table, &m.m, wopts);
     kv_mutation_one_done(&m);
     return st;

@@ -19,6 +19,9 @@
  *                          version) so that each sees the previous one.
  *   mu                     guards the writer queue, family memstore and
  *                          file-set pointers, background state, counters.
+ *                          Holds are kept short (the memstore switch
+ *                          releases it to create the new log), and it is
+ *                          an adaptive mutex (store.c).
  *   report->mu             guards the failure messages only (a leaf lock).
  * Memstores are written only by the current write leader (one at a time);
  * readers take references to memstores and file sets under mu and then read

@@ -45,7 +45,11 @@ kv_status kv_switch_memstores(kv_engine *s) {
     char err[512] = "";
     uint64_t number = s->next_file++;
     kv_wal_writer *w = NULL;
+    /* The open and the directory sync take milliseconds (a journal
+       commit): not under mu, which every get takes. */
+    pthread_mutex_unlock(&s->mu);
     kv_status st = kv_open_new_log(s, number, &w);
+    pthread_mutex_lock(&s->mu);
     if (st != KV_OK) return st;
     /* The old log's records are all written (each append is whole); what
        FSYNC_WAL callers needed synced was synced before they returned. */

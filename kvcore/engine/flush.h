@@ -11,7 +11,11 @@
 /* Creates log file @p number, durably named in the directory. */
 kv_status kv_open_new_log(kv_engine *s, uint64_t number, kv_wal_writer **out);
 /* Opens a new log and moves every non-empty memstore to imm, for the
-   flush thread (mu held, by the write leader). */
+   flush thread (mu held on entry and on return, by the write leader). mu
+   is released while the new log is created and its directory entry
+   synced, so that readers and the background threads do not wait for
+   that I/O; only the write leader switches logs and memstores, so nothing
+   this call reads or changes moves meanwhile. */
 kv_status kv_switch_memstores(kv_engine *s);
 /* Starts / stops the flush thread (stop: a no-op if not started). */
 kv_status kv_flush_start(kv_engine *s);

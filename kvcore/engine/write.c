@@ -7,8 +7,9 @@
  * (wal.c; one fsync for all the group's FSYNC_WAL writers: group commit),
  * inserts the record into the family memstores, and only then publishes the
  * group's last sequence to readers, so no reader sees part of a row
- * mutation. When the memstores are full the leader switches them (flush.c)
- * before it writes. Recovery (recovery.c) inserts replayed records through
+ * mutation. A queued writer spins up to SPIN_NS for the leader to finish
+ * before it sleeps on its condition variable. When the memstores are full
+ * the leader switches them (flush.c) before it writes. Recovery (recovery.c) inserts replayed records through
  * the same insert code.
  */
 #include "write.h"
@@ -22,6 +23,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* A writer waiting in the queue. */
 typedef struct kv_writer kv_writer;
@@ -35,6 +37,9 @@ struct kv_writer {
     bool done;
     kv_status status;           /* first failure */
     pthread_cond_t cv;
+    atomic_bool ready;          /* done, or at the head of the queue: set
+                                   with the signal of cv, for a writer
+                                   that spins before it sleeps */
     kv_writer *next;
 };
 
@@ -132,10 +137,44 @@ static kv_status make_room(kv_engine *s, bool force) {
     }
 }
 
+/* Wakes writer w (mu held): a spinning writer sees ready, a sleeping one
+   the signal. */
+static void wake_writer(kv_writer *w) {
+    atomic_store_explicit(&w->ready, true, memory_order_release);
+    pthread_cond_signal(&w->cv);
+}
+
 static void finish_writer(kv_writer *w, kv_status st) {
     if (w->status == KV_OK) w->status = st;
     w->done = true;
-    pthread_cond_signal(&w->cv);
+    wake_writer(w);
+}
+
+/* How long a queued writer spins before it sleeps: a group of small
+   writes is logged and inserted in a few microseconds, and a sleep and
+   wake-up cost two futex calls and two context switches. */
+#define SPIN_NS 20000
+
+static void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Waits up to SPIN_NS for w->ready, without mu. */
+static void spin_until_ready(kv_writer *w) {
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        for (int i = 0; i < 64; i++) {
+            if (atomic_load_explicit(&w->ready, memory_order_acquire)) return;
+            cpu_relax();
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec) > SPIN_NS) return;
+    }
 }
 
 /* The leader's work for one group [first .. last]; mu held on entry and
@@ -215,6 +254,12 @@ static kv_status enqueue(kv_engine *s, kv_writer *w) {
     if (s->queue_tail) s->queue_tail->next = w;
     else s->queue_head = w;
     s->queue_tail = w;
+    if (!w->done && s->queue_head != w) {
+        /* Another leader's group is being written: spin a little first. */
+        pthread_mutex_unlock(&s->mu);
+        spin_until_ready(w);
+        pthread_mutex_lock(&s->mu);
+    }
     while (!w->done && s->queue_head != w) pthread_cond_wait(&w->cv, &s->mu);
     if (w->done) {
         pthread_mutex_unlock(&s->mu);
@@ -242,7 +287,7 @@ static kv_status enqueue(kv_engine *s, kv_writer *w) {
     /* Pop the group and hand leadership on. */
     s->queue_head = last->next;
     if (!s->queue_head) s->queue_tail = NULL;
-    else pthread_cond_signal(&s->queue_head->cv);
+    else wake_writer(s->queue_head);
     if (w->force_flush && st == KV_OK) {
         while (s->flush_pending && s->bg_error == KV_OK) pthread_cond_wait(&s->bg_cv, &s->mu);
         /* bg_error also reports a flush whose files were written but whose

@@ -229,6 +229,19 @@ static bool all_remaining(const kv_filter_run *r, const kv_fnode *n) {
     }
 }
 
+static bool row_key(kv_filter_run *r, const kv_fnode *n, const uint8_t *row, size_t len,
+                    bool reversed, bool *stop);
+
+/* filterRowKey of a member of a list: every member sees the row (as in
+   HBase's FilterList), and a member that already filters every remaining
+   row, judged before it sees this one, filters it too. */
+static bool member_row_key(kv_filter_run *r, const kv_fnode *n, const uint8_t *row, size_t len,
+                           bool reversed, bool *stop) {
+    bool done_before = all_remaining(r, n);
+    bool filtered = row_key(r, n, row, len, reversed, stop);
+    return done_before || filtered;
+}
+
 /* filterRowKey of node n (true: the row is filtered); *stop when no later
    row can pass this node. */
 static bool row_key(kv_filter_run *r, const kv_fnode *n, const uint8_t *row, size_t len,
@@ -238,13 +251,13 @@ static bool row_key(kv_filter_run *r, const kv_fnode *n, const uint8_t *row, siz
     *stop = false;
     switch (n->kind) {
     case KV_FN_AND:   /* every member sees the row, as HBase's list does */
-        a = all_remaining(r, n->left) | row_key(r, n->left, row, len, reversed, &sa);
-        b = all_remaining(r, n->right) | row_key(r, n->right, row, len, reversed, &sb);
+        a = member_row_key(r, n->left, row, len, reversed, &sa);
+        b = member_row_key(r, n->right, row, len, reversed, &sb);
         *stop = sa || sb;
         return a || b;
     case KV_FN_OR:
-        a = all_remaining(r, n->left) | row_key(r, n->left, row, len, reversed, &sa);
-        b = all_remaining(r, n->right) | row_key(r, n->right, row, len, reversed, &sb);
+        a = member_row_key(r, n->left, row, len, reversed, &sa);
+        b = member_row_key(r, n->right, row, len, reversed, &sb);
         *stop = sa && sb;
         return a && b;
     case KV_FN_SKIP:

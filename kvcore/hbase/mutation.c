@@ -137,9 +137,10 @@ kv_status kv_mutation_one_row(kv_mutation_one *o, const void *row, size_t row_le
     return KV_OK;
 }
 
-kv_status kv_mutation_one_put(kv_mutation_one *o, const char *family, const void *qualifier,
-                              size_t qualifier_len, int64_t ts, const void *value,
-                              size_t value_len) {
+/* The one cell of o: a put (value) or a column marker (no value). */
+static kv_status one_cell(kv_mutation_one *o, kv_cell_type type, const char *family,
+                          const void *qualifier, size_t qualifier_len, int64_t ts,
+                          const void *value, size_t value_len) {
     kv_status st = check_op(family, qualifier, qualifier_len, value, value_len, false, o->m.row_len);
     if (st != KV_OK) return st;
     size_t n = o->m.row_len + qualifier_len + value_len;
@@ -149,7 +150,7 @@ kv_status kv_mutation_one_put(kv_mutation_one *o, const char *family, const void
     if (qualifier_len) memcpy(b + o->m.row_len, qualifier, qualifier_len);
     if (value_len) memcpy(b + o->m.row_len + qualifier_len, value, value_len);
     o->m.bytes = (kv_buf){b, n, n};
-    o->op = (kv_op){.family_index = 0, .type = KV_TYPE_PUT, .ts = ts,
+    o->op = (kv_op){.family_index = 0, .type = type, .ts = ts,
                     .qoff = (uint32_t)o->m.row_len, .qlen = (uint32_t)qualifier_len,
                     .voff = (uint32_t)(o->m.row_len + qualifier_len), .vlen = (uint32_t)value_len};
     o->family = (char *)family;
@@ -158,6 +159,17 @@ kv_status kv_mutation_one_put(kv_mutation_one *o, const char *family, const void
     o->m.families = &o->family;
     o->m.nfamilies = 1;
     return KV_OK;
+}
+
+kv_status kv_mutation_one_put(kv_mutation_one *o, const char *family, const void *qualifier,
+                              size_t qualifier_len, int64_t ts, const void *value,
+                              size_t value_len) {
+    return one_cell(o, KV_TYPE_PUT, family, qualifier, qualifier_len, ts, value, value_len);
+}
+
+kv_status kv_mutation_one_delete_column(kv_mutation_one *o, const char *family,
+                                        const void *qualifier, size_t qualifier_len, int64_t ts) {
+    return one_cell(o, KV_TYPE_DELETE_COLUMN, family, qualifier, qualifier_len, ts, NULL, 0);
 }
 
 void kv_mutation_one_done(kv_mutation_one *o) {

@@ -36,7 +36,9 @@ struct kv_mutation {
    kv_mutation_one_put (those of kv_mutation_put; family is not copied and
    must outlive the mutation); o->m is then an ordinary mutation that must
    not be changed. Ended with kv_mutation_one_done, also after a failed
-   kv_mutation_one_put. */
+   kv_mutation_one_put. kv_mutation_one_delete_column instead of
+   kv_mutation_one_put makes it one column marker (kv_delete's; the checks
+   and codes of kv_mutation_delete_column). */
 typedef struct kv_mutation_one {
     kv_mutation m;
     kv_op op;
@@ -48,6 +50,8 @@ kv_status kv_mutation_one_row(kv_mutation_one *o, const void *row, size_t row_le
 kv_status kv_mutation_one_put(kv_mutation_one *o, const char *family, const void *qualifier,
                               size_t qualifier_len, int64_t ts, const void *value,
                               size_t value_len);
+kv_status kv_mutation_one_delete_column(kv_mutation_one *o, const char *family,
+                                        const void *qualifier, size_t qualifier_len, int64_t ts);
 void kv_mutation_one_done(kv_mutation_one *o);
 
 /* A deep copy (NULL when memory runs out). */

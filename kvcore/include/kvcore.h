@@ -738,6 +738,16 @@ kv_status kv_put(kv_store *store, const char *table, const void *row, size_t row
                  const char *family, const void *qualifier, size_t qualifier_len, int64_t ts,
                  const void *value, size_t value_len, const kv_write_options *wopts);
 
+/** Convenience: deletes every version of one column with timestamp <= @p ts
+ *  (KV_LATEST_TIMESTAMP: the store clock at apply time), HBase's
+ *  Delete.addColumns and the shell's delete of one column: a mutation of
+ *  one kv_mutation_delete_column, built without allocation.
+ *  Errors: those of kv_mutation_new, kv_mutation_delete_column and
+ *  kv_mutate. */
+kv_status kv_delete(kv_store *store, const char *table, const void *row, size_t row_len,
+                    const char *family, const void *qualifier, size_t qualifier_len, int64_t ts,
+                    const kv_write_options *wopts);
+
 /**
  * Adds @p delta to the 8-byte big-endian counter at row/family:qualifier
  * (absent = 0) and stores the sum with timestamp max(previous timestamp +

@@ -28,6 +28,8 @@ typedef struct merge_iter {
     size_t n;
     hent *heap;          /* the valid children; heap[0] is the smallest */
     size_t hn;
+    size_t second;       /* 1 or 2: the smaller of heap[1], heap[2] (the
+                            runner-up), or 0 when not known */
     size_t back;         /* after seek_before: the chosen child, or NONE */
     bool backward;       /* positioned by seek_before */
     bool failed;         /* a child stopped with an error: the merge stops too */
@@ -62,6 +64,7 @@ static void ent_set(hent *e, kv_iter *k, size_t i) {
 }
 
 static void sift_down(merge_iter *m, size_t pos) {
+    m->second = 0;
     for (;;) {
         size_t l = 2 * pos + 1, r = l + 1, best = pos;
         if (l < m->hn && ent_cmp(&m->heap[l], &m->heap[best]) < 0)
@@ -89,6 +92,7 @@ static void mg_seek(kv_iter *it, const uint8_t *target, size_t len) {
     m->backward = false;
     m->back = NONE;
     m->hn = 0;
+    m->second = 0;
     m->failed = false;
     for (size_t i = 0; i < m->n; i++) {
         m->kids[i]->seek(m->kids[i], target, len);
@@ -106,6 +110,7 @@ static void mg_seek_before(kv_iter *it, const uint8_t *target, size_t len) {
     m->backward = true;
     m->back = NONE;
     m->hn = 0;
+    m->second = 0;
     m->failed = false;
     for (size_t i = 0; i < m->n; i++) {
         kv_iter *k = m->kids[i];
@@ -139,14 +144,30 @@ static void mg_next(kv_iter *it) {
     size_t top = m->heap[0].kid;
     kv_iter *k = m->kids[top];
     k->next(k);
-    if (k->valid(k)) {
-        ent_set(&m->heap[0], k, top);
-    } else {
+    if (!k->valid(k)) {
         check_kid(m, top);
         m->heap[0] = m->heap[--m->hn];
+        if (m->hn)
+            sift_down(m, 0);
+        return;
     }
-    if (m->hn)
-        sift_down(m, 0);
+    ent_set(&m->heap[0], k, top);
+    if (m->hn < 2)
+        return;
+    /* The runner-up is known while heap[1] and heap[2] stay put: when one
+       child gives many entries in a row (a scan over one large file and
+       small ones), each of its steps costs one comparison, not two. */
+    size_t r = m->second;
+    if (r == 0)
+        r = m->hn == 2 || ent_cmp(&m->heap[1], &m->heap[2]) < 0 ? 1 : 2;
+    if (ent_cmp(&m->heap[0], &m->heap[r]) < 0) {
+        m->second = r;
+        return;
+    }
+    hent t = m->heap[0];
+    m->heap[0] = m->heap[r];
+    m->heap[r] = t;
+    sift_down(m, r);
 }
 
 static bool mg_valid(const kv_iter *it) {

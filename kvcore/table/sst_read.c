@@ -49,12 +49,13 @@
    (whatever the BLOCKSIZE: 4 KiB blocks are read 64 KiB at a time). */
 #define READAHEAD_SEQ ((uint64_t)64 << 10)
 
+/* Units per entry of a reader's top array of heads (find_block). */
+#define TOP_STRIDE 64
+
 /* One read unit: the unit of fetching, checking and caching. */
 typedef struct idx_entry {
     const uint8_t *key;          /* separator, into index_mem */
     size_t klen;
-    uint64_t head;               /* its 8 bytes after the file's common
-                                    prefix, big-endian, zero-padded */
     uint64_t off, size;          /* the framed unit */
     uint64_t block_end;          /* end of the data block holding it */
 } idx_entry;
@@ -89,6 +90,11 @@ struct kv_sst_reader {
     size_t nblocks;              /* data blocks (index entries) */
     size_t prefix_len;           /* bytes every separator starts with (those
                                     of idx[0].key) */
+    uint64_t *heads;             /* per unit: its separator's 8 bytes after
+                                    prefix_len, big-endian, zero-padded */
+    uint64_t *top;               /* heads[k * TOP_STRIDE], k < ntop: a small
+                                    array that stays in the CPU's caches */
+    size_t ntop;
     uint8_t *bloom_mem;
     const uint8_t *bloom;
     size_t bloom_len;
@@ -276,7 +282,7 @@ static bool push_unit(kv_sst_reader *r, size_t *cap, const uint8_t *key, size_t 
         r->idx = n;
         *cap = ncap;
     }
-    r->idx[r->nunits++] = (idx_entry){ key, klen, 0, off, size, 0 };
+    r->idx[r->nunits++] = (idx_entry){ key, klen, off, size, 0 };
     return true;
 }
 
@@ -343,20 +349,32 @@ static uint64_t head_of(const uint8_t *key, size_t klen, size_t from) {
     return h;
 }
 
-/* Notes the separators' common prefix and each one's head, so that
-   find_block compares numbers in the index array and reads a separator's
-   bytes only on a tie (each read is a cache miss in a large index). */
-static void index_heads(kv_sst_reader *r) {
+/* Notes the separators' common prefix and each one's head, in an array
+   of their own and every TOP_STRIDE-th again in a small one, so that
+   find_block searches a few kilobytes of numbers that stay in the CPU's
+   caches, then one stretch of TOP_STRIDE heads (a few cache lines), and
+   reads a separator's bytes only on a tie. Heads are nondecreasing in
+   unit order (zero padding keeps the order of sorted keys). False: out of
+   memory. */
+static bool index_heads(kv_sst_reader *r) {
     if (r->nunits == 0)
-        return;
+        return true;
     const idx_entry *a = &r->idx[0], *b = &r->idx[r->nunits - 1];
     size_t n = a->klen < b->klen ? a->klen : b->klen, cp = 0;
     /* sorted: the first and the last share what all share */
     while (cp < n && a->key[cp] == b->key[cp])
         cp++;
     r->prefix_len = cp;
+    r->ntop = (r->nunits + TOP_STRIDE - 1) / TOP_STRIDE;
+    r->heads = malloc(r->nunits * sizeof *r->heads);
+    r->top = malloc(r->ntop * sizeof *r->top);
+    if (!r->heads || !r->top)
+        return false;
     for (size_t i = 0; i < r->nunits; i++)
-        r->idx[i].head = head_of(r->idx[i].key, r->idx[i].klen, cp);
+        r->heads[i] = head_of(r->idx[i].key, r->idx[i].klen, cp);
+    for (size_t k = 0; k < r->ntop; k++)
+        r->top[k] = r->heads[k * TOP_STRIDE];
+    return true;
 }
 
 static kv_status load_index(kv_sst_reader *r, uint64_t off, uint64_t size, uint64_t data_end,
@@ -398,8 +416,10 @@ static kv_status load_index(kv_sst_reader *r, uint64_t off, uint64_t size, uint6
         idx_entry *fit = r->nunits && r->nunits < cap ? realloc(r->idx, r->nunits * sizeof *fit) : NULL;
         if (fit)
             r->idx = fit;
-        index_heads(r);
-        return KV_OK;
+        if (index_heads(r))
+            return KV_OK;
+        kv_env_errf(err, errlen, "out of memory reading %s", r->path);
+        return KV_NO_MEMORY;
     }
 corrupt:
     kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad index)", r->path, off);
@@ -497,6 +517,8 @@ void kv_sst_close(kv_sst_reader *r) {
     iter_pool_free(r);
     free(r->index_mem);
     free(r->idx);
+    free(r->heads);
+    free(r->top);
     free(r->bloom_mem);
     free(r->meta_keys);
     free(r->path);
@@ -802,10 +824,34 @@ static size_t find_block(const kv_sst_reader *r, const uint8_t *target, size_t l
     if (c > 0)
         return r->nunits;
     uint64_t th = head_of(target, len, cp);
+    /* In the top array: samples [0, k1) have heads below th, so every unit
+       up to sample k1 - 1 is below target; from sample k2 on the heads
+       are above th, so unit k2 * TOP_STRIDE is above target. */
+    size_t l = 0, h = r->ntop;
+    while (l < h) {
+        size_t mid = l + (h - l) / 2;
+        if (r->top[mid] < th)
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    size_t k1 = l;
+    for (h = r->ntop; l < h;) {
+        size_t mid = l + (h - l) / 2;
+        if (r->top[mid] <= th)
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    size_t k2 = l;
+    if (k1 > 0)
+        lo = (k1 - 1) * TOP_STRIDE + 1;
+    if (k2 < r->ntop)
+        hi = k2 * TOP_STRIDE;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const idx_entry *e = &r->idx[mid];
-        int d = e->head < th ? -1 : e->head > th ? 1 : kv_bytes_compare(e->key, e->klen, target, len);
+        uint64_t mh = r->heads[mid];
+        int d = mh < th ? -1 : mh > th ? 1 : kv_bytes_compare(r->idx[mid].key, r->idx[mid].klen, target, len);
         if (d < 0)
             lo = mid + 1;
         else

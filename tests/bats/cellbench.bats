@@ -55,9 +55,9 @@ mounts_under_test_dir() {
 
 @test "deleterandom, readwrite90, the HBase-shaped workloads and --compression: every engine, with MB/s, percentiles and disk bytes" {
     run "$CELLBENCH" --num 2000 --compression lz4 \
-        --benchmarks fillseq,deleterandom,readwrite90,widerow,versions,timerange,checkandmutate
+        --benchmarks fillseq,deleterandom,readwrite90,widerow,versions,timerange,smallcell,checkandmutate
     [ "$status" -eq 0 ] || { echo "$output"; false; }
-    for w in deleterandom readwrite90 widerow versions timerange checkandmutate; do
+    for w in deleterandom readwrite90 widerow versions timerange smallcell checkandmutate; do
         for e in kvcore leveldb rocksdb; do
             [ "$(count_rate_lines "$w" "$e")" -eq 1 ] || { echo "no single line for $w $e:"; echo "$output"; false; }
         done
@@ -67,6 +67,8 @@ mounts_under_test_dir() {
     # every engine found the newest version in range, and applied every check-and-put
     [ "$(printf '%s\n' "$output" | grep -Ec '^(versions|timerange) .*\(2000 of 2000 found')" -eq 6 ]
     [ "$(printf '%s\n' "$output" | grep -Ec '^checkandmutate .*\(2000 of 2000 applied')" -eq 3 ]
+    # every engine found the small cell of each row read, beside its 64 KiB one
+    [ "$(printf '%s\n' "$output" | grep -Ec '^smallcell .*\(2000 of 2000 found; beside a 64 KiB cell')" -eq 3 ]
 }
 
 @test "--encoding: kvcore's DATA_BLOCK_ENCODING, named in the header; DIFF files are smaller and read the same; a bad name is refused" {
@@ -103,6 +105,20 @@ mounts_under_test_dir() {
     run "$CELLBENCH" --num 300 --benchmarks fillseq --db "$TEST_DIR/db"
     [ "$status" -eq 0 ] || { echo "$output"; false; }
     [ -d "$TEST_DIR/db/kvcore" ] && [ -d "$TEST_DIR/db/leveldb" ] && [ -d "$TEST_DIR/db/rocksdb" ]
+}
+
+@test "--use-existing-db reads what an earlier run left in --db" {
+    run "$CELLBENCH" --num 300 --benchmarks fillseq --db "$TEST_DIR/db"
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    # 600 entries asked for, the 300 stored read: no fresh load
+    run "$CELLBENCH" --num 600 --benchmarks readseq --db "$TEST_DIR/db" --use-existing-db
+    [ "$status" -eq 0 ] || { echo "$output"; false; }
+    for e in kvcore leveldb rocksdb; do
+        printf '%s\n' "$output" | grep -Eq "^readseq +$e .*\(300 entries\)\$"
+    done
+    run "$CELLBENCH" --num 300 --use-existing-db
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"--use-existing-db needs --db"* ]]
 }
 
 @test "bad options: exit status 2 and a message" {

@@ -696,3 +696,113 @@ PY
     [ "$(cat "$C/q")" = new ]
     [ "$size" -eq 4 ]
 }
+
+@test "descriptors of one process see one file: writes through one are read through another, and all are kept (fsx F3)" {
+    printf old > "$C/q"
+    run python3 - "$C/q" <<'PY'
+import os, sys
+q = sys.argv[1]
+a = os.open(q, os.O_RDWR); os.pwrite(a, b"NEWNEW", 0)
+b = os.open(q, os.O_RDONLY)
+print(os.fstat(b).st_size, os.pread(b, 100, 0))
+c = os.open(q, os.O_RDWR); os.pwrite(c, b"XX", 0); os.close(c)
+print(os.pread(a, 100, 0), os.pread(b, 100, 0))
+os.ftruncate(a, 4)
+print(os.fstat(b).st_size, os.pread(b, 100, 0))
+d = os.open(q, os.O_WRONLY | os.O_APPEND); os.write(d, b"++"); os.close(d)
+print(os.fstat(a).st_size, os.pread(a, 100, 0))
+os.close(b); os.close(a)
+PY
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "6 b'NEWNEW'" ]
+    [ "${lines[1]}" = "b'XXWNEW' b'XXWNEW'" ]
+    [ "${lines[2]}" = "4 b'XXWN'" ]
+    [ "${lines[3]}" = "6 b'XXWN++'" ]
+    [ "$(cat "$C/q")" = 'XXWN++' ]
+    # an O_TRUNC open truncates the shared value
+    run python3 - "$C/q" <<'PY'
+import os, sys
+q = sys.argv[1]
+a = os.open(q, os.O_RDWR); os.pwrite(a, b"abc", 0)
+e = os.open(q, os.O_WRONLY | os.O_TRUNC)
+print(os.fstat(a).st_size, os.pread(a, 100, 0))
+os.write(e, b"z"); os.close(e)
+print(os.pread(a, 100, 0))
+os.close(a)
+PY
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "0 b''" ]
+    [ "${lines[1]}" = "b'z'" ]
+    [ "$(cat "$C/q")" = z ]
+}
+
+@test "descriptors opened by two threads of one process see one file (fsx F3)" {
+    printf old > "$C/q"
+    run python3 - "$C/q" <<'PY'
+import os, sys, threading
+q = sys.argv[1]
+opened, done, fds = threading.Event(), threading.Event(), []
+def opener():                                     # a thread opens and writes,
+    fds.append(os.open(q, os.O_RDWR))             # and lives on (a pool's thread)
+    os.pwrite(fds[0], b"NEWNEW", 0)
+    opened.set(); done.wait()
+t = threading.Thread(target=opener); t.start(); opened.wait()
+a = fds[0]
+b = os.open(q, os.O_RDONLY)                       # the main thread
+print(os.fstat(b).st_size, os.pread(b, 100, 0))
+def third():
+    c = os.open(q, os.O_RDWR); os.pwrite(c, b"XX", 0); os.close(c)
+u = threading.Thread(target=third); u.start(); u.join()
+print(os.pread(a, 100, 0))
+done.set(); t.join()
+os.close(b); os.close(a)
+PY
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "6 b'NEWNEW'" ]
+    [ "${lines[1]}" = "b'XXWNEW'" ]
+    [ "$(cat "$C/q")" = 'XXWNEW' ]
+}
+
+@test "while one process writes a cell, other processes read the committed value whole, and their writes stay their own (F3)" {
+    printf 'old value' > "$C/q"
+    # The writer runs in the background: a process it started would close
+    # its descriptor at exec, and every close(2) commits.
+    local ready="$BATS_TEST_TMPDIR/ready" go="$BATS_TEST_TMPDIR/go"
+    python3 - "$C/q" "$ready" "$go" > "$BATS_TEST_TMPDIR/writer.out" 2>&1 <<'PY' &
+import os, sys, time
+q, ready, go = sys.argv[1:4]
+a = os.open(q, os.O_RDWR)
+os.pwrite(a, b"NEW", 0)
+os.ftruncate(a, 5)
+b = os.open(q, os.O_RDONLY)
+assert os.pread(b, 100, 0) == b"NEW v", os.pread(b, 100, 0)
+open(ready, "w").close()
+while not os.path.exists(go):
+    time.sleep(0.02)
+assert os.pread(a, 100, 0) == b"NEW v", os.pread(a, 100, 0)   # its own value
+assert os.pread(b, 100, 0) == b"NEW v", os.pread(b, 100, 0)
+os.close(b)
+os.close(a)
+PY
+    local writer=$!
+    for _ in $(seq 500); do [ -e "$ready" ] && break; sleep 0.02; done
+    [ -e "$ready" ] || { kill "$writer"; cat "$BATS_TEST_TMPDIR/writer.out"; false; }
+    local during other
+    during=$(cat "$C/q")
+    # another process's writer starts from the committed value, and its
+    # close commits its own
+    other=$(python3 -c 'import os,sys; f=os.open(sys.argv[1], os.O_RDWR); print(os.pread(f, 100, 0)); os.pwrite(f, b"CHILD", 4); os.close(f)' "$C/q")
+    local after_other
+    after_other=$(cat "$C/q")
+    touch "$go"
+    wait "$writer" || { cat "$BATS_TEST_TMPDIR/writer.out"; false; }
+    [ "$during" = 'old value' ]
+    [ "$other" = "b'old value'" ]
+    [ "$after_other" = 'old CHILD' ]
+    # the last close wins: what the writer wrote and truncated, merged into
+    # the other's value (cellfs(1), WRITING)
+    [ "$(cat "$C/q")" = 'NEW C' ]
+}

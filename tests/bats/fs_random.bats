@@ -88,13 +88,13 @@ teardown() {
 @test "fsx file mode on a cellfs cell: a second descriptor on the same file" {
     fs_setup
     mkdir -p "$MNT/default/t/r/cf"
-    fsx_known_failure F3 "$FSX" -S 1 -N 3000 -R -W -T "$MNT/default/t/r/cf/q"
+    fsx_expect_pass "$FSX" -S 1 -N 3000 -R -W -T "$MNT/default/t/r/cf/q"
 }
 
 @test "fsx file mode on a cellfs cell: every operation class" {
     fs_setup
     mkdir -p "$MNT/default/t/r/cf"
-    fsx_known_failure F3 "$FSX" -S 2 -N 3000 "$MNT/default/t/r/cf/q"
+    fsx_expect_pass "$FSX" -S 2 -N 3000 "$MNT/default/t/r/cf/q"
 }
 
 # ---- a table of a cellfs mount ----

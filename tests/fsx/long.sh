@@ -6,26 +6,28 @@
 # run, "passed" or fsx's FAIL line, keeps each run's output in the work
 # directory, and exits 1 if any run failed.
 #
-#   tests/fsx/long.sh [-b BUILD] [-n OPS] [-f "FSX FLAGS"] [-t "TABLE FLAGS"] SEED...
+#   tests/fsx/long.sh [-b BUILD] [-n OPS] [-F] [-f "FSX FLAGS"] [-t "TABLE FLAGS"] SEED...
 #
+# -F runs the file mode only (native and cellfs).
 # -f adds flags to the file-mode runs on cellfs (e.g. "-R -W -T -D" for
 # the classes today's driver passes), -t to the table-mode runs on cellfs
 # (e.g. "-P 2 -U -x empty,rename,xrename,rmrow,vput,vrm,utimens"). Defaults: the
 # build in ./build, 100000 operations, every operation class.
 set -u
 cd "$(dirname "$0")/../.."
-BUILD="$(pwd)/build" OPS=100000 FILE_FLAGS="" TABLE_FLAGS="" REMOUNT=5000
-while getopts "b:n:f:t:" opt; do
+BUILD="$(pwd)/build" OPS=100000 FILE_FLAGS="" TABLE_FLAGS="" REMOUNT=5000 FILE_ONLY=0
+while getopts "b:n:f:t:F" opt; do
     case $opt in
     b) BUILD=$(realpath "$OPTARG") ;;
     n) OPS=$OPTARG ;;
     f) FILE_FLAGS=$OPTARG ;;
     t) TABLE_FLAGS=$OPTARG ;;
+    F) FILE_ONLY=1 ;;
     *) exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || { echo "usage: $0 [-b BUILD] [-n OPS] [-f FLAGS] [-t FLAGS] SEED..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 [-b BUILD] [-n OPS] [-F] [-f FLAGS] [-t FLAGS] SEED..." >&2; exit 2; }
 export CELLFS_BUILD="$BUILD"
 FSX="$BUILD/tests/fsx/fsx"
 HELPERS="$(pwd)/tests/bats/helpers"
@@ -64,10 +66,12 @@ one() {   # one NAME COMMAND...: runs an fsx command, prints its outcome
 echo "fsx long mode: $OPS operations per run; outputs in $WORK"
 for seed in "$@"; do
     one "native file seed $seed" "$FSX" -S "$seed" -N "$OPS" "$WORK/native-file-$seed"
-    one "native table seed $seed" "$FSX" -M -n -S "$seed" -N "$OPS" -r true -m "$REMOUNT" \
-        "$WORK/native-table-$seed"
+    [ "$FILE_ONLY" = 1 ] ||
+        one "native table seed $seed" "$FSX" -M -n -S "$seed" -N "$OPS" -r true -m "$REMOUNT" \
+            "$WORK/native-table-$seed"
     # shellcheck disable=SC2086
     one "cellfs file seed $seed" "$FSX" -S "$seed" -N "$OPS" $FILE_FLAGS "$MNT/default/t/r/cf/q$seed"
+    [ "$FILE_ONLY" = 1 ] && continue
     # shellcheck disable=SC2086
     one "cellfs table seed $seed" "$FSX" -M -S "$seed" -N "$OPS" -C 500 $TABLE_FLAGS \
         -r "$REMOUNT_CMD" -m "$REMOUNT" "$MNT/default/fsx$seed"

@@ -579,6 +579,73 @@ static void test_merge(void) {
    the filter grows with the memstore, and for rows of every length), and
    false for most rows it does not hold. Keys that are not internal keys
    turn the filter off (every answer true). */
+/* A merge of children of very different sizes (one large, several small,
+   some keys in several children): whatever run of entries one child
+   gives, every seek then next walks the sorted union, ties in child
+   order (the runner-up that mg_next keeps must follow every change). */
+enum { SKEW_KIDS = 6, SKEW_KEYS = 4000 };
+
+static void test_merge_skewed(void) {
+    uint64_t seed = 0x5eedf00dULL;
+    /* owner[k]: bit c set when child c holds key k */
+    static uint8_t owner[SKEW_KEYS];
+    memset(owner, 0, sizeof owner);
+    kv_iter *kids[SKEW_KIDS];
+    for (int c = 0; c < SKEW_KIDS; c++) {
+        kv_memstore *m = kv_memstore_new();
+        REQUIRE(m != NULL);
+        /* child 0 holds ~80 % of the keys, in long runs; the others few */
+        unsigned per_mille = c == 0 ? 800 : 40;
+        for (int k = 0; k < SKEW_KEYS; k++) {
+            if (rnd(&seed) % 1000 >= per_mille)
+                continue;
+            uint8_t key[4], v = (uint8_t)c;
+            merge_key(k, key);
+            REQUIRE(kv_memstore_add(m, key, 4, &v, 1) == KV_OK);
+            owner[k] |= (uint8_t)(1u << c);
+        }
+        kids[c] = kv_memstore_iter(m);
+        REQUIRE(kids[c] != NULL);
+        kv_memstore_unref(m);
+    }
+    kv_iter *it = kv_merge_iter_new(kids, SKEW_KIDS);
+    REQUIRE(it != NULL);
+    int wrong = 0;
+    for (int round = 0; round < 300; round++) {
+        int k = round == 0 ? 0 : (int)(rnd(&seed) % SKEW_KEYS);
+        uint8_t t[4];
+        merge_key(k, t);
+        it->seek(it, t, 4);
+        int steps = round == 0 ? SKEW_KEYS * SKEW_KIDS : (int)(rnd(&seed) % 200);
+        /* expected: (key, child) pairs from k on, in order */
+        int ek = k, ec = 0;
+        for (int n = 0; n < steps; n++) {
+            while (ek < SKEW_KEYS && !(owner[ek] >> ec & 1)) {
+                if (++ec == SKEW_KIDS) {
+                    ec = 0;
+                    ek++;
+                }
+            }
+            if (ek == SKEW_KEYS) {
+                wrong += it->valid(it);
+                break;
+            }
+            if (!it->valid(it) || key_int(it) != ek || val_int(it) != ec) {
+                wrong++;
+                break;
+            }
+            it->next(it);
+            if (++ec == SKEW_KIDS) {
+                ec = 0;
+                ek++;
+            }
+        }
+    }
+    CHECK_EQ(wrong, 0);
+    CHECK_EQ(it->status(it), KV_OK);
+    it->destroy(it);
+}
+
 static void test_row_filter(void) {
     kv_memstore *m = kv_memstore_new();
     REQUIRE(m != NULL);
@@ -821,6 +888,7 @@ int main(void) {
     test_concurrent(false);
     test_concurrent(true);
     test_merge();
+    test_merge_skewed();
     test_row_filter();
     test_shared_prefixes();
     test_concurrent_seeks();

@@ -229,6 +229,58 @@ static void test_deletes_mask_puts(bool flushed) {
     fx_end(&fx);
 }
 
+/* ---- a minor compaction drops what a marker of its inputs masks ---- */
+
+/* HBase's minor compaction (COMPACT_RETAIN_DELETES) keeps delete markers
+   but drops the puts that a marker among the same input files masks,
+   unless KEEP_DELETED_CELLS; puts in files it does not take stay. The
+   store compacts only when asked (MANUAL: a minor kv_compact takes every
+   sorted file), so the state before the compaction can be read. */
+static void test_minor_compaction_drops_masked(void) {
+    fixture fx;
+    fx.dir = test_tmpdir("minor");
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+    lo.compaction = KV_COMPACTION_MANUAL;
+    kv_store_options o = KV_STORE_OPTIONS_INIT;
+    o.create_if_missing = true;
+    o.local = &lo;
+    char err[512];
+    REQUIRE(kv_store_open(&fx.s, fx.dir, &o, err, sizeof err) == KV_OK);
+    kv_family_desc fams[2] = {family("cf", 3), family("kd", 3)};
+    fams[1].keep_deleted = KV_KEEP_DELETED_TRUE;
+    REQUIRE(kv_table_create(fx.s, "t", fams, 2) == KV_OK);
+    const char *fam[2] = {"cf", "kd"};
+    for (int i = 0; i < 2; i++) {
+        put(&fx, "t", "r", fam[i], "q", 100, "old");
+        put(&fx, "t", "r", fam[i], "p", 100, "kept");
+    }
+    flush(&fx);
+    for (int i = 0; i < 2; i++) delete_column(&fx, "t", "r", fam[i], "q", 200);
+    flush(&fx);
+    for (int i = 0; i < 2; i++) put(&fx, "t", "r", fam[i], "q", 300, "new");
+    kv_read_options raw = KV_READ_OPTIONS_INIT;
+    raw.raw = true;
+    raw.max_versions = INT32_MAX;
+    const char *before = "cf:p@100=kept;cf:q@300=new;cf:q@200#12;cf:q@100=old;"
+                         "kd:p@100=kept;kd:q@300=new;kd:q@200#12;kd:q@100=old;";
+    CHECK_STR(get_str(&fx, "t", "r", &raw), before);
+    /* A flush keeps the marker and the put that it does not meet. */
+    flush(&fx);
+    CHECK_STR(get_str(&fx, "t", "r", &raw), before);
+    kv_store_stats st;
+    CHECK_EQ(kv_store_stat(&st, fx.s), KV_OK);
+    CHECK_EQ(st.sorted_files, 6u);
+    CHECK_EQ(kv_compact(fx.s, "t", false), KV_OK);
+    CHECK_EQ(kv_store_stat(&st, fx.s), KV_OK);
+    CHECK_EQ(st.sorted_files, 2u);
+    CHECK_STR(get_str(&fx, "t", "r", &raw), "cf:p@100=kept;cf:q@300=new;cf:q@200#12;"
+                                            "kd:p@100=kept;kd:q@300=new;kd:q@200#12;kd:q@100=old;");
+    kv_read_options all = KV_READ_OPTIONS_INIT;
+    all.max_versions = 3;
+    CHECK_STR(get_str(&fx, "t", "r", &all), "cf:p@100=kept;cf:q@300=new;kd:p@100=kept;kd:q@300=new;");
+    fx_end(&fx);
+}
+
 /* ---- versions reappear when newer ones are deleted ---- */
 
 static void test_versions_reappear(void) {
@@ -988,6 +1040,7 @@ int main(void) {
         test_scans(flushed);
     }
     test_versions_reappear();
+    test_minor_compaction_drops_masked();
     test_new_version_behavior();
     test_implicit_timestamps();
     test_counters();

@@ -1,8 +1,8 @@
 /**
  * @file test_write_path.c
  * The write path through the public API, where its fast paths are: kv_put
- * of cells that fit its stack buffer and of larger ones, its argument
- * errors (nothing stored, the store still usable), and rows written in key
+ * and kv_delete of cells that fit their stack buffer and of larger ones,
+ * their argument errors (nothing stored, the store still usable), and rows written in key
  * order across memstore switches (the memstore's insertion finger), each
  * read back before and after a reopen that replays the log.
  */
@@ -250,7 +250,70 @@ static void test_read_modify_writes(void) {
     free(dir);
 }
 
+/* kv_delete: every version of one column at or below its timestamp (the
+   other columns and newer versions stay), a qualifier above the stack
+   buffer, a reopen that replays the markers, and its argument errors
+   (nothing stored, the store still usable). */
+static void test_delete(void) {
+    char *dir = test_tmpdir("write-delete");
+    kv_store *s = test_open_store(dir, NULL);
+    kv_family_desc f = KV_FAMILY_DESC_INIT;
+    snprintf(f.name, sizeof f.name, "f");
+    f.versions = 5;
+    REQUIRE(kv_table_create(s, "t", &f, 1) == KV_OK);
+    static uint8_t bigq[2000];
+    fill(bigq, sizeof bigq, 9);
+    for (int64_t ts = 1; ts <= 3; ts++) {
+        CHECK_EQ(kv_put(s, "t", "r", 1, "f", "q", 1, ts, "v", 1, NULL), KV_OK);
+        CHECK_EQ(kv_put(s, "t", "r", 1, "f", "p", 1, ts, "w", 1, NULL), KV_OK);
+        CHECK_EQ(kv_put(s, "t", "b", 1, "f", bigq, sizeof bigq, ts, "x", 1, NULL), KV_OK);
+        CHECK_EQ(kv_put(s, "t", "c", 1, "f", "q", 1, ts, "y", 1, NULL), KV_OK);
+    }
+    CHECK_EQ(kv_delete(s, "t", "r", 1, "f", "q", 1, 2, NULL), KV_OK);
+    CHECK_EQ(kv_delete(s, "t", "b", 1, "f", bigq, sizeof bigq, 3, NULL), KV_OK);
+    CHECK_EQ(kv_delete(s, "t", "c", 1, "f", "q", 1, KV_LATEST_TIMESTAMP, NULL), KV_OK);
+    static uint8_t big_row[32768];
+    CHECK_EQ(kv_delete(s, "t", "r", 0, "f", "p", 1, 5, NULL), KV_INVALID);
+    CHECK_EQ(kv_delete(s, "t", big_row, sizeof big_row, "f", "p", 1, 5, NULL), KV_TOO_LARGE);
+    CHECK(strstr(kv_store_errmsg(s), "row") != NULL);
+    CHECK_EQ(kv_delete(s, "t", "r", 1, NULL, "p", 1, 5, NULL), KV_INVALID);
+    CHECK_EQ(kv_delete(s, "t", "r", 1, "f:g", "p", 1, 5, NULL), KV_INVALID);
+    CHECK(strstr(kv_store_errmsg(s), "f:g") != NULL);
+    CHECK_EQ(kv_delete(s, "t", "r", 1, "f", NULL, 1, 5, NULL), KV_INVALID);
+    CHECK_EQ(kv_delete(s, "t", "r", 1, "nofamily", "p", 1, 5, NULL), KV_NO_FAMILY);
+    CHECK_EQ(kv_delete(s, "nosuchtable", "r", 1, "f", "p", 1, 5, NULL), KV_NOT_FOUND);
+    kv_read_options all = KV_READ_OPTIONS_INIT;
+    all.max_versions = 10;
+    for (int pass = 0; pass < 2; pass++) {
+        kv_result *r = NULL;
+        /* r: p@3,2,1 and q@3 */
+        CHECK_EQ(kv_get(&r, s, "t", "r", 1, &all), KV_OK);
+        REQUIRE(r != NULL);
+        CHECK_EQ(r->ncells, 4);
+        if (r->ncells == 4) {
+            for (int i = 0; i < 3; i++)
+                CHECK(r->cells[i].qualifier_len == 1 && r->cells[i].qualifier[0] == 'p' &&
+                      r->cells[i].timestamp == 3 - i);
+            CHECK(r->cells[3].qualifier_len == 1 && r->cells[3].qualifier[0] == 'q' &&
+                  r->cells[3].timestamp == 3);
+        }
+        kv_result_free(r);
+        for (int k = 0; k < 2; k++) {
+            r = NULL;
+            CHECK_EQ(kv_get(&r, s, "t", k ? "c" : "b", 1, &all), KV_OK);
+            CHECK(r != NULL && r->ncells == 0);
+            kv_result_free(r);
+        }
+        CHECK_EQ(kv_store_close(s), KV_OK);
+        if (pass == 0)
+            s = test_open_store(dir, NULL);   /* the markers come back from the log */
+    }
+    test_rmtree(dir);
+    free(dir);
+}
+
 int main(void) {
+    test_delete();
     test_read_modify_writes();
     test_mixed_mutation();
     test_put_sizes();

@@ -127,14 +127,8 @@ static int kvc_scan(engine *e, const char *start, size_t start_len, uint64_t lim
 }
 
 static int kvc_del(engine *e, const char *key, size_t key_len) {
-    kv_mutation *m = NULL;
-    kv_status st = kv_mutation_new(&m, key, key_len);
-    if (st == KV_OK)
-        st = kv_mutation_delete_column(m, kFamily, "", 0, KV_LATEST_TIMESTAMP);
-    if (st == KV_OK)
-        st = kv_mutate(e->db, kTable, m, NULL);
-    kv_mutation_free(m);
-    return st == KV_OK ? 0 : fail(e, "kv_mutate (delete)", st);
+    kv_status st = kv_delete(e->db, kTable, key, key_len, kFamily, "", 0, KV_LATEST_TIMESTAMP, NULL);
+    return st == KV_OK ? 0 : fail(e, "kv_delete", st);
 }
 
 static int kvc_put_cell(engine *e, const char *row, size_t row_len, const char *qual,

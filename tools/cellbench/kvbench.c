@@ -123,7 +123,15 @@ static void run_engine(engine_job *job, engine_report *rep, value_pool *pool) {
     engine e = {job->ops, NULL, ""};
     bool open = false, loaded = false;
     wait_turn(job);
-    if (reopen_empty(&e, job, &open) != 0) {
+    int setup;
+    if (o->use_existing_db) {
+        /* --use-existing-db: the reads run on what an earlier run left */
+        setup = e.ops->open(&e, job->dir, &o->engine);
+        open = loaded = setup == 0;
+    } else {
+        setup = reopen_empty(&e, job, &open);
+    }
+    if (setup != 0) {
         rep->setup_failed = 1;
         bench_fmt(rep->err, sizeof rep->err, "%s", e.err);
         pass_turn(job);
@@ -260,6 +268,9 @@ static void note_for(char *buf, size_t len, workload_id w, const workload_result
         bench_fmt(buf, len, "(%" PRIu64 " entries)", r->found);
     else if (w == WL_VERSIONS || w == WL_TIMERANGE)
         bench_fmt(buf, len, "(%" PRIu64 " of %" PRIu64 " found; 10 versions a column)", r->found,
+                  r->ops);
+    else if (w == WL_SMALLCELL)
+        bench_fmt(buf, len, "(%" PRIu64 " of %" PRIu64 " found; beside a 64 KiB cell)", r->found,
                   r->ops);
     else if (w == WL_WIDEROW)
         bench_fmt(buf, len, "(ops are cells of one row)");

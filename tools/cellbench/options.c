@@ -21,7 +21,7 @@ static void usage(FILE *out) {
             "Key-value mode:\n"
             "  --benchmarks=LIST     comma-separated workloads, in order (default all:\n"
             "                        fillseq,fillrandom,overwrite,readrandom,readseq,seekrandom,\n"
-            "                        deleterandom,widerow,versions,timerange,checkandmutate,\n"
+            "                        deleterandom,widerow,versions,timerange,smallcell,checkandmutate,\n"
             "                        readwrite90)\n"
             "  --engines=LIST        kvcore,leveldb,rocksdb (default all three); bigtable:\n"
             "                        Google's emulator at $BIGTABLE_EMULATOR_HOST\n"
@@ -54,6 +54,8 @@ static void usage(FILE *out) {
             "  --passthrough=PATH    libfuse's passthrough_ll (default: beside cellbench)\n"
             "Both:\n"
             "  --db=DIR              work in DIR and keep it (default: a temp dir, removed)\n"
+            "  --use-existing-db     (key-value mode, with --db) open the databases left in\n"
+            "                        DIR by an earlier run instead of emptying them\n"
             "  -h, --help, -V, --version\n\n"
             "SIZE takes K, M, G suffixes (binary). See cellbench(1).\n");
 }
@@ -62,6 +64,7 @@ enum {
     OPT_BENCH = 256, OPT_ENGINES, OPT_NUM, OPT_READS, OPT_KEY, OPT_VALUE, OPT_SEEK, OPT_WB,
     OPT_CACHE, OPT_BLOOM, OPT_BLOCK, OPT_SEED, OPT_FS, OPT_FILES, OPT_FILE_SIZE, OPT_CELLFS,
     OPT_PASSTHROUGH, OPT_DB, OPT_ROWS, OPT_PM_FILES, OPT_PM_TX, OPT_PM_DIRS, OPT_COMPRESSION, OPT_ENCODING,
+    OPT_USE_EXISTING,
 };
 
 /* The index of arg among the n names, or -1. */
@@ -188,6 +191,7 @@ int options_parse(bench_options *o, int argc, char **argv) {
         {"pm-transactions", required_argument, NULL, OPT_PM_TX},
         {"pm-dirs", required_argument, NULL, OPT_PM_DIRS},
         {"db", required_argument, NULL, OPT_DB},
+        {"use-existing-db", no_argument, NULL, OPT_USE_EXISTING},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -262,6 +266,7 @@ int options_parse(bench_options *o, int argc, char **argv) {
         case OPT_CELLFS: o->cellfs_path = optarg; break;
         case OPT_PASSTHROUGH: o->passthrough_path = optarg; break;
         case OPT_DB: o->db_dir = optarg; break;
+        case OPT_USE_EXISTING: o->use_existing_db = true; break;
         case OPT_COMPRESSION: {
             static const char *const names[] = {"none", "lz4", "snappy"};   /* ENGINE_COMPRESSION_* */
             if ((o->engine.compression = choice(optarg, names, 3)) < 0)
@@ -292,6 +297,8 @@ int options_parse(bench_options *o, int argc, char **argv) {
     }
     if (!reads_set)
         o->wl.reads = o->wl.num;
+    if (o->use_existing_db && (o->fs_mode || o->db_dir == NULL))
+        return bad("--use-existing-db needs --db and key-value mode%s", "");
     if (o->wl.num == 0 || o->wl.num > 100000000000ull)
         return bad("--num must be 1..100000000000%s", "");
     /* The key holds the decimal key number zero-padded; 8 bytes already

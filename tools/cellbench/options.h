@@ -27,6 +27,7 @@ typedef struct bench_options {
     size_t nengines;
     /* Both modes */
     const char *db_dir;                /* --db; NULL = a temp dir, removed after */
+    bool use_existing_db;              /* --use-existing-db: open what --db holds */
     /* --fs mode */
     uint32_t fs_mask;                  /* --benchmarks: bit i = fs_workload i */
     uint64_t files;                    /* --files */

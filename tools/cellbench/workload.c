@@ -16,7 +16,8 @@
 
 static const char *const kNames[WL_COUNT] = {
     "fillseq", "fillrandom", "overwrite", "readrandom", "readseq", "seekrandom",
-    "deleterandom", "widerow", "versions", "timerange", "checkandmutate", "readwrite90",
+    "deleterandom", "widerow", "versions", "timerange", "smallcell", "checkandmutate",
+    "readwrite90",
 };
 
 /* ---- latencies: a log-linear histogram of nanoseconds (8 steps per
@@ -97,7 +98,8 @@ bool workload_is_fresh_fill(workload_id w) { return w == WL_FILLSEQ || w == WL_F
 
 /* The HBase-shaped workloads load their own cells into an empty database. */
 static bool loads_cells(workload_id w) {
-    return w == WL_WIDEROW || w == WL_VERSIONS || w == WL_TIMERANGE || w == WL_CHECKANDMUTATE;
+    return w == WL_WIDEROW || w == WL_VERSIONS || w == WL_TIMERANGE || w == WL_SMALLCELL ||
+           w == WL_CHECKANDMUTATE;
 }
 
 bool workload_needs_data(workload_id w) { return !workload_is_fresh_fill(w) && !loads_cells(w); }
@@ -202,6 +204,8 @@ static int do_seeks(engine *e, const workload_config *cfg, bench_rng *rng, char 
 
 #define WIDE_QUALIFIERS 100000
 #define COUNTER_ROWS_PER 100     /* checkandmutate: num / 100 counters */
+#define SMALLCELL_ROWS_PER 1000  /* smallcell: num / 1000 rows */
+#define SMALLCELL_BIG (64 * 1024) /* the size of each row's other cell */
 
 static int put_cell(engine *e, const char *row, size_t rl, const char *q, size_t ql, int64_t ts,
                     const char *v, size_t vl) {
@@ -222,6 +226,10 @@ static uint64_t wide_qualifiers(const workload_config *cfg) {
 
 static uint64_t version_columns(const workload_config *cfg) {
     return cfg->num / CELL_VERSIONS ? cfg->num / CELL_VERSIONS : 1;
+}
+
+static uint64_t smallcell_rows(const workload_config *cfg) {
+    return cfg->num / SMALLCELL_ROWS_PER ? cfg->num / SMALLCELL_ROWS_PER : 1;
 }
 
 /* Loads what the HBase-shaped workload w reads (untimed). */
@@ -250,6 +258,23 @@ static int load_cells(engine *e, workload_id w, const workload_config *cfg, valu
         free(row);
         return rc;
     }
+    if (w == WL_SMALLCELL) {
+        /* each row: "b" (64 KiB, sorts first) and "s" (value_size bytes) */
+        char *row = malloc(cfg->key_size);
+        if (row == NULL)
+            return -1;
+        int rc = 0;
+        for (uint64_t i = 0; rc == 0 && i < smallcell_rows(cfg); i++) {
+            bench_key(row, cfg->key_size, i);
+            rc = put_cell(e, row, cfg->key_size, "b", 1, 1, next_value(pool, SMALLCELL_BIG),
+                          SMALLCELL_BIG);
+            if (rc == 0)
+                rc = put_cell(e, row, cfg->key_size, "s", 1, 1, next_value(pool, cfg->value_size),
+                              cfg->value_size);
+        }
+        free(row);
+        return rc;
+    }
     return 0;   /* checkandmutate starts from absent counters */
 }
 
@@ -268,12 +293,14 @@ static int do_widerow(engine *e, const workload_config *cfg, workload_result *r,
     return 0;
 }
 
-static int do_version_reads(engine *e, const workload_config *cfg, bench_rng *rng, char *key,
-                            int64_t tmin, int64_t tmax, workload_result *r, hist *h) {
+/* reads gets of column q of a random one of rows rows. */
+static int do_column_reads(engine *e, const workload_config *cfg, bench_rng *rng, char *key,
+                           uint64_t rows, const char *q, int64_t tmin, int64_t tmax,
+                           workload_result *r, hist *h) {
     for (uint64_t i = 0; i < cfg->reads; i++) {
-        bench_key(key, cfg->key_size, bench_rng_uniform(rng, version_columns(cfg)));
+        bench_key(key, cfg->key_size, bench_rng_uniform(rng, rows));
         bool found = false;
-        if (TIMED(h, get_cell(e, key, cfg->key_size, "q", 1, tmin, tmax, &found, &r->bytes, NULL,
+        if (TIMED(h, get_cell(e, key, cfg->key_size, q, 1, tmin, tmax, &found, &r->bytes, NULL,
                               NULL)) != 0)
             return -1;
         r->found += found;
@@ -439,10 +466,15 @@ int workload_run(engine *e, workload_id w, const workload_config *cfg, value_poo
         rc = do_widerow(e, cfg, r, h);
         break;
     case WL_VERSIONS:
-        rc = do_version_reads(e, cfg, &rng, key, INT64_MIN, INT64_MAX, r, h);
+        rc = do_column_reads(e, cfg, &rng, key, version_columns(cfg), "q", INT64_MIN, INT64_MAX,
+                             r, h);
         break;
     case WL_TIMERANGE:
-        rc = do_version_reads(e, cfg, &rng, key, 4, 7, r, h);
+        rc = do_column_reads(e, cfg, &rng, key, version_columns(cfg), "q", 4, 7, r, h);
+        break;
+    case WL_SMALLCELL:
+        rc = do_column_reads(e, cfg, &rng, key, smallcell_rows(cfg), "s", INT64_MIN, INT64_MAX,
+                             r, h);
         break;
     case WL_CHECKANDMUTATE:
         rc = do_check_and_mutate(e, cfg, &rng, key, r, h);

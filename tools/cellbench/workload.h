@@ -24,6 +24,7 @@ typedef enum workload_id {
     WL_WIDEROW,      /* scans of one row of min(100000, num) qualifiers; ops = cells */
     WL_VERSIONS,     /* reads gets of a column's newest of 10 versions (num/10 columns) */
     WL_TIMERANGE,    /* the same data, gets of the newest version in [4, 7): ts 6 */
+    WL_SMALLCELL,    /* reads gets of a small cell in rows that also hold a 64 KiB cell */
     WL_CHECKANDMUTATE, /* reads read-then-check-and-put increments of num/100 counters */
     /* on the loaded database */
     WL_READWRITE90,  /* reads operations on 2 threads: 90 % gets, 10 % puts, random keys */

@@ -1,0 +1,127 @@
+#!/usr/bin/env bats
+# cellfs: the FUSE requests that a stat after a write, a second stat, a
+# first read and a second read of a small cell cost (BENCHMARKS.md, "Round
+# trips of a stat and a first read"). The mount runs with -d, whose log
+# names each request's opcode; each test counts the requests one step
+# sends. A count going up is a slower mount; one going down below what the
+# semantics need (cellfs(1) CACHING, READING) is a promise broken.
+
+load helpers/mount
+
+setup() {
+    fs_setup -d -o versions
+    C="$MNT/default/t/r/cf"
+    mkdir "$MNT/default/t"
+    mkdir -p "$C"
+}
+
+teardown() {
+    fs_teardown
+}
+
+# mark: remembers where the daemon's log ends now.
+mark() {
+    sleep 0.3                     # RELEASE is sent after close(2) returns
+    MARK=$(wc -l < "$FS_TMP/cellfs.log")
+}
+
+# count OPCODE: requests of that opcode logged since the last mark.
+count() {
+    sleep 0.3
+    tail -n +"$((MARK + 1))" "$FS_TMP/cellfs.log" | grep -c "opcode: $1 " || true
+}
+
+# requests: every opcode logged since the last mark, "NAME=N" sorted.
+requests() {
+    sleep 0.3
+    tail -n +"$((MARK + 1))" "$FS_TMP/cellfs.log" |
+        sed -n 's/.*opcode: \([A-Z_?]*\) .*/\1/p' | sort | uniq -c | awk '{ printf "%s=%s ", $2, $1 }'
+}
+
+write_cell() {    # write_cell NAME BYTES: open(O_CREAT|O_TRUNC), one write, close
+    python3 -c 'import os,sys; fd=os.open(sys.argv[1], os.O_WRONLY|os.O_CREAT|os.O_TRUNC, 0o644); os.write(fd, b"x"*int(sys.argv[2])); os.close(fd)' "$C/$1" "$2"
+}
+
+read_cell() {     # read_cell NAME: open, one read, close
+    python3 -c 'import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.read(fd, 65536); os.close(fd)' "$C/$1"
+}
+
+@test "a create, write and close is LOOKUP, CREATE, WRITE, FLUSH, RELEASE" {
+    mark
+    write_cell q 1024
+    r=$(requests)
+    echo "$r"
+    [ "$r" = "CREATE=1 FLUSH=1 LOOKUP=1 RELEASE=1 WRITE=1 " ]
+}
+
+@test "a stat after a write is at most one GETATTR, and shows the written size and the cell's time" {
+    write_cell q 1024
+    mark
+    stat "$C/q" > /dev/null
+    [ "$(count GETATTR)" -le 1 ]
+    [ "$(stat -c %s "$C/q")" = 1024 ]
+    ts=$(ls "$MNT/default/t/r/cf" > /dev/null; stat -c %Y "$C/q")
+    [ "$ts" -ge "$(( $(date +%s) - 5 ))" ]
+    # the second stat: the kernel keeps what the first one learned
+    mark
+    stat "$C/q" > /dev/null
+    stat "$C/q" > /dev/null
+    r=$(requests)
+    echo "$r"
+    [ -z "$r" ]
+}
+
+@test "a first read of a value a close committed is OPEN and RELEASE: the close handed the kernel its pages" {
+    write_cell q 1024
+    stat "$C/q" > /dev/null
+    mark
+    read_cell q
+    r=$(requests)
+    echo "first: $r"
+    [ "$r" = "OPEN=1 RELEASE=1 " ]
+    mark
+    read_cell q
+    r=$(requests)
+    echo "second: $r"
+    [ "$r" = "OPEN=1 RELEASE=1 " ]
+    [ "$(cat "$C/q" | wc -c)" = 1024 ]
+}
+
+@test "a reader after an overwrite reads the new value, whatever the kernel held" {
+    write_cell q 1024
+    read_cell q
+    python3 -c 'import os,sys; fd=os.open(sys.argv[1], os.O_WRONLY|os.O_TRUNC); os.write(fd, b"yz"); os.close(fd)' "$C/q"
+    [ "$(cat "$C/q")" = yz ]
+    [ "$(stat -c %s "$C/q")" = 2 ]
+}
+
+@test "a first read without a stat before it reads the committed bytes, through every size change" {
+    for v in abc abcdefgh xy xz "" 0123456789; do
+        printf '%s' "$v" > "$C/q"
+        [ "$(cat "$C/q")" = "$v" ]
+        [ "$(stat -c %s "$C/q")" = "${#v}" ]
+    done
+    # the same size, another value, right after a read
+    printf 'aaaa' > "$C/s"
+    [ "$(cat "$C/s")" = aaaa ]
+    printf 'bbbb' > "$C/s"
+    [ "$(cat "$C/s")" = bbbb ]
+    # an append and an O_RDWR rewrite of part of it
+    printf 'tail' >> "$C/s"
+    [ "$(cat "$C/s")" = bbbbtail ]
+    printf 'XY' | dd of="$C/s" bs=1 seek=2 conv=notrunc status=none
+    [ "$(cat "$C/s")" = bbXYtail ]
+}
+
+@test "a table@<ts> view read twice shows a same-size version put at an older time in between" {
+    printf "{NAME => 'cf', VERSIONS => '5'}\n" > "$MNT/default/t/.schema"
+    echo new > "$C/q"
+    ts=$(ls "$C" | grep '^q@' | sed 's/^q@//')
+    [ -n "$ts" ]
+    echo v1 > "$C/q@$((ts - 5000))"
+    view="$MNT/default/t@$((ts - 1000))/r/cf/q"
+    [ "$(cat "$view")" = v1 ]
+    echo v2 > "$C/q@$((ts - 2000))"
+    sleep 1.2
+    [ "$(cat "$view")" = v2 ]
+}
