@@ -107,6 +107,21 @@ static bool same_key(const uint8_t *a, size_t al, const kv_buf *b) {
     return al == b->len && (al == 0 || memcmp(a, b->data, al) == 0);
 }
 
+/* The meta block's marker counts against the file's entries (files
+   written before it counted them have none): a wrong count could let a
+   time-range read skip a marker's masking. */
+static void check_marker_counts(checker *c, const kv_sst_reader *r, const char *name, uint64_t n,
+                                int64_t max_ts, uint64_t fam) {
+    uint64_t meta_n, meta_fam;
+    int64_t meta_max;
+    if (!kv_sst_marker_counts(r, &meta_n, &meta_max, &meta_fam)) return;
+    if (meta_n != n || (n && meta_max != max_ts) || meta_fam != fam)
+        emit(c, KV_FINDING_DAMAGE, name, -1, "%s: its meta block records %" PRIu64 " DeleteColumn "
+             "markers (newest at %" PRId64 ") and %" PRIu64 " family markers; the file holds %"
+             PRIu64 " (newest at %" PRId64 ") and %" PRIu64, name, meta_n, meta_n ? meta_max : 0,
+             meta_fam, n, n ? max_ts : 0, fam);
+}
+
 /* Checks one sorted file; meta is the manifest's record of it, or NULL. */
 static void check_sst(checker *c, kv_env *env, uint64_t number, const kv_sst_meta *meta) {
     char name[32];
@@ -129,7 +144,8 @@ static void check_sst(checker *c, kv_env *env, uint64_t number, const kv_sst_met
         return;
     }
     kv_buf prev = {0}, first = {0}, scratch = {0};
-    uint64_t n = 0;
+    uint64_t n = 0, column_deletes = 0, family_markers = 0;
+    int64_t max_column_delete_ts = 0;
     bool bloom_reported = false, stop = false;
     for (it->seek(it, (const uint8_t *)"", 0); !stop && it->valid(it); it->next(it)) {
         size_t kl;
@@ -148,6 +164,11 @@ static void check_sst(checker *c, kv_env *env, uint64_t number, const kv_sst_met
                  "holds", name, (int)(kp.row_len > 64 ? 64 : kp.row_len), kp.row);
             bloom_reported = true;
         }
+        if (!stop && kp.type == KV_TYPE_DELETE_COLUMN &&
+            (column_deletes++ == 0 || kp.ts > max_column_delete_ts))
+            max_column_delete_ts = kp.ts;
+        if (!stop && (kp.type == KV_TYPE_DELETE_FAMILY || kp.type == KV_TYPE_DELETE_FAMILY_VERSION))
+            family_markers++;
         prev.len = 0;
         if (kv_buf_append(&prev, key, kl) || (n == 0 && kv_buf_append(&first, key, kl))) stop = true;
         if (!stop) {
@@ -162,7 +183,10 @@ static void check_sst(checker *c, kv_env *env, uint64_t number, const kv_sst_met
         kv_sst_last_error(r, msg, sizeof msg);
         if (!msg[0]) snprintf(msg, sizeof msg, "%s: %s", name, kv_strerror(st));
         emit(c, KV_FINDING_DAMAGE, name, offset_in(msg), "%s (after %" PRIu64 " good entries)", msg, n);
-    } else if (!stop && meta) {
+    } else if (!stop) {
+        check_marker_counts(c, r, name, column_deletes, max_column_delete_ts, family_markers);
+    }
+    if (st == KV_OK && !stop && meta) {
         if (meta->entries != n)
             emit(c, KV_FINDING_DAMAGE, name, -1, "%s holds %" PRIu64 " entries; the manifest records %" PRIu64,
                  name, n, meta->entries);

@@ -100,6 +100,8 @@ struct kv_memstore {
     /* Read by anyone. */
     atomic_size_t bytes;
     _Atomic uint64_t entries;
+    _Atomic int64_t max_column_delete_ts;   /* INT64_MIN: no DeleteColumn */
+    atomic_bool family_markers;             /* a DeleteFamily(Version) was added */
 };
 
 
@@ -227,6 +229,8 @@ kv_memstore *kv_memstore_new(void) {
     atomic_init(&m->height, 1);
     atomic_init(&m->bytes, 0);
     atomic_init(&m->entries, 0);
+    atomic_init(&m->max_column_delete_ts, INT64_MIN);
+    atomic_init(&m->family_markers, false);
     atomic_init(&m->last, NULL);
     atomic_init(&m->ref, NULL);
     atomic_init(&m->rows, NULL);
@@ -616,6 +620,17 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
     /* linked at the end: the new largest key */
     if (!atomic_load_explicit(&n->next[0], memory_order_relaxed))
         atomic_store_explicit(&m->last, n, memory_order_release);
+    /* A DeleteColumn marker: a time-range read seeks past the newer
+       versions of a column only while no source holds one above the
+       range (kv_memstore_max_column_delete_ts). One writer: load, store. */
+    kv_cell_type type = klen >= KV_KEY_SUFFIX_LEN ? kv_key_type(key, klen) : KV_TYPE_PUT;
+    if (type == KV_TYPE_DELETE_COLUMN) {
+        int64_t ts = kv_key_timestamp(key, klen);
+        if (ts > atomic_load_explicit(&m->max_column_delete_ts, memory_order_relaxed))
+            atomic_store_explicit(&m->max_column_delete_ts, ts, memory_order_release);
+    } else if (type == KV_TYPE_DELETE_FAMILY || type == KV_TYPE_DELETE_FAMILY_VERSION) {
+        atomic_store_explicit(&m->family_markers, true, memory_order_release);
+    }
     /* One writer: a plain load and store, no locked read-modify-write
        (which would wait for every store above to reach the cache). */
     atomic_store_explicit(&m->entries, atomic_load_explicit(&m->entries, memory_order_relaxed) + 1,
@@ -625,6 +640,15 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
 
 size_t kv_memstore_bytes(const kv_memstore *m) {
     return m ? atomic_load_explicit(&((kv_memstore *)m)->bytes, memory_order_relaxed) : 0;
+}
+
+int64_t kv_memstore_max_column_delete_ts(const kv_memstore *m) {
+    return m ? atomic_load_explicit(&((kv_memstore *)m)->max_column_delete_ts, memory_order_acquire)
+             : INT64_MIN;
+}
+
+bool kv_memstore_has_family_markers(const kv_memstore *m) {
+    return m && atomic_load_explicit(&((kv_memstore *)m)->family_markers, memory_order_acquire);
 }
 
 uint64_t kv_memstore_entries(const kv_memstore *m) {

@@ -28,6 +28,17 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
 /* Bytes of memory used (arena), approximately. */
 size_t kv_memstore_bytes(const kv_memstore *m);
 uint64_t kv_memstore_entries(const kv_memstore *m);
+/* The largest timestamp of the DeleteColumn markers (keys.h: a key whose
+   type is KV_TYPE_DELETE_COLUMN) among the entries added before the call,
+   INT64_MIN if none: a time-range read may seek past a column's versions
+   above its range when no source holds such a marker at or above its end.
+   Readers need no lock. */
+int64_t kv_memstore_max_column_delete_ts(const kv_memstore *m);
+/* Whether a family-level marker (a key of type KV_TYPE_DELETE_FAMILY or
+   KV_TYPE_DELETE_FAMILY_VERSION) was added before the call: a get of one
+   column may skip the row's family markers only when no source holds
+   one. Readers need no lock. */
+bool kv_memstore_has_family_markers(const kv_memstore *m);
 /* Whether m may hold a key in [lo, hi): false only when every key it
    holds now is below lo or at or above hi (a get skips a memstore of
    other rows). Readers need no lock; a key added after the call is not

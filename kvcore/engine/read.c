@@ -58,6 +58,15 @@ typedef struct fam_reader {
     const kv_column *cols;      /* selected qualifiers of this family */
     size_t ncols;               /* 0: the whole family */
     kv_matcher matcher;
+    /* A time range ending below KV_TIME_MAX and no source holding a
+       DeleteColumn marker at or above its end: a selected column is read
+       from its first entry inside the range (the newer versions can
+       neither count nor mask). */
+    bool range_seek;
+    /* ... and no source holds a family-level marker: a get of one column
+       is positioned at the column's first entry below the range's end
+       (the row's family markers, which lead it, need not be read). */
+    bool range_direct;
     /* A row returned in parts (batch) stopped inside this family: */
     bool resume;                /* read_family_row goes on where it stopped */
     size_t col;                 /* ncols > 0: 0 reading family markers,
@@ -166,11 +175,21 @@ static bool mem_may_hold(const kv_memstore *m, const kv_buf *point_row, const ui
            kv_memstore_may_hold_row(m, point_row->data, point_row->len);
 }
 
+/* Whether a memstore holds no DeleteColumn marker at or above range_end. */
+static bool mem_below(const kv_memstore *m, int64_t range_end) {
+    return kv_memstore_max_column_delete_ts(m) < range_end;
+}
+
 /* Builds the merged iterator over a family's sources. Takes over the
-   references in src (the file set's goes to *files_out). */
+   references in src (the file set's goes to *files_out). *range_seek:
+   whether no source merged holds a DeleteColumn marker at or above
+   range_end (KV_TIME_MAX: no range, false); *no_family_markers: whether
+   none holds a family-level marker. */
 static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv_fileset **files_out,
                                 const kv_buf *point_row, const kv_buf *stop_key, const kv_column *cols,
-                                size_t ncols, bool fill_cache, kv_buf *colkey) {
+                                size_t ncols, bool fill_cache, kv_buf *colkey, int64_t range_end,
+                                bool *range_seek, bool *no_family_markers) {
+    bool below = range_end != KV_TIME_MAX && range_end != KV_TIME_MIN, nofam = true;
     size_t nfiles = src->files ? src->files->n : 0, n = 0;
     kv_iter *stack_kids[STACK_KIDS];
     kv_iter **kids = nfiles + 2 <= STACK_KIDS ? stack_kids : malloc((nfiles + 2) * sizeof *kids);
@@ -185,10 +204,16 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
     }
     if (kids && hi) {
         /* a get leaves out a memstore that holds no key of its row */
-        if (src->mem && (!point_row || mem_may_hold(src->mem, point_row, hi, hi_len)))
+        if (src->mem && (!point_row || mem_may_hold(src->mem, point_row, hi, hi_len))) {
+            below = below && mem_below(src->mem, range_end);
+            nofam = below && nofam && !kv_memstore_has_family_markers(src->mem);
             kids[n++] = kv_memstore_iter(src->mem);
-        if (src->imm && (!point_row || mem_may_hold(src->imm, point_row, hi, hi_len)))
+        }
+        if (src->imm && (!point_row || mem_may_hold(src->imm, point_row, hi, hi_len))) {
+            below = below && mem_below(src->imm, range_end);
+            nofam = below && nofam && !kv_memstore_has_family_markers(src->imm);
             kids[n++] = kv_memstore_iter(src->imm);
+        }
         for (size_t i = 0; i < nfiles; i++) {
             kv_sstfile *file = src->files->files[i];
             if (point_row && !file_may_hold(file, desc, point_row, cols, ncols, colkey)) continue;
@@ -196,6 +221,8 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
                needed (issue 11 defect 6); healthy files are cheap to keep */
             if (file->broken && stop_key && kv_sstfile_starts_at_or_after(file, stop_key->data, stop_key->len))
                 continue;
+            below = below && !file->broken && kv_sst_column_deletes_below(file->reader, range_end);
+            nofam = below && nofam && kv_sst_no_family_markers(file->reader);
             kids[n++] = kv_sstfile_iter(file, fill_cache && desc->blockcache, desc->in_memory);
         }
         it = kv_merge_iter_new(kids, n);
@@ -213,6 +240,8 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
     }
     *files_out = src->files;
     src->files = NULL;
+    *range_seek = below;
+    *no_family_markers = nofam;
     return it;
 }
 
@@ -454,9 +483,12 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
         fam_reader *fr = &sc->fams[i];
         fr->matcher.snapshot = sc->snapshot;
         if (built) {
+            /* a raw read shows what lies above the range too */
             fr->it = family_iterator(&srcs[i], &fr->desc, &fr->files, point_row,
                                      has_stop ? &stop_key : NULL, fr->cols, fr->ncols, o->fill_cache,
-                                     &sc->colkey);
+                                     &sc->colkey, o->raw ? KV_TIME_MAX : fr->matcher.time_max,
+                                     &fr->range_seek, &fr->range_direct);
+            fr->range_direct = fr->range_direct && fr->range_seek;
             built = fr->it != NULL;
         } else {
             kv_memstore_unref(srcs[i].mem);
@@ -478,8 +510,25 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             lo = sc->opts.row_prefix;
             lolen = sc->opts.row_prefix_len;
         }
-        if (lo && kv_key_encode_row(tg, lo, lolen) != 0) goto nomem;
+        /* a get's row is escaped already (the bloom filters' point key) */
+        if (lo && lo == sc->opts.start_row && point_row) {
+            if (kv_buf_append(tg, point_row->data, point_row->len)) goto nomem;
+        } else if (lo && kv_key_encode_row(tg, lo, lolen) != 0) {
+            goto nomem;
+        }
         if (lo) tg->len -= 2; /* esc(lo) without terminator: before all of lo's keys */
+        fam_reader *f0 = sc->nfams == 1 ? &sc->fams[0] : NULL;
+        if (point_row && lo == sc->opts.start_row && f0 && f0->range_direct && f0->ncols == 1) {
+            /* a get of one column with nothing to read above its range:
+               straight to its first entry below the range's end (on in
+               the next column or row when it has none: an empty get) */
+            uint8_t kind = KV_KIND_COLUMN;
+            tg->len += 2;
+            if (kv_buf_append(tg, &kind, 1) ||
+                kv_key_encode_row(tg, f0->cols[0].qualifier, f0->cols[0].qualifier_len) ||
+                kv_key_append_ts(tg, f0->matcher.time_max - 1))
+                goto nomem;
+        }
         for (size_t i = 0; i < sc->nfams; i++) sc->fams[i].it->seek(sc->fams[i].it, tg->data, tg->len);
     } else {
         /* The first row is the largest <= start_row (and within prefix). */
@@ -755,6 +804,38 @@ static bool at_prefix(const kv_iter *it, const uint8_t *prefix, size_t len) {
     return has_prefix(key, klen, prefix, len);
 }
 
+/* Puts family fr's iterator at the first entry of the column whose prefix
+   is tg (it is at or before that column's entries, past every earlier
+   one), or with fr->range_seek at the column's first entry below the time
+   range's end. tg is left as it was. */
+static void seek_column(fam_reader *fr, kv_buf *tg) {
+    kv_iter *it = fr->it;
+    size_t len = tg->len;
+    bool at = at_prefix(it, tg->data, len);
+    if (!fr->range_seek) {
+        if (!at) it->seek(it, tg->data, len);
+        return;
+    }
+    int64_t end = fr->matcher.time_max;
+    /* At the column already: step over a few versions above the range
+       (a seek searches the whole memstore or block again), checking only
+       their timestamps, then seek. */
+    for (int i = 0; at && i < SKIP_NEXTS; i++) {
+        size_t klen;
+        const uint8_t *key = it->key(it, &klen);
+        if (klen != len + KV_KEY_SUFFIX_LEN || kv_key_timestamp(key, klen) < end) return;
+        it->next(it);
+        at = at_prefix(it, tg->data, len);
+        if (!at) return;   /* the column ends above the range: read on from here */
+    }
+    if (kv_key_append_ts(tg, end - 1)) {
+        if (!at) it->seek(it, tg->data, len);   /* out of memory: read them */
+        return;
+    }
+    it->seek(it, tg->data, tg->len);
+    tg->len = len;
+}
+
 /* Reads family fi's part of the row sc->row_key (the iterator is at the
    row's first entry or past it) and leaves the iterator after the row.
    With selected columns it seeks to each of them rather than reading the
@@ -801,8 +882,9 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
             return KV_NO_MEMORY;
         /* Every entry before the iterator's has been read or skipped, so
            when it is at one of the column's entries that is the column's
-           first: no seek (a get of the row's first column seeks once). */
-        if (!mid && !at_prefix(fr->it, tg->data, tg->len)) fr->it->seek(fr->it, tg->data, tg->len);
+           first: no seek (a get of the row's first column seeks once).
+           With range_seek, to the first entry below the range's end. */
+        if (!mid) seek_column(fr, tg);
         sc->col_finished = false;
         st = read_entries(sc, fi, tg->data, tg->len, true, mid, &done);
         if (st == KV_OK && sc->paused) {

@@ -93,6 +93,12 @@ int kv_key_encode_column(kv_buf *b, const void *row, size_t row_len, uint8_t kin
     return 0;
 }
 
+int kv_key_append_ts(kv_buf *b, int64_t ts) {
+    uint8_t p[8];
+    kv_put_be64(p, ~((uint64_t)ts ^ TS_FLIP));
+    return kv_buf_append(b, p, sizeof p);
+}
+
 int kv_key_encode(kv_buf *b, const void *row, size_t row_len, uint8_t kind, const void *qualifier,
                   size_t qualifier_len, int64_t ts, kv_cell_type type, uint64_t seq) {
     /* room for the longest encoding: one reserve, then written in place */

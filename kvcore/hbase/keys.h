@@ -52,6 +52,11 @@ int kv_key_encode_row(kv_buf *b, const void *row, size_t row_len);
 /* Appends esc(row)|kind|esc(qualifier): a column's first key. */
 int kv_key_encode_column(kv_buf *b, const void *row, size_t row_len, uint8_t kind,
                          const void *qualifier, size_t qualifier_len);
+/* Appends ts' (8 bytes) of timestamp ts: after a column's prefix
+   (kv_key_encode_column) it is a key just before the column's entries at
+   or below ts, and after its entries above ts (a seek past newer versions).
+   Returns 0 or -1 (no memory). */
+int kv_key_append_ts(kv_buf *b, int64_t ts);
 /* Decodes; unescaped row/qualifier bytes go into *scratch (reused).
    Returns KV_OK or KV_CORRUPT. */
 kv_status kv_key_decode(kv_key_parts *out, const uint8_t *key, size_t len, kv_buf *scratch);

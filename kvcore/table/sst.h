@@ -66,6 +66,20 @@ kv_iter *kv_sst_iter(kv_sst_reader *r, bool fill_cache, bool high_priority);
 /* The message of the last corruption/I-O error met by any iterator of r. */
 void kv_sst_last_error(const kv_sst_reader *r, char *buf, size_t len);
 uint64_t kv_sst_file_size(const kv_sst_reader *r);
+/* Whether the file's meta block says it holds no DeleteColumn marker
+   (keys.h type KV_TYPE_DELETE_COLUMN) at or above ts: a time-range read
+   ending at ts may then seek past the newer versions of a column. False
+   for a file written before the meta block counted them (it may). */
+bool kv_sst_column_deletes_below(const kv_sst_reader *r, int64_t ts);
+/* Whether the meta block says the file holds no family-level marker
+   (DeleteFamily, DeleteFamilyVersion): a get of one column may then go
+   straight to the column. False for a file that predates the count. */
+bool kv_sst_no_family_markers(const kv_sst_reader *r);
+/* The meta block's count of DeleteColumn markers, their largest timestamp
+   (0 if none) and its count of family-level markers: false, and zeros,
+   when the file predates them. */
+bool kv_sst_marker_counts(const kv_sst_reader *r, uint64_t *column_deletes, int64_t *max_ts,
+                          uint64_t *family_markers);
 /* Whether r is the file @p m (the manifest's record of it) describes: the
    same size, entry count, smallest and largest key as its meta block.
    Fields m leaves zero or empty are not compared. A file copied or renamed

@@ -101,6 +101,10 @@ struct kv_sst_reader {
     kv_bloom bloom_kind;
     uint64_t entries;
     uint8_t *meta_keys;          /* the meta block's smallest key, then its largest */
+    bool column_deletes_known;   /* the meta block counts DeleteColumn markers */
+    uint64_t column_deletes;
+    int64_t max_column_delete_ts;
+    uint64_t family_markers;     /* DeleteFamily and DeleteFamilyVersion */
     size_t smallest_len, largest_len;
     pthread_mutex_t err_mu;
     char last_err[MSG_LEN];          /* GUARDED_BY(err_mu) */
@@ -422,6 +426,41 @@ corrupt:
     return KV_CORRUPT;
 }
 
+/* The meta block's optional fields after the bloom kind (at p): the
+   DeleteColumn count and largest timestamp and the family-marker count,
+   absent in older files (then the file may hold such markers). */
+static void load_column_deletes(kv_sst_reader *r, const uint8_t *p, const uint8_t *end) {
+    uint32_t bits, block_size;
+    uint64_t bloom_keys, raw_bytes, n;
+    if (end - p < 3)
+        return;
+    p += 3;
+    if ((p = kv_get_varint32(p, end, &bits)) && (p = kv_get_varint32(p, end, &block_size)) &&
+        (p = kv_get_varint64(p, end, &bloom_keys)) && (p = kv_get_varint64(p, end, &raw_bytes)) &&
+        (p = kv_get_varint64(p, end, &n)) && end - p >= 8 &&
+        kv_get_varint64(p + 8, end, &r->family_markers)) {
+        r->column_deletes_known = true;
+        r->column_deletes = n;
+        r->max_column_delete_ts = (int64_t)kv_get_le64(p);
+    }
+}
+
+bool kv_sst_column_deletes_below(const kv_sst_reader *r, int64_t ts) {
+    return r->column_deletes_known && (r->column_deletes == 0 || r->max_column_delete_ts < ts);
+}
+
+bool kv_sst_no_family_markers(const kv_sst_reader *r) {
+    return r->column_deletes_known && r->family_markers == 0;
+}
+
+bool kv_sst_marker_counts(const kv_sst_reader *r, uint64_t *column_deletes, int64_t *max_ts,
+                          uint64_t *family_markers) {
+    *column_deletes = r->column_deletes;
+    *max_ts = r->max_column_delete_ts;
+    *family_markers = r->family_markers;
+    return r->column_deletes_known;
+}
+
 static kv_status load_meta(kv_sst_reader *r, uint64_t off, uint64_t size, char *err, size_t errlen) {
     uint8_t *mem;
     const uint8_t *p, *end;
@@ -460,6 +499,7 @@ static kv_status load_meta(kv_sst_reader *r, uint64_t off, uint64_t size, char *
              blocks == r->nblocks;
         r->bloom_kind = (kv_bloom)bloom;
         r->entries = entries;
+        load_column_deletes(r, p, end);
     }
     free(mem);
     if (ok)

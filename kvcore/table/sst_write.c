@@ -60,6 +60,9 @@ struct kv_sst_writer {
     bool have_ts;
     int64_t min_ts, max_ts;
     uint64_t max_seq;
+    uint64_t column_deletes;     /* DeleteColumn markers, */
+    int64_t max_column_delete_ts;    /* ... and their largest timestamp */
+    uint64_t family_markers;     /* DeleteFamily, DeleteFamilyVersion markers */
     kv_status error;             /* first failure; the writer is then dead */
     char errmsg[512];
 };
@@ -292,6 +295,12 @@ kv_status kv_sst_add(kv_sst_writer *w, const uint8_t *key, size_t klen, const ui
             w->max_ts = ts;
         if (seq > w->max_seq)
             w->max_seq = seq;
+        if (kv_key_type(key, klen) == KV_TYPE_DELETE_COLUMN &&
+            (w->column_deletes++ == 0 || ts > w->max_column_delete_ts))
+            w->max_column_delete_ts = ts;
+        kv_cell_type type = kv_key_type(key, klen);
+        if (type == KV_TYPE_DELETE_FAMILY || type == KV_TYPE_DELETE_FAMILY_VERSION)
+            w->family_markers++;
         w->have_ts = true;
     }
     w->entries++;
@@ -328,7 +337,10 @@ static int encode_meta(kv_sst_writer *w, kv_buf *b) {
            kv_buf_append_varint32(b, w->opts.bloom_bits_per_key) ||
            kv_buf_append_varint32(b, w->opts.block_size) ||
            kv_buf_append_varint64(b, kv_bloom_builder_count(&w->bloom)) ||
-           kv_buf_append_varint64(b, w->raw_data_bytes) ? -1 : 0;
+           kv_buf_append_varint64(b, w->raw_data_bytes) ||
+           kv_buf_append_varint64(b, w->column_deletes) ||
+           put_u64(b, w->column_deletes ? (uint64_t)w->max_column_delete_ts : 0) ||
+           kv_buf_append_varint64(b, w->family_markers) ? -1 : 0;
 }
 
 static uint8_t *dup_bytes(const kv_buf *b) {

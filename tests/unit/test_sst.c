@@ -22,6 +22,9 @@ typedef struct dataset {
     uint32_t nrows;              /* rows 0..nrows-1 exist (as row_name(2*i)) */
     int64_t min_ts, max_ts;
     uint64_t max_seq;
+    uint64_t column_deletes;     /* DeleteColumn markers, */
+    int64_t max_column_delete_ts;    /* ... the newest's timestamp */
+    uint64_t family_markers;     /* DeleteFamily markers */
 } dataset;
 
 static uint64_t rnd(uint64_t *s) {
@@ -72,6 +75,7 @@ static void make_dataset(dataset *d, size_t n, uint64_t seed) {
             REQUIRE(kv_key_encode(&d->keys, row, 5, KV_KIND_FAMILY_MARKER, "", 0, base + 5000,
                                   KV_TYPE_DELETE_FAMILY, seq) == 0);
             push_key(d, st);
+            d->family_markers++;
             if (base + 5000 > d->max_ts) d->max_ts = base + 5000;
             if (base + 5000 < d->min_ts) d->min_ts = base + 5000;
             if (seq > d->max_seq) d->max_seq = seq;
@@ -85,9 +89,14 @@ static void make_dataset(dataset *d, size_t n, uint64_t seed) {
                 int64_t ts = base - v * 1000;
                 uint64_t seq = rnd(&s) % 1000000;
                 size_t st = d->keys.len;
+                /* a DeleteColumn in about one row in 16: the meta block counts them */
+                bool dc = v == 0 && c == 2 && r % 2 == 0;
                 REQUIRE(kv_key_encode(&d->keys, row, 5, KV_KIND_COLUMN, q, strlen(q), ts,
-                                      v == 1 && c == 1 ? KV_TYPE_DELETE : KV_TYPE_PUT, seq) == 0);
+                                      dc ? KV_TYPE_DELETE_COLUMN
+                                      : v == 1 && c == 1 ? KV_TYPE_DELETE : KV_TYPE_PUT, seq) == 0);
                 push_key(d, st);
+                if (dc && (d->column_deletes++ == 0 || ts > d->max_column_delete_ts))
+                    d->max_column_delete_ts = ts;
                 if (ts > d->max_ts) d->max_ts = ts;
                 if (ts < d->min_ts) d->min_ts = ts;
                 if (seq > d->max_seq) d->max_seq = seq;
@@ -311,6 +320,16 @@ static void test_all_combinations(void) {
                 char err[256];
                 REQUIRE(kv_sst_open(&r, env, path, fileno, cache, err, sizeof err) == KV_OK);
                 CHECK_EQ(kv_sst_file_size(r), meta.file_size);
+                /* the meta block's DeleteColumn count and newest timestamp */
+                uint64_t ndc = 0, nfm = 0;
+                int64_t dc_max = 0;
+                CHECK(kv_sst_marker_counts(r, &ndc, &dc_max, &nfm));
+                REQUIRE(d.column_deletes > 0 && d.family_markers > 0);
+                CHECK(ndc == d.column_deletes && dc_max == d.max_column_delete_ts &&
+                      nfm == d.family_markers);
+                CHECK(!kv_sst_no_family_markers(r));
+                CHECK(kv_sst_column_deletes_below(r, d.max_column_delete_ts + 1));
+                CHECK(!kv_sst_column_deletes_below(r, d.max_column_delete_ts));
                 /* Alternate cached and uncached reads. */
                 kv_iter *it = kv_sst_iter(r, (c + e + b) % 2 == 0, b == 1);
                 REQUIRE(it);
