@@ -11,6 +11,13 @@
  * see every linked node whole. Nodes are never unlinked or freed before the
  * last reference goes, so readers need no lock. The byte and entry counts
  * are relaxed atomics: exact for the writer, approximate for others.
+ *
+ * The byte count is the memory taken: the handle, every chunk's header,
+ * every node as laid out (header, links, key, value, alignment), the tail
+ * of a chunk left for a new one, and the row filters. A chunk's room not
+ * yet used is not counted: the store's write buffer switches when the
+ * count reaches write_buffer_size, and a count of whole chunks (which
+ * double up to 2 MiB) would switch a small buffer at half its fill.
  */
 #include "memstore.h"
 #include "rowkey.h"
@@ -39,14 +46,13 @@ typedef struct node {
     /* What a search compares before the key's bytes (node_note_head):
        the node's key shares its first hoff bytes with the memstore's
        reference key, and head is its bytes [hoff, hoff + 8) as a
-       big-endian number, zero-padded. 24 bytes in all, as without them:
-       the memstore's bytes are counted without its nodes' headers. */
+       big-endian number, zero-padded. 24 bytes in all, as without them. */
     uint16_t hoff;
     uint64_t head;
     /* next[height], then key bytes, then value bytes. */
     _Atomic(struct node *) next[];
 } node;
-_Static_assert(sizeof(node) <= 24, "a node's header grew: memstores would hold more than they count");
+_Static_assert(sizeof(node) <= 24, "a node's header grew: every entry takes more memory");
 
 /* The filter of the rows of a memstore's entries: a blocked bloom filter
    (each row sets RF_PROBES bits of one 512-bit block: one cache line per
@@ -117,6 +123,12 @@ static node *next_of(const node *n, int level) {
     return atomic_load_explicit(&((node *)n)->next[level], memory_order_acquire);
 }
 
+/* Adds n to the memory counted (the writer only: a load and a store). */
+static void count_bytes(kv_memstore *m, size_t n) {
+    atomic_store_explicit(&m->bytes, atomic_load_explicit(&m->bytes, memory_order_relaxed) + n,
+                          memory_order_relaxed);
+}
+
 /* A chunk of size bytes, or with whole set one of CHUNK_SIZE bytes in all
    (the header included) on a huge page boundary: *size gets its room. */
 static unsigned char *new_chunk(kv_memstore *m, size_t *size, bool whole) {
@@ -150,7 +162,7 @@ static unsigned char *new_chunk(kv_memstore *m, size_t *size, bool whole) {
     c->used = 0;
     c->next = m->chunks;
     m->chunks = c;
-    atomic_fetch_add_explicit(&m->bytes, sizeof *c + *size, memory_order_relaxed);
+    count_bytes(m, offsetof(chunk, data));
     return c->data;
 }
 
@@ -166,8 +178,10 @@ static void *arena_alloc(kv_memstore *m, size_t size) {
        the current chunk's free space. */
     if (size > m->next_chunk / 4) {
         unsigned char *p = new_chunk(m, &size, false);
-        if (p)
+        if (p) {
             m->chunks->used = size;
+            count_bytes(m, size);
+        }
         return p;
     }
     if (size > m->alloc_left) {
@@ -175,6 +189,7 @@ static void *arena_alloc(kv_memstore *m, size_t size) {
         unsigned char *p = new_chunk(m, &room, room == CHUNK_SIZE);
         if (!p)
             return NULL;
+        count_bytes(m, m->alloc_left);   /* the old chunk's tail, unused from now on */
         m->cur = m->chunks;
         m->alloc_ptr = p;
         m->alloc_left = room;
@@ -185,6 +200,7 @@ static void *arena_alloc(kv_memstore *m, size_t size) {
     m->alloc_ptr += size;
     m->alloc_left -= size;
     m->cur->used += size;
+    count_bytes(m, size);
     return p;
 }
 
@@ -227,7 +243,7 @@ kv_memstore *kv_memstore_new(void) {
         return NULL;
     atomic_init(&m->refs, 1);
     atomic_init(&m->height, 1);
-    atomic_init(&m->bytes, 0);
+    atomic_init(&m->bytes, sizeof *m);
     atomic_init(&m->entries, 0);
     atomic_init(&m->max_column_delete_ts, INT64_MIN);
     atomic_init(&m->family_markers, false);
@@ -332,7 +348,7 @@ static rowfilter *rows_grow(kv_memstore *m, uint64_t entries) {
     f->older = atomic_load_explicit(&m->rows, memory_order_relaxed);
     atomic_store_explicit(&m->rows, f, memory_order_release);
     m->rows_cap = nblocks >= RF_MAX_BLOCKS ? UINT64_MAX : nblocks * RF_BLOCK_BITS / RF_BITS_PER_ENTRY;
-    atomic_fetch_add_explicit(&m->bytes, bytes, memory_order_relaxed);
+    count_bytes(m, bytes);
     return f;
 }
 

@@ -25,7 +25,11 @@ void kv_memstore_unref(kv_memstore *m);
    KV_NO_MEMORY. Callers serialise add() calls; readers need no lock. */
 kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const uint8_t *value,
                           size_t vlen);
-/* Bytes of memory used (arena), approximately. */
+/* The bytes of memory m has taken: its handle, its nodes as laid out in
+   its chunks (header, links, key, value, alignment), its chunks' headers
+   and the tails they left unused, its row filters; not the room of its
+   current chunk that no node uses yet. Only grows. Exact for the writer,
+   a recent value for other threads. */
 size_t kv_memstore_bytes(const kv_memstore *m);
 uint64_t kv_memstore_entries(const kv_memstore *m);
 /* The largest timestamp of the DeleteColumn markers (keys.h: a key whose

@@ -70,15 +70,21 @@ static kv_status insert_op(void *arg, const kv_batch_op *op) {
     if (kv_key_encode(c->key, op->row, op->row_len, kind, op->qualifier, op->qualifier_len, op->ts,
                       op->type, op->seq))
         return KV_NO_MEMORY;
+    /* The memory the memstore takes for the op (its node, a new chunk's
+       header, a larger row filter; the memstore itself when new): what
+       the write buffer counts (kv_memstore_bytes). */
+    size_t before = 0;
     if (!f->mem) {
         pthread_mutex_lock(&s->mu);
         if (!f->mem) f->mem = kv_memstore_new();
         pthread_mutex_unlock(&s->mu);
         if (!f->mem) return KV_NO_MEMORY;
+    } else {
+        before = kv_memstore_bytes(f->mem);
     }
     kv_status as = kv_memstore_add(f->mem, c->key->data, c->key->len, op->value, op->value_len);
+    c->bytes += kv_memstore_bytes(f->mem) - before;
     if (as != KV_OK && as != KV_EXISTS) return as;
-    c->bytes += c->key->len + op->value_len + 32;
     return KV_OK;
 }
 
