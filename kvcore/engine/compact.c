@@ -2,9 +2,12 @@
  * @file compact.c
  * Compactions: minor ones merge files picked by a size-ratio policy (with
  * the manual compaction style: every file of a family) and keep delete
- * markers; major ones (kv_compact) first flush, then rewrite
- * each family into one file without markers and without the cells they
- * mask, expired or surplus (retention by matcher.c, files by builder.c).
+ * markers, unless they take every file of the family: then, as HBase's
+ * (CompactionRequest.isAllFiles, COMPACT_DROP_DELETES), they drop markers
+ * as a major one does, though the memstore is not an input; major ones
+ * (kv_compact) first flush, then rewrite each family into one file
+ * without markers and without the cells they mask, expired or surplus
+ * (retention by matcher.c, files by builder.c).
  * The compaction thread runs minor passes after each flush. A new file set
  * is published only after the manifest naming it is on disk; replaced
  * files are removed when the last scan using them ends.
@@ -105,7 +108,12 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *
     kv_iter *it = st == KV_OK ? kv_merge_iter_new(kids, hi - lo) : NULL;
     free(kids);
     if (st == KV_OK && !it) st = KV_NO_MEMORY;
-    if (st == KV_OK) st = kv_build_family_file(s, &desc, it, major ? KV_MATCH_MAJOR : KV_MATCH_MINOR, &out);
+    /* Every file of the family is an input: no file left out can hold a
+       put that a marker masks, so the markers go (the memstore's puts are
+       then no longer masked, as in HBase). */
+    bool drop_deletes = major || (lo == 0 && hi == fs->n);
+    if (st == KV_OK)
+        st = kv_build_family_file(s, &desc, it, drop_deletes ? KV_MATCH_MAJOR : KV_MATCH_MINOR, &out);
     if (it) it->destroy(it);
     if (st != KV_OK) st = compaction_failed(s, &desc, fs, lo, hi, st);
 

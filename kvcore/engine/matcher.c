@@ -23,7 +23,8 @@
  *  - a raw read shows a column's markers up to its first put past the
  *    read's VERSIONS, not below it (HBase's column tracker seeks to the
  *    next column there);
- *  - minor compactions and flushes keep markers; major ones drop them,
+ *  - flushes and minor compactions keep markers; major ones, and minor
+ *    ones that take every file of the family (HBase: isAllFiles), drop them,
  *    except that with KEEP_DELETED_CELLS (TTL: an unexpired marker) a
  *    major compaction keeps a marker unless no put of the inputs is as old
  *    as it, or (a column marker) a newer put of its column was already

@@ -14,7 +14,7 @@
 typedef enum kv_match_mode {
     KV_MATCH_READ,              /* user get/scan */
     KV_MATCH_MINOR,             /* flush / minor compaction: keep markers */
-    KV_MATCH_MAJOR,             /* major compaction: drop markers */
+    KV_MATCH_MAJOR,             /* major or all-files compaction: drop markers */
 } kv_match_mode;
 
 typedef struct kv_matcher {

@@ -4,17 +4,20 @@
  * HBase's rules (SPEC §1, "Retention and version counting"):
  *
  *  - the memstore keeps every write;
- *  - a flush writes the memstore as a new file, and a minor compaction
- *    merges files into one, keeping: every delete marker; per column, of
- *    the puts that a marker in the same input does not mask, at most
- *    VERSIONS, newest first, where a put that a later put of the same
- *    timestamp replaced is gone, and a put older than TTL is dropped
- *    unless it is among the newest MIN_VERSIONS;
- *  - a major compaction merges every file and also drops the markers;
+ *  - a flush writes the memstore as a new file, and a compaction merges
+ *    files into one, keeping per column, of the puts that a marker in the
+ *    same input does not mask, at most VERSIONS, newest first, where a put
+ *    that a later put of the same timestamp replaced is gone, and a put
+ *    older than TTL is dropped unless it is among the newest MIN_VERSIONS;
+ *  - a flush keeps every delete marker; a compaction that merges every
+ *    file of the family (the model's compactions always do) drops them, as
+ *    HBase's COMPACT_DROP_DELETES; a major one first flushes, a minor one
+ *    does not, so a marker it drops no longer masks an older put that is
+ *    still in the memstore;
  *  - KEEP_DELETED_CELLS TRUE keeps masked puts (they then count as
- *    versions) and, in major compactions, the markers; TTL does so until
- *    the masked put (or the marker) has expired; even then a major
- *    compaction drops a marker older than every put of its inputs, and a
+ *    versions) and, in compactions, the markers; TTL does so until
+ *    the masked put (or the marker) has expired; even then a compaction
+ *    drops a marker older than every put of its inputs, and a
  *    column marker below a put of its column that VERSIONS or TTL dropped
  *    (HBase counts such markers with the puts);
  *  - with NEW_VERSION_BEHAVIOR a marker masks only puts written before it.
@@ -238,7 +241,7 @@ kv_status m_compact(model *m, m_table *t, bool major, int64_t now) {
             m_family *f = &tab->fams[k];
             if (f->nfiles == 0) continue;
             m_layer made;
-            st = write_file(f, f->files, f->nfiles, major, now, &made);
+            st = write_file(f, f->files, f->nfiles, true, now, &made);   /* every file */
             if (st != KV_OK) break;
             for (size_t j = 0; j < f->nfiles; j++) m_layer_clear(&f->files[j]);
             f->nfiles = 0;

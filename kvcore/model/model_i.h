@@ -9,8 +9,9 @@
  * Each family keeps physical layers as HBase does, because results depend
  * on them: a "memstore" layer that keeps every write, and "files" made by
  * flushes (at most VERSIONS live versions per column, markers kept) and
- * merged by compactions (minor: markers kept; major: markers and what they
- * mask dropped). A read looks at every layer at once.
+ * merged by compactions (they take every file, so they drop markers and
+ * what they mask, as HBase's all-files compactions; major ones flush
+ * first). A read looks at every layer at once.
  *
  * Thread safety: one mutex (mu) guards the whole model; every method takes
  * it. Scans copy their rows at open, so they need no lock afterwards.
@@ -116,8 +117,8 @@ void m_layer_clear(m_layer *l);
 void m_family_clear(m_family *f);
 /* Writes every family's memstore as a new file (flush). */
 kv_status m_flush_all(model *m, int64_t now);
-/* Merges every file of each family of t (NULL: every table) into one;
-   major drops markers and what they mask. */
+/* Merges every file of each family of t (NULL: every table) into one,
+   dropping markers and what they mask; major first flushes. */
 kv_status m_compact(model *m, m_table *t, bool major, int64_t now);
 
 /* ---- visible.c: the read rules ---- */

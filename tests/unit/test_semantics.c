@@ -231,21 +231,29 @@ static void test_deletes_mask_puts(bool flushed) {
 
 /* ---- a minor compaction drops what a marker of its inputs masks ---- */
 
-/* HBase's minor compaction (COMPACT_RETAIN_DELETES) keeps delete markers
-   but drops the puts that a marker among the same input files masks,
-   unless KEEP_DELETED_CELLS; puts in files it does not take stay. The
-   store compacts only when asked (MANUAL: a minor kv_compact takes every
-   sorted file), so the state before the compaction can be read. */
-static void test_minor_compaction_drops_masked(void) {
-    fixture fx;
-    fx.dir = test_tmpdir("minor");
+static void fx_open_style(fixture *fx, const char *tag, kv_compaction_style style) {
+    fx->dir = test_tmpdir(tag);
     kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
-    lo.compaction = KV_COMPACTION_MANUAL;
+    lo.compaction = style;
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     o.create_if_missing = true;
     o.local = &lo;
     char err[512];
-    REQUIRE(kv_store_open(&fx.s, fx.dir, &o, err, sizeof err) == KV_OK);
+    kv_status st = kv_store_open(&fx->s, fx->dir, &o, err, sizeof err);
+    if (st != KV_OK) fprintf(stderr, "open: %s\n", err);
+    REQUIRE(st == KV_OK);
+}
+
+/* HBase's minor compaction drops the puts that a marker among the same
+   input files masks, unless KEEP_DELETED_CELLS; puts in files it does not
+   take stay. One that takes every sorted file of the family drops the
+   markers too (COMPACT_DROP_DELETES, as a major one; KEEP_DELETED_CELLS
+   keeps them). The store compacts only when asked (MANUAL: a minor
+   kv_compact takes every sorted file), so the state before the compaction
+   can be read. */
+static void test_minor_compaction_drops_masked(void) {
+    fixture fx;
+    fx_open_style(&fx, "minor", KV_COMPACTION_MANUAL);
     kv_family_desc fams[2] = {family("cf", 3), family("kd", 3)};
     fams[1].keep_deleted = KV_KEEP_DELETED_TRUE;
     REQUIRE(kv_table_create(fx.s, "t", fams, 2) == KV_OK);
@@ -273,11 +281,83 @@ static void test_minor_compaction_drops_masked(void) {
     CHECK_EQ(kv_compact(fx.s, "t", false), KV_OK);
     CHECK_EQ(kv_store_stat(&st, fx.s), KV_OK);
     CHECK_EQ(st.sorted_files, 2u);
-    CHECK_STR(get_str(&fx, "t", "r", &raw), "cf:p@100=kept;cf:q@300=new;cf:q@200#12;"
+    CHECK_STR(get_str(&fx, "t", "r", &raw), "cf:p@100=kept;cf:q@300=new;"
                                             "kd:p@100=kept;kd:q@300=new;kd:q@200#12;kd:q@100=old;");
     kv_read_options all = KV_READ_OPTIONS_INIT;
     all.max_versions = 3;
     CHECK_STR(get_str(&fx, "t", "r", &all), "cf:p@100=kept;cf:q@300=new;kd:p@100=kept;kd:q@300=new;");
+    fx_end(&fx);
+}
+
+/* ---- which minor compactions drop delete markers ---- */
+
+/* A raw read of every version and marker. */
+static kv_read_options raw_all(void) {
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    o.raw = true;
+    o.max_versions = INT32_MAX;
+    return o;
+}
+
+/* Opens a store with table t, family cf (VERSIONS 3), and puts cf:q@100
+   in row r. */
+static void open_with_old_put(fixture *fx, const char *tag, kv_compaction_style style) {
+    fx_open_style(fx, tag, style);
+    kv_family_desc f = family("cf", 3);
+    REQUIRE(kv_table_create(fx->s, "t", &f, 1) == KV_OK);
+    put(fx, "t", "r", "cf", "q", 100, "old");
+}
+
+/* A minor compaction that takes every file drops markers, but the memstore
+   is not among its inputs: a marker it drops no longer masks an older put
+   still in memory, as in HBase (deletes mask puts until a compaction that
+   drops them). */
+static void test_all_files_minor_drops_markers(void) {
+    fixture fx;
+    open_with_old_put(&fx, "allfiles", KV_COMPACTION_MANUAL);
+    flush(&fx);
+    delete_column(&fx, "t", "r", "cf", "q", 200);
+    delete_version(&fx, "t", "r", "cf", "v", 50);
+    flush(&fx);
+    put(&fx, "t", "r", "cf", "q", 150, "mem");
+    kv_read_options raw = raw_all();
+    CHECK_STR(get_str(&fx, "t", "r", &raw), "cf:q@200#12;cf:q@150=mem;cf:q@100=old;cf:v@50#8;");
+    CHECK_STR(get_str(&fx, "t", "r", NULL), "");
+    CHECK_EQ(kv_compact(fx.s, "t", false), KV_OK);
+    CHECK_STR(get_str(&fx, "t", "r", &raw), "cf:q@150=mem;");
+    CHECK_STR(get_str(&fx, "t", "r", NULL), "cf:q@150=mem;");
+    flush(&fx);
+    CHECK_STR(get_str(&fx, "t", "r", NULL), "cf:q@150=mem;");
+    fx_end(&fx);
+}
+
+/* A minor compaction of only some files (AUTO: the size-ratio policy
+   leaves out a large old file) keeps the markers: the file it leaves out
+   may hold puts they mask. */
+static void test_some_files_minor_keeps_markers(void) {
+    fixture fx;
+    open_with_old_put(&fx, "somefiles", KV_COMPACTION_AUTO);
+    static char big[200000];
+    uint32_t x = 12345;   /* incompressible, whatever the family's compression */
+    for (size_t i = 0; i + 1 < sizeof big; i++) {
+        x = x * 1103515245u + 12345u;
+        big[i] = (char)('a' + (x >> 16) % 26);
+    }
+    put(&fx, "t", "filler", "cf", "x", 1, big);
+    flush(&fx);
+    delete_column(&fx, "t", "r", "cf", "q", 200);
+    flush(&fx);
+    put(&fx, "t", "r", "cf", "a", 1, "1");
+    flush(&fx);
+    put(&fx, "t", "r", "cf", "b", 1, "2");
+    flush(&fx);
+    CHECK_EQ(kv_compact(fx.s, "t", false), KV_OK);
+    kv_store_stats st;
+    CHECK_EQ(kv_store_stat(&st, fx.s), KV_OK);
+    CHECK_EQ(st.sorted_files, 2u);
+    kv_read_options raw = raw_all();
+    CHECK_STR(get_str(&fx, "t", "r", &raw), "cf:a@1=1;cf:b@1=2;cf:q@200#12;cf:q@100=old;");
+    CHECK_STR(get_str(&fx, "t", "r", NULL), "cf:a@1=1;cf:b@1=2;");
     fx_end(&fx);
 }
 
@@ -1041,6 +1121,8 @@ int main(void) {
     }
     test_versions_reappear();
     test_minor_compaction_drops_masked();
+    test_all_files_minor_drops_markers();
+    test_some_files_minor_keeps_markers();
     test_new_version_behavior();
     test_implicit_timestamps();
     test_counters();

@@ -205,8 +205,8 @@ static const sh_command_def commands[] = {
       "DeleteFamily marker in every family), of one column (DeleteColumn) or of one family\n"
       "(DeleteFamily); with ROWPREFIXFILTER, of every row with that prefix, CACHE rows (100)\n"
       "per batch, each row atomically. The markers mask older puts, even ones written\n"
-      "later, until a major compaction removes them. VISIBILITY is accepted and has no\n"
-      "effect.\n"
+      "later, until a major compaction (or a minor one of every file) removes them.\n"
+      "VISIBILITY is accepted and has no effect.\n"
       "  cellsh> deleteall 't1', 'r1'\n  cellsh> deleteall 't1', 'r1', '', 1421762485768\n"
       "  cellsh> deleteall 't1', 'r1', 'f1:c1', 1421762485768\n"
       "  cellsh> deleteall 't1', {ROWPREFIXFILTER => 'tmp_', CACHE => 500}, 'f1'" },
@@ -236,7 +236,8 @@ static const sh_command_def commands[] = {
       "Writes the in-memory buffers of a table (no argument: every table) to sorted files." },
     { "compact", "tools", cmd_compact, 0, 2, "compact ['table' [, 'family']]",
       "Runs a minor compaction of a table (no argument: every table) and waits for it. A\n"
-      "family argument is checked, but the whole table is compacted." },
+      "family argument is checked, but the whole table is compacted. Where it takes every\n"
+      "file of a family it drops delete markers and what they mask, as HBase's does." },
     { "major_compact", "tools", cmd_major_compact, 0, 2, "major_compact ['table' [, 'family']]",
       "Rewrites each family of a table into one file, dropping delete markers and the cells\n"
       "they mask, expired cells and versions beyond VERSIONS. This can change what reads\n"
