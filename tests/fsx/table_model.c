@@ -14,7 +14,7 @@
 #include <string.h>
 
 const char *const tm_row_names[TM_ROWS] = {
-    "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "row 10", "\xc3\xbc" "11",
+    "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "row 10", "\303\27411" /* u-umlaut, 11 */,
 };
 /* cellfs gets these with a .schema; a native directory gets plain dirs. */
 const char *const tm_fam_names[TM_FAMS] = {"cf", "b"};
