@@ -63,9 +63,10 @@ typedef struct fam_reader {
        from its first entry inside the range (the newer versions can
        neither count nor mask). */
     bool range_seek;
-    /* ... and no source holds a family-level marker: a get of one column
-       is positioned at the column's first entry below the range's end
-       (the row's family markers, which lead it, need not be read). */
+    /* No source holds a family-level marker: a get of one column is
+       positioned at the column's first entry (with range_seek, its first
+       below the range's end): the row's family markers, which lead it,
+       need not be read, nor the columns before it. */
     bool range_direct;
     /* A row returned in parts (batch) stopped inside this family: */
     bool resume;                /* read_family_row goes on where it stopped */
@@ -206,12 +207,12 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
         /* a get leaves out a memstore that holds no key of its row */
         if (src->mem && (!point_row || mem_may_hold(src->mem, point_row, hi, hi_len))) {
             below = below && mem_below(src->mem, range_end);
-            nofam = below && nofam && !kv_memstore_has_family_markers(src->mem);
+            nofam = nofam && !kv_memstore_has_family_markers(src->mem);
             kids[n++] = kv_memstore_iter(src->mem);
         }
         if (src->imm && (!point_row || mem_may_hold(src->imm, point_row, hi, hi_len))) {
             below = below && mem_below(src->imm, range_end);
-            nofam = below && nofam && !kv_memstore_has_family_markers(src->imm);
+            nofam = nofam && !kv_memstore_has_family_markers(src->imm);
             kids[n++] = kv_memstore_iter(src->imm);
         }
         for (size_t i = 0; i < nfiles; i++) {
@@ -222,7 +223,7 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
             if (file->broken && stop_key && kv_sstfile_starts_at_or_after(file, stop_key->data, stop_key->len))
                 continue;
             below = below && !file->broken && kv_sst_column_deletes_below(file->reader, range_end);
-            nofam = below && nofam && kv_sst_no_family_markers(file->reader);
+            nofam = nofam && !file->broken && kv_sst_no_family_markers(file->reader);
             kids[n++] = kv_sstfile_iter(file, fill_cache && desc->blockcache, desc->in_memory);
         }
         it = kv_merge_iter_new(kids, n);
@@ -488,7 +489,6 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
                                      has_stop ? &stop_key : NULL, fr->cols, fr->ncols, o->fill_cache,
                                      &sc->colkey, o->raw ? KV_TIME_MAX : fr->matcher.time_max,
                                      &fr->range_seek, &fr->range_direct);
-            fr->range_direct = fr->range_direct && fr->range_seek;
             built = fr->it != NULL;
         } else {
             kv_memstore_unref(srcs[i].mem);
@@ -519,14 +519,17 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
         if (lo) tg->len -= 2; /* esc(lo) without terminator: before all of lo's keys */
         fam_reader *f0 = sc->nfams == 1 ? &sc->fams[0] : NULL;
         if (point_row && lo == sc->opts.start_row && f0 && f0->range_direct && f0->ncols == 1) {
-            /* a get of one column with nothing to read above its range:
-               straight to its first entry below the range's end (on in
-               the next column or row when it has none: an empty get) */
+            /* a get of one column and no family marker to read: straight
+               to the column's first entry, or with nothing to read above
+               its range to its first entry below the range's end (on in
+               the next column or row when it has none: an empty get).
+               The row's other columns are not read: a get of a small
+               column beside a large one reads no block of the large one. */
             uint8_t kind = KV_KIND_COLUMN;
             tg->len += 2;
             if (kv_buf_append(tg, &kind, 1) ||
                 kv_key_encode_row(tg, f0->cols[0].qualifier, f0->cols[0].qualifier_len) ||
-                kv_key_append_ts(tg, f0->matcher.time_max - 1))
+                (f0->range_seek && kv_key_append_ts(tg, f0->matcher.time_max - 1)))
                 goto nomem;
         }
         for (size_t i = 0; i < sc->nfams; i++) sc->fams[i].it->seek(sc->fams[i].it, tg->data, tg->len);
