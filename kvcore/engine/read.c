@@ -63,11 +63,11 @@ typedef struct fam_reader {
        from its first entry inside the range (the newer versions can
        neither count nor mask). */
     bool range_seek;
-    /* No source holds a family-level marker: a get of one column is
-       positioned at the column's first entry (with range_seek, its first
-       below the range's end): the row's family markers, which lead it,
-       need not be read, nor the columns before it. */
-    bool range_direct;
+    /* No source holds a family-level marker: the rows' family markers
+       are not looked for, and a get of one column is positioned at the
+       column's first entry (with range_seek, its first below the range's
+       end), reading nothing of the columns before it. */
+    bool no_family_markers;
     /* A row returned in parts (batch) stopped inside this family: */
     bool resume;                /* read_family_row goes on where it stopped */
     size_t col;                 /* ncols > 0: 0 reading family markers,
@@ -112,6 +112,10 @@ struct kv_engine_scan {
     kv_filter_hints hints;      /* what the filter drops anyway (not raw) */
     kv_buf point;               /* a get: esc(row), for the bloom filters */
     kv_buf skip;                /* the key skip_prefix seeks to */
+    /* A get of one column of one family without family markers: the
+       column's prefix esc(row) 0x01 esc(q), built once by scan_open. */
+    kv_buf coltg;
+    bool have_coltg;
     size_t col_prefix_len;      /* read_entries: colkey's length */
     /* Rows in parts of at most batch cells (0: whole rows): */
     size_t batch;
@@ -277,27 +281,40 @@ static kv_buf keep_buf(kv_buf *b) {
 
 /* Empties a closed scan for reuse, keeping its buffers and arrays. */
 static void scan_reset(kv_engine_scan *sc) {
-    kv_engine_scan k = *sc;
-    memset(sc, 0, sizeof *sc);
-    sc->bounds = keep_buf(&k.bounds);
-    sc->row_key = keep_buf(&k.row_key);
-    sc->upper = keep_buf(&k.upper);
-    sc->target = keep_buf(&k.target);
-    sc->colkey = keep_buf(&k.colkey);
-    sc->scratch = keep_buf(&k.scratch);
-    sc->bytes = keep_buf(&k.bytes);
-    sc->point = keep_buf(&k.point);
-    sc->skip = keep_buf(&k.skip);
-    if (k.cap <= POOL_KEEP_CELLS) {
-        sc->refs = k.refs;
-        sc->cells = k.cells;
-        sc->cap = k.cap;
-    } else {
-        free(k.refs);
-        free(k.cells);
+    /* only what is kept is saved (a copy of the whole scan costs more) */
+    kv_buf bounds = keep_buf(&sc->bounds), row_key = keep_buf(&sc->row_key),
+           upper = keep_buf(&sc->upper), target = keep_buf(&sc->target),
+           colkey = keep_buf(&sc->colkey), scratch = keep_buf(&sc->scratch),
+           bytes = keep_buf(&sc->bytes), point = keep_buf(&sc->point), skip = keep_buf(&sc->skip),
+           coltg = keep_buf(&sc->coltg);
+    cell_ref *refs = sc->refs;
+    kv_cell *cells = sc->cells;
+    size_t cap = sc->cap;
+    if (cap > POOL_KEEP_CELLS) {
+        free(refs);
+        free(cells);
+        refs = NULL;
+        cells = NULL;
+        cap = 0;
     }
-    sc->fams = k.fams;
-    sc->fams_cap = k.fams_cap;
+    fam_reader *fams = sc->fams;
+    size_t fams_cap = sc->fams_cap;
+    memset(sc, 0, sizeof *sc);
+    sc->bounds = bounds;
+    sc->row_key = row_key;
+    sc->upper = upper;
+    sc->target = target;
+    sc->colkey = colkey;
+    sc->scratch = scratch;
+    sc->bytes = bytes;
+    sc->point = point;
+    sc->skip = skip;
+    sc->coltg = coltg;
+    sc->refs = refs;
+    sc->cells = cells;
+    sc->cap = cap;
+    sc->fams = fams;
+    sc->fams_cap = fams_cap;
 }
 
 /* A scan from the engine's pool, or a new one; NULL on out-of-memory. */
@@ -331,6 +348,7 @@ static void scan_free(kv_engine_scan *sc) {
     kv_buf_free(&sc->bytes);
     kv_buf_free(&sc->point);
     kv_buf_free(&sc->skip);
+    kv_buf_free(&sc->coltg);
     free(sc->refs);
     free(sc->cells);
     free(sc);
@@ -444,7 +462,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             for (size_t c = first; c < o->ncolumns; c++)
                 if (strcmp(o->columns[c].family, f->desc.name) == 0) cols[k++] = o->columns[c];
             /* in cell order, each once: read_family_row seeks to them in turn */
-            qsort(cols, k, sizeof *cols, cmp_column);
+            if (k > 1) qsort(cols, k, sizeof *cols, cmp_column);
             size_t u = 0;
             for (size_t c = 0; c < k; c++)
                 if (u == 0 || cmp_column(&cols[u - 1], &cols[c]) != 0) cols[u++] = cols[c];
@@ -488,7 +506,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             fr->it = family_iterator(&srcs[i], &fr->desc, &fr->files, point_row,
                                      has_stop ? &stop_key : NULL, fr->cols, fr->ncols, o->fill_cache,
                                      &sc->colkey, o->raw ? KV_TIME_MAX : fr->matcher.time_max,
-                                     &fr->range_seek, &fr->range_direct);
+                                     &fr->range_seek, &fr->no_family_markers);
             built = fr->it != NULL;
         } else {
             kv_memstore_unref(srcs[i].mem);
@@ -518,21 +536,28 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
         }
         if (lo) tg->len -= 2; /* esc(lo) without terminator: before all of lo's keys */
         fam_reader *f0 = sc->nfams == 1 ? &sc->fams[0] : NULL;
-        if (point_row && lo == sc->opts.start_row && f0 && f0->range_direct && f0->ncols == 1) {
+        if (point_row && lo == sc->opts.start_row && f0 && f0->no_family_markers && f0->ncols == 1) {
             /* a get of one column and no family marker to read: straight
                to the column's first entry, or with nothing to read above
                its range to its first entry below the range's end (on in
                the next column or row when it has none: an empty get).
                The row's other columns are not read: a get of a small
-               column beside a large one reads no block of the large one. */
+               column beside a large one reads no block of the large one.
+               The column's prefix is kept for read_family_row. */
             uint8_t kind = KV_KIND_COLUMN;
-            tg->len += 2;
-            if (kv_buf_append(tg, &kind, 1) ||
-                kv_key_encode_row(tg, f0->cols[0].qualifier, f0->cols[0].qualifier_len) ||
-                (f0->range_seek && kv_key_append_ts(tg, f0->matcher.time_max - 1)))
+            kv_buf *ct = &sc->coltg;
+            ct->len = 0;
+            if (kv_buf_append(ct, point_row->data, point_row->len) || kv_buf_append(ct, &kind, 1) ||
+                kv_key_encode_row(ct, f0->cols[0].qualifier, f0->cols[0].qualifier_len))
                 goto nomem;
+            size_t len = ct->len;
+            if (f0->range_seek && kv_key_append_ts(ct, f0->matcher.time_max - 1)) goto nomem;
+            f0->it->seek(f0->it, ct->data, ct->len);
+            ct->len = len;
+            sc->have_coltg = true;
+        } else {
+            for (size_t i = 0; i < sc->nfams; i++) sc->fams[i].it->seek(sc->fams[i].it, tg->data, tg->len);
         }
-        for (size_t i = 0; i < sc->nfams; i++) sc->fams[i].it->seek(sc->fams[i].it, tg->data, tg->len);
     } else {
         /* The first row is the largest <= start_row (and within prefix). */
         sc->have_upper = false;
@@ -862,7 +887,10 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
     }
     bool mid = fr->mid;
     fr->mid = false;
-    if (fr->col == 0) {
+    if (fr->col == 0 && fr->no_family_markers) {
+        fr->col = 1;   /* no source holds one */
+        mid = false;
+    } else if (fr->col == 0) {
         /* Family-level markers lead the row and apply to every column. */
         tg->len = 0;
         uint8_t kind = KV_KIND_FAMILY_MARKER;
@@ -878,11 +906,15 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
     }
     for (; st == KV_OK && !done && fr->col <= fr->ncols; fr->col++, mid = false) {
         size_t c = fr->col - 1;
-        tg->len = 0;
-        uint8_t col = KV_KIND_COLUMN;
-        if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &col, 1) ||
-            kv_key_encode_row(tg, fr->cols[c].qualifier, fr->cols[c].qualifier_len))
-            return KV_NO_MEMORY;
+        /* a get of one column: its prefix is built already */
+        tg = sc->have_coltg ? &sc->coltg : &sc->target;
+        if (!sc->have_coltg) {
+            tg->len = 0;
+            uint8_t col = KV_KIND_COLUMN;
+            if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &col, 1) ||
+                kv_key_encode_row(tg, fr->cols[c].qualifier, fr->cols[c].qualifier_len))
+                return KV_NO_MEMORY;
+        }
         /* Every entry before the iterator's has been read or skipped, so
            when it is at one of the column's entries that is the column's
            first: no seek (a get of the row's first column seeks once).
