@@ -110,7 +110,8 @@ struct kv_memstore {
     atomic_bool family_markers;             /* a DeleteFamily(Version) was added */
     /* Closed iterators kept for the next kv_memstore_iter (a get opens
        and closes one: no malloc and free each time); freed with m. */
-    _Atomic(struct mem_iter *) spare[2];
+    /* (a line of their own: readers write them, writers the counts above) */
+    _Alignas(64) _Atomic(struct mem_iter *) spare[2];
 };
 
 

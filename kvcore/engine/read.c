@@ -90,7 +90,7 @@ struct kv_engine_scan {
     kv_read_options opts;
     kv_buf bounds;              /* owned copies of start/stop/prefix */
     uint64_t snapshot;
-    int64_t now;
+    int64_t now;                /* the clock, read for a family with a TTL */
     size_t nfams;
     fam_reader *fams;
     kv_filter_run *filter;
@@ -417,7 +417,9 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
     /* Raw reads put family markers back in cell order after reading, so
        the first cell read need not be the first returned. */
     if (o->filter && !o->raw) sc->hints = kv_filter_hints_of(o->filter);
-    sc->now = kv_clock_now(s);
+    /* the clock is read only for a family with a TTL (the matcher's
+       only use of it on reads): a get makes no clock call otherwise */
+    bool have_now = false;
     if (t->nfamilies > sc->fams_cap) {
         fam_reader *f = realloc(sc->fams, t->nfamilies * sizeof *f);
         if (!f) goto nomem;
@@ -468,6 +470,10 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
                 if (u == 0 || cmp_column(&cols[u - 1], &cols[c]) != 0) cols[u++] = cols[c];
             fr->cols = cols;
             fr->ncols = u;
+        }
+        if (!have_now && fr->desc.ttl_seconds != KV_FOREVER && fr->desc.ttl_seconds > 0) {
+            sc->now = kv_clock_now(s);
+            have_now = true;
         }
         kv_matcher_init(&fr->matcher, KV_MATCH_READ, &fr->desc, 0, sc->now);
         /* A raw read counts with its own VERSIONS: it shows what is there,
