@@ -807,7 +807,7 @@ static void mi_destroy(kv_iter *it) {
     kv_memstore_unref(m);
 }
 
-kv_iter *kv_memstore_iter(kv_memstore *m) {
+kv_iter *kv_memstore_iter_adopt(kv_memstore *m) {
     if (!m)
         return NULL;
     mem_iter *x = NULL;
@@ -829,8 +829,17 @@ kv_iter *kv_memstore_iter(kv_memstore *m) {
         .status = mi_status,
         .destroy = mi_destroy,
     };
-    kv_memstore_ref(m);
     x->m = m;
     x->cur = NULL;
     return &x->it;
+}
+
+kv_iter *kv_memstore_iter(kv_memstore *m) {
+    if (!m)
+        return NULL;
+    kv_memstore_ref(m);
+    kv_iter *it = kv_memstore_iter_adopt(m);
+    if (!it)
+        kv_memstore_unref(m);
+    return it;
 }

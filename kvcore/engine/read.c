@@ -212,12 +212,15 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
         if (src->mem && (!point_row || mem_may_hold(src->mem, point_row, hi, hi_len))) {
             below = below && mem_below(src->mem, range_end);
             nofam = nofam && !kv_memstore_has_family_markers(src->mem);
-            kids[n++] = kv_memstore_iter(src->mem);
+            /* the iterator takes over the reference */
+            if ((kids[n] = kv_memstore_iter_adopt(src->mem))) src->mem = NULL;
+            n++;
         }
         if (src->imm && (!point_row || mem_may_hold(src->imm, point_row, hi, hi_len))) {
             below = below && mem_below(src->imm, range_end);
             nofam = nofam && !kv_memstore_has_family_markers(src->imm);
-            kids[n++] = kv_memstore_iter(src->imm);
+            if ((kids[n] = kv_memstore_iter_adopt(src->imm))) src->imm = NULL;
+            n++;
         }
         for (size_t i = 0; i < nfiles; i++) {
             kv_sstfile *file = src->files->files[i];
@@ -234,7 +237,7 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
     }
     if (kids && kids != stack_kids) free(kids);
     if (hi && hi != hi_stack) free(hi);
-    /* the memstore iterators hold their own references */
+    /* the references no iterator took over (a memstore left out) */
     kv_memstore_unref(src->mem);
     kv_memstore_unref(src->imm);
     src->mem = src->imm = NULL;
@@ -263,10 +266,16 @@ static int cmp_column(const void *a, const void *b) {
     return kv_key_compare(x->qualifier, x->qualifier_len, y->qualifier, y->qualifier_len);
 }
 
-static bool selected(const kv_read_options *o, const char *family) {
+/* Whether column spec c of o is of family f: by the families looked up
+   beforehand (colfam), or by name where there are too many specs. */
+static bool column_of(const kv_read_options *o, kv_family *const *colfam, size_t c, const kv_family *f) {
+    return colfam ? colfam[c] == f : strcmp(o->columns[c].family, f->desc.name) == 0;
+}
+
+static bool selected(const kv_read_options *o, kv_family *const *colfam, const kv_family *f) {
     if (!o->columns || o->ncolumns == 0) return true;
     for (size_t i = 0; i < o->ncolumns; i++)
-        if (strcmp(o->columns[i].family, family) == 0) return true;
+        if (column_of(o, colfam, i, f)) return true;
     return false;
 }
 
@@ -383,9 +392,14 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
     kv_read_options defaults = KV_READ_OPTIONS_INIT;
     const kv_read_options *o = ropts ? ropts : &defaults;
     *out = NULL;
+    /* each column's family, looked up once by name (a few columns) */
+    kv_family *colfam_stack[STACK_FAMS];
+    kv_family **colfam = o->columns && o->ncolumns <= STACK_FAMS ? colfam_stack : NULL;
     if (o->columns)
         for (size_t i = 0; i < o->ncolumns; i++) {
-            if (!o->columns[i].family || !kv_table_family(t, o->columns[i].family)) {
+            kv_family *cf = o->columns[i].family ? kv_table_family(t, o->columns[i].family) : NULL;
+            if (colfam) colfam[i] = cf;
+            if (!cf) {
                 kv_fail(s, KV_NO_FAMILY, "table %s:%s has no column family '%s'", t->ns, t->name,
                         o->columns[i].family ? o->columns[i].family : "(null)");
                 return KV_NO_FAMILY;
@@ -434,7 +448,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
     }
     for (size_t i = 0; i < t->nfamilies; i++) {
         kv_family *f = t->families[i];
-        if (!selected(o, f->desc.name)) continue;
+        if (!selected(o, colfam, f)) continue;
         fam_reader *fr = &sc->fams[sc->nfams];
         fr->fam = f;
         fr->desc = f->desc;
@@ -445,7 +459,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
         size_t ncols = 0, first = 0;
         bool whole = !o->columns || o->ncolumns == 0;
         for (size_t c = 0; o->columns && c < o->ncolumns; c++) {
-            if (strcmp(o->columns[c].family, f->desc.name) != 0) continue;
+            if (!column_of(o, colfam, c, f)) continue;
             if (!o->columns[c].qualifier) {
                 whole = true;
                 ncols = 0;
@@ -462,7 +476,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             if (!cols) goto nomem;
             size_t k = 0;
             for (size_t c = first; c < o->ncolumns; c++)
-                if (strcmp(o->columns[c].family, f->desc.name) == 0) cols[k++] = o->columns[c];
+                if (column_of(o, colfam, c, f)) cols[k++] = o->columns[c];
             /* in cell order, each once: read_family_row seeks to them in turn */
             if (k > 1) qsort(cols, k, sizeof *cols, cmp_column);
             size_t u = 0;
