@@ -721,11 +721,17 @@ static bool column_done(const kv_matcher *m, int64_t ts) {
 
 /* Moves family fi's iterator past the entries starting with key[0..len)
    (a column's or a row's prefix, ending in an esc() terminator), stepping
-   at most SKIP_NEXTS entries (none for a get) before it seeks. */
+   at most SKIP_NEXTS entries before it seeks. A get steps one entry in a
+   family of VERSIONS 1 (where a source holds one version of a column, so
+   the next entry is most often another column's or row's, in the unit at
+   hand: a seek of every source again costs more), none in others (the
+   next may be an old version of any size, in a unit of its own). */
 static void skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_t len) {
     kv_iter *it = sc->fams[fi].it;
+    const fam_reader *fr = &sc->fams[fi];
+    int steps = sc->point.len == 0 ? SKIP_NEXTS : fr->desc.versions == 1 && !fr->matcher.raw ? 1 : 0;
     /* key is the scan's own copy (colkey, row_key): next() leaves it be */
-    for (int i = 0; sc->point.len == 0 && i < SKIP_NEXTS; i++) {
+    for (int i = 0; i < steps; i++) {
         it->next(it);
         if (!it->valid(it)) return;
         size_t klen;
