@@ -1062,37 +1062,60 @@ static kv_status scan_failed(kv_engine_scan *sc, kv_status st) {
    and judges its key. KV_OK with *row_len, *want (the filter keeps the
    row key) and *stop (the filter ends the scan after this row); KV_END
    when the scan has no more rows; a failure. */
+/* Whether sc is a get of one family whose iterator is at the get's row:
+   esc() is prefix-free, so a key that starts with esc(row) is of that row
+   and needs no decoding to tell. */
+static bool get_at_point(kv_engine_scan *sc) {
+    if (!sc->point.len || sc->nfams != 1 || sc->opts.reversed) return false;
+    kv_iter *it = sc->fams[0].it;
+    if (!it->valid(it)) return false;
+    size_t klen;
+    const uint8_t *key = it->key(it, &klen);
+    return klen > sc->point.len && has_prefix(key, klen, sc->point.data, sc->point.len);
+}
+
 static kv_status start_row(kv_engine_scan *sc, size_t *row_len, bool *want, bool *stop) {
     if (sc->opts.limit && sc->rows_returned >= sc->opts.limit) return KV_END;
-    kv_status nst = next_row_key(sc);
-    if (nst != KV_OK && nst != KV_END) return nst;
-    if (nst == KV_END) {
-        for (size_t i = 0; i < sc->nfams; i++) {
-            kv_status st = sc->fams[i].it->status(sc->fams[i].it);
-            if (st != KV_OK) return iter_failed(sc, i, st);
+    if (get_at_point(sc)) {
+        /* the row is the get's: its key and bytes are at hand */
+        sc->row_key.len = 0;
+        sc->bytes.len = 0;
+        sc->ncells = 0;
+        if (kv_buf_append(&sc->row_key, sc->point.data, sc->point.len) ||
+            kv_buf_append(&sc->bytes, sc->opts.start_row, sc->opts.start_row_len))
+            return KV_NO_MEMORY;
+        *row_len = sc->opts.start_row_len;
+    } else {
+        kv_status nst = next_row_key(sc);
+        if (nst != KV_OK && nst != KV_END) return nst;
+        if (nst == KV_END) {
+            for (size_t i = 0; i < sc->nfams; i++) {
+                kv_status st = sc->fams[i].it->status(sc->fams[i].it);
+                if (st != KV_OK) return iter_failed(sc, i, st);
+            }
+            return KV_END;
         }
-        return KV_END;
+        /* Decode the row bytes; they lead the result's byte buffer. */
+        sc->bytes.len = 0;
+        sc->ncells = 0;
+        if (kv_buf_reserve(&sc->bytes, sc->row_key.len)) return KV_NO_MEMORY;
+        /* esc(row) without its terminator: runs without 0x00 are copied
+           whole, 0x00 0xFF becomes 0x00 (locals: no reloads through sc) */
+        const uint8_t *src = sc->row_key.data, *end = src + sc->row_key.len - 2;
+        uint8_t *dst = sc->bytes.data;
+        while (src < end) {
+            const uint8_t *z = memchr(src, 0, (size_t)(end - src));
+            size_t run = z ? (size_t)(z - src) + 1 : (size_t)(end - src);
+            memcpy(dst, src, run);
+            dst += run;
+            src += run + (z != NULL);
+        }
+        sc->bytes.len = *row_len = (size_t)(dst - sc->bytes.data);
+        if (sc->point.len && (sc->point.len != sc->row_key.len ||
+                              memcmp(sc->point.data, sc->row_key.data, sc->point.len) != 0))
+            return KV_END;   /* a get of an absent row */
     }
-    /* Decode the row bytes; they lead the result's byte buffer. */
-    sc->bytes.len = 0;
-    sc->ncells = 0;
-    if (kv_buf_reserve(&sc->bytes, sc->row_key.len)) return KV_NO_MEMORY;
-    /* esc(row) without its terminator: runs without 0x00 are copied
-       whole, 0x00 0xFF becomes 0x00 (locals: no reloads through sc) */
-    const uint8_t *src = sc->row_key.data, *end = src + sc->row_key.len - 2;
-    uint8_t *dst = sc->bytes.data;
-    while (src < end) {
-        const uint8_t *z = memchr(src, 0, (size_t)(end - src));
-        size_t run = z ? (size_t)(z - src) + 1 : (size_t)(end - src);
-        memcpy(dst, src, run);
-        dst += run;
-        src += run + (z != NULL);
-    }
-    sc->bytes.len = *row_len = (size_t)(dst - sc->bytes.data);
     if (past_bounds(sc, sc->bytes.data, *row_len)) return KV_END;
-    if (sc->point.len && (sc->point.len != sc->row_key.len ||
-                          memcmp(sc->point.data, sc->row_key.data, sc->point.len) != 0))
-        return KV_END;   /* a get of an absent row */
     *stop = false;
     *want = !sc->filter ||
             kv_filter_run_row_key(sc->filter, sc->bytes.data, *row_len, sc->opts.reversed, stop);
