@@ -255,6 +255,14 @@ kv_status kv_sst_add(kv_sst_writer *w, const uint8_t *key, size_t klen, const ui
         return KV_INVALID;
     if (klen > ENTRY_MAX_BYTES || vlen > ENTRY_MAX_BYTES)
         return KV_TOO_LARGE;
+    /* An entry of a unit's size or more starts a unit of its own: the
+       small entries before it (a small column beside a large one) are then
+       read without it. */
+    if (w->split && klen + vlen >= KV_SST_UNIT_BYTES && kv_block_builder_count(&w->data) > 0) {
+        kv_status st = flush_unit(w);
+        if (st != KV_OK)
+            return st;
+    }
     if (w->pending) {
         /* The shortest s with last <= s < key replaces the last key. */
         const uint8_t *a = w->last_key.data;
