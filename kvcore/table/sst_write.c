@@ -11,7 +11,8 @@
  * is written as consecutive units of about KV_SST_UNIT_BYTES (uncompressed
  * bytes), each a block of its own (restarts, trailer, frame and checksum,
  * compressed alone when that pays), so that a reader fetches, verifies and
- * decompresses one unit, not the whole block. A unit's separator is chosen
+ * decompresses one unit, not the whole block; an entry of a unit's size or
+ * more starts a unit of its own. A unit's separator is chosen
  * like a block's, when the next key arrives; the block's index entry lists
  * its units.
  * Called by flush and compaction; calls env, block.c, bloom.c, keys.c,
