@@ -47,14 +47,9 @@ int fs_table_check(cellfs *fs, const fs_path *p)
 
 int fs_family_check(cellfs *fs, const fs_path *p)
 {
-    kv_table_desc *d = NULL;
-    kv_status st = kv_table_describe(&d, fs->store, p->table);
-    if (st != KV_OK) return st == KV_INVALID ? -ENOENT : fs_fail(fs, st, "describe", p->table);
-    int rc = -ENOENT;
-    for (size_t i = 0; i < d->nfamilies; i++)
-        if (strcmp(d->families[i].name, p->family) == 0) rc = 0;
-    kv_table_desc_free(d);
-    return rc;
+    fs_family_info fi;
+    int rc = fs_family_lookup(fs, p->table, p->family, &fi);
+    return rc ? rc : fi.found ? 0 : -ENOENT;
 }
 
 /* The visible cells of the row (of @p family when non-NULL) through
@@ -206,13 +201,8 @@ static kv_status raw_column_get(cellfs *fs, const fs_path *p, int64_t from, kv_r
    masks only the puts made before it. */
 static bool family_nvb(cellfs *fs, const fs_path *p)
 {
-    kv_table_desc *d = NULL;
-    if (kv_table_describe(&d, fs->store, p->table) != KV_OK) return false;
-    bool nvb = false;
-    for (size_t i = 0; i < d->nfamilies; i++)
-        if (strcmp(d->families[i].name, p->family) == 0) nvb = d->families[i].new_version_behavior;
-    kv_table_desc_free(d);
-    return nvb;
+    fs_family_info fi;
+    return fs_family_lookup(fs, p->table, p->family, &fi) == 0 && fi.nvb;
 }
 
 bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts)

@@ -36,6 +36,7 @@ struct fs_handle;
 struct fs_scratch;
 struct fs_rowent;
 struct fs_dirh;
+typedef struct fs_families fs_families;
 
 /* Bounds on what the daemon keeps in memory besides the store. */
 #define FS_PENDING_MAX 262144        /* mkdir'ed rows without cells (rsync's
@@ -98,6 +99,8 @@ typedef struct cellfs {
     size_t nscratch;
     struct fs_gone *schema_gone;     /* tables whose .schema was unlinked */
     struct fs_dirh *dirs;            /* open directory handles (ops_dir.c) */
+    fs_families *families;           /* each table's families (families.c);
+                                        has its own mutex, innermost */
 } cellfs;
 
 /* ---- log.c ---- */
@@ -280,6 +283,29 @@ void fs_dirs_free(cellfs *fs);
  *  readdir. */
 int fs_family_listed(cellfs *fs, const fs_path *p, const char *family, int64_t *ts);
 
+/* ---- families.c: each table's families, kept on a one-writer mount ---- */
+#define FS_FAMILIES_TABLES 64        /* tables whose families are kept */
+/** What a table says of one of its families. */
+typedef struct fs_family_info {
+    bool table_has_ttl;              /* some family of the table has a TTL */
+    bool found;                      /* the family exists */
+    int64_t ttl_ms;                  /* its TTL in ms; 0: none */
+    bool nvb;                        /* its NEW_VERSION_BEHAVIOR */
+} fs_family_info;
+/** Sets up / frees fs->families. init: 0 or -ENOMEM. */
+int fs_families_init(cellfs *fs);
+void fs_families_free(cellfs *fs);
+/**
+ * Fills @p out for @p family of @p table (NULL: only table_has_ttl). On a
+ * mount with cache_long, from what the mount keeps (described once per
+ * table, until fs_families_changed); elsewhere from a describe. 0,
+ * -ENOENT when the table does not exist, -errno.
+ */
+int fs_family_lookup(cellfs *fs, const char *table, const char *family, fs_family_info *out);
+/** Drops everything kept: called after every change of any table's
+ *  families (create, drop, alter, delete of a family, of a table). */
+void fs_families_changed(cellfs *fs);
+
 /* ---- cache_time.c: how long the kernel may keep entries and attributes ---- */
 #define FS_CACHE_LONG 3600.0         /* nothing changes it but this mount */
 #define FS_CACHE_SHORT 1.0           /* it may change without a call here */
@@ -292,6 +318,12 @@ typedef struct fs_cache_rule {
 /** The rule for @p path (NULL: the mount's timeout). Reads the table's
  *  description when a TTL could apply. */
 void fs_cache_rule_of(cellfs *fs, const char *path, fs_cache_rule *rule);
+/** The rule of an open file whose name went (what the mount's timeout
+ *  says). */
+void fs_cache_rule_default(cellfs *fs, fs_cache_rule *rule);
+/** fs_cache_rule_of for a path already parsed into @p p (with
+ *  fs_path_scratch applied) whose parse returned @p parse_rc. */
+void fs_cache_rule_parsed(cellfs *fs, const fs_path *p, int parse_rc, fs_cache_rule *rule);
 /** Seconds the kernel may keep the entry and attributes @p st under
  *  @p rule: never past a cell's expiry by TTL. */
 double fs_cache_seconds(cellfs *fs, const fs_cache_rule *rule, const struct stat *st);

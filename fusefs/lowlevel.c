@@ -79,10 +79,12 @@ static void set_handle_ino(cellfs *fs, struct fuse_file_info *fi, fuse_ino_t ino
     pthread_mutex_unlock(&fs->mu);
 }
 
-/* Attributes of @p path (or of the open file in @p fi). */
-static int stat_of(fuse_req_t req, const char *path, struct stat *st, struct fuse_file_info *fi)
+/* Attributes of @p path (or of the open file in @p fi), and in @p rule
+   (when not NULL) the cache rule of @p path. */
+static int stat_of(fuse_req_t req, const char *path, struct stat *st, struct fuse_file_info *fi,
+                   fs_cache_rule *rule)
 {
-    return fs_op_getattr(fs_of(req), pid_of(req), path, st, fi);
+    return fs_op_getattr(fs_of(req), pid_of(req), path, st, fi, rule);
 }
 
 /* Replies with the entry @p name of @p parent, which @p path names; its
@@ -96,13 +98,12 @@ static int reply_new_entry(fuse_req_t req, fuse_ino_t parent, const char *name, 
 {
     cellfs *fs = fs_of(req);
     struct stat st;
-    int rc = stat_of(req, path, &st, fi);
+    fs_cache_rule rule;
+    int rc = stat_of(req, path, &st, fi, &rule);
     fuse_ino_t ino = 0;
     if (rc == 0) rc = fs_nodes_ref(&fs->nodes, parent, name, &ino);
     if (rc) return rc;
     struct fuse_entry_param e;
-    fs_cache_rule rule;
-    fs_cache_rule_of(fs, path, &rule);
     entry_of(fs, ino, path, &st, &rule, &e);
     if (fi) set_handle_ino(fs, fi, ino);
     int sent = fi ? fuse_reply_create(req, &e, fi) : fuse_reply_entry(req, &e);
@@ -138,14 +139,13 @@ static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
 }
 
 /* Replies with the attributes @p st of node @p ino, which @p path names
-   (NULL: an open file whose name went). */
-static void reply_attr(fuse_req_t req, fuse_ino_t ino, const char *path, struct stat *st)
+   (NULL: an open file), kept as @p rule (the path's) allows. */
+static void reply_attr(fuse_req_t req, fuse_ino_t ino, const char *path, struct stat *st,
+                       const fs_cache_rule *rule)
 {
     cellfs *fs = fs_of(req);
-    fs_cache_rule rule;
-    fs_cache_rule_of(fs, path, &rule);
     st->st_ino = ino;
-    fuse_reply_attr(req, st, attr_seconds(fs, &rule, path, st));
+    fuse_reply_attr(req, st, attr_seconds(fs, rule, path, st));
 }
 
 /* @p fi when it holds an open file's handle. The kernel also passes the
@@ -161,16 +161,18 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     cellfs *fs = fs_of(req);
     struct stat st;
     int rc;
+    fs_cache_rule rule;
+    fs_cache_rule_default(fs, &rule);
     fi = file_handle(fs, fi);
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
     if (path || fi) {
-        rc = stat_of(req, path, &st, fi);
+        rc = stat_of(req, path, &st, fi, fi ? NULL : &rule);
         if (path && !fi) rc = gone_is_stale(ino, rc);
     } else if (rc == -ENOENT && fs_handles_stat_ino(fs, ino, &st)) {
         rc = 0;                  /* fstat of an open file whose name went */
     }
     if (rc) fuse_reply_err(req, -rc);
-    else reply_attr(req, ino, fi ? NULL : path, &st);
+    else reply_attr(req, ino, fi ? NULL : path, &st, &rule);
     free(path);
 }
 
@@ -195,10 +197,12 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
         rc = fs_op_utimens(fs, path, tv, fi);
     }
     struct stat st;
-    if (rc == 0) rc = stat_of(req, path, &st, fi);
+    fs_cache_rule rule;
+    fs_cache_rule_default(fs, &rule);
+    if (rc == 0) rc = stat_of(req, path, &st, fi, fi ? NULL : &rule);
     if (path && !fi) rc = gone_is_stale(ino, rc);   /* a detached node stays ENOENT */
     if (rc) fuse_reply_err(req, -rc);
-    else reply_attr(req, ino, fi ? NULL : path, &st);
+    else reply_attr(req, ino, fi ? NULL : path, &st, &rule);
     free(path);
 }
 
@@ -346,7 +350,7 @@ static int dir_fill(void *ctx, const char *dir_path, const char *name, bool dir,
         if (have) {
             st = *known;
         } else {
-            have = path && stat_of(r->req, path, &st, NULL) == 0;
+            have = path && stat_of(r->req, path, &st, NULL, NULL) == 0;
         }
         if (have && !r->have_rule) {
             fs_cache_rule_of(fs, path, &r->rule);

@@ -217,7 +217,7 @@ int main(int argc, char *argv[])
     int rc = 1;
     struct fuse_session *se = NULL;
     bool nodes_ready = fs_nodes_init(&fs->nodes) == 0;
-    if (!fs->store_path || !nodes_ready) goto out_free;
+    if (!fs->store_path || !nodes_ready || fs_families_init(fs) != 0) goto out_free;
     if (!co.foreground) openlog("cellfs", LOG_PID, LOG_DAEMON);
 
     char err[512] = "";
@@ -297,6 +297,7 @@ out_free:
     kv_filter_free(fs->f_firstkey);
     kv_filter_free(fs->f_keylen);
     if (nodes_ready) fs_nodes_free(&fs->nodes);
+    fs_families_free(fs);
     free(fs->store_path);
     free(co.mountpoint);
     args_free(&args, &a);

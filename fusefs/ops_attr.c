@@ -159,14 +159,19 @@ static int stat_path(cellfs *fs, pid_t pid, const char *path, fs_path *p, struct
 }
 
 int fs_op_getattr(cellfs *fs, pid_t pid, const char *path, struct stat *st,
-                  struct fuse_file_info *fi)
+                  struct fuse_file_info *fi, fs_cache_rule *rule)
 {
-    if (fi && fi->fh) return stat_handle(fs, (fs_handle *)(uintptr_t)fi->fh, st);
+    if (rule) fs_cache_rule_default(fs, rule);
+    if (fi && fi->fh) {
+        if (rule && path) fs_cache_rule_of(fs, path, rule);
+        return stat_handle(fs, (fs_handle *)(uintptr_t)fi->fh, st);
+    }
     if (!path) return -ENOENT;
     fs_path p;
     int rc = fs_path_parse(&p, path);
     int sc = fs_path_scratch(&p, path, rc);
     if (sc) rc = sc > 0 ? 0 : sc;
+    if (rc == 0 && rule) fs_cache_rule_parsed(fs, &p, rc, rule);
     if (rc == 0) rc = stat_path(fs, pid, path, &p, st);
     fs_path_free(&p);
     return rc == -EINVAL ? -ENOENT : rc;
