@@ -181,8 +181,9 @@ int64_t fs_ts_to_ms(const struct timespec *ts);
 /** Tells the kernel that what @p path shows changed (attributes, data),
  *  and for a q@<ts> path also what q shows; counts the change in
  *  fs->commits. Call it after every change of a cell, once the store has
- *  it. */
-void fs_notify_changed(cellfs *fs, const char *path);
+ *  it. Returns the node the kernel holds for @p path when it found it on
+ *  the way (0: none, or not looked up). */
+fs_ino fs_notify_changed(cellfs *fs, const char *path);
 /** The kernel part of fs_notify_changed alone: drops what the kernel holds
  *  of @p path, of q for q@<ts>, and of every q@<ts> it holds (the change
  *  may have taken versions away). */
