@@ -163,8 +163,16 @@ int fs_op_getattr(cellfs *fs, pid_t pid, const char *path, struct stat *st,
 {
     if (rule) fs_cache_rule_default(fs, rule);
     if (fi && fi->fh) {
-        if (rule && path) fs_cache_rule_of(fs, path, rule);
-        return stat_handle(fs, (fs_handle *)(uintptr_t)fi->fh, st);
+        fs_handle *h = (fs_handle *)(uintptr_t)fi->fh;
+        if (rule && path && h->kind == FS_H_CELL) {
+            /* A cell's open file holds its path parsed (renamed with it). */
+            pthread_mutex_lock(&h->mu);
+            fs_cache_rule_parsed(fs, &h->ref, 0, rule);
+            pthread_mutex_unlock(&h->mu);
+        } else if (rule && path) {
+            fs_cache_rule_of(fs, path, rule);
+        }
+        return stat_handle(fs, h, st);
     }
     if (!path) return -ENOENT;
     fs_path p;
