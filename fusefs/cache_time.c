@@ -35,6 +35,7 @@ void fs_cache_rule_default(cellfs *fs, fs_cache_rule *rule)
 {
     rule->seconds = fs->timeout;
     rule->ttl_ms = 0;
+    rule->held = -1;
 }
 
 void fs_cache_rule_parsed(cellfs *fs, const fs_path *p, int parse_rc, fs_cache_rule *rule)

@@ -315,6 +315,9 @@ void fs_families_changed(cellfs *fs);
 typedef struct fs_cache_rule {
     double seconds;                  /* at most this long */
     int64_t ttl_ms;                  /* > 0: a file expires ttl_ms after its mtime */
+    int held;                        /* 1: an open file of the path held attributes
+                                        not yet committed when fs_op_getattr read
+                                        them; 0: none did; -1: not known */
 } fs_cache_rule;
 /** The rule for @p path (NULL: the mount's timeout). Reads the table's
  *  description when a TTL could apply. */

@@ -36,14 +36,16 @@ static void reply_status(fuse_req_t req, int rc)
 
 /* How long the kernel may keep the attributes @p st of @p path (NULL: an
    open file's). None while a file that is written and not yet committed
-   holds them: its writer's process and others see different sizes. */
+   holds them: its writer's process and others see different sizes (known
+   from the getattr that read them, rule->held, or looked up here). */
 static double attr_seconds(cellfs *fs, const fs_cache_rule *rule, const char *path,
                            const struct stat *st)
 {
     size_t size;
     int64_t ts;
     bool mine;
-    if (S_ISREG(st->st_mode) && path && fs_handles_stat(fs, path, 0, &size, &ts, &mine))
+    if (S_ISREG(st->st_mode) && path &&
+        (rule->held >= 0 ? rule->held > 0 : fs_handles_stat(fs, path, 0, &size, &ts, &mine)))
         return 0;
     return fs_cache_seconds(fs, rule, st);
 }
@@ -292,7 +294,7 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
            rename in the directory. A row's families are not kept (which
            ones a new row shows changes with the rows made after it:
            pending.c), nor what changes with the clock (TTL) or a view. */
-        fs_cache_rule rule = { 0, 0 };
+        fs_cache_rule rule = { 0, 0, -1 };
         char *child = fs_path_child(path, "x");    /* what its entries are */
         fs_path p;
         bool row = fs_path_parse(&p, path) == 0 && p.kind == FS_ROW;

@@ -83,9 +83,12 @@ static int stat_handle(cellfs *fs, fs_handle *h, struct stat *st)
     return 0;
 }
 
-/* getattr of a path; @p p is parsed, not yet resolved. */
-static int stat_path(cellfs *fs, pid_t pid, const char *path, fs_path *p, struct stat *st)
+/* getattr of a path; @p p is parsed, not yet resolved. *held (when not
+   NULL) as fs_cache_rule's held says. */
+static int stat_path(cellfs *fs, pid_t pid, const char *path, fs_path *p, struct stat *st,
+                     int *held)
 {
+    if (held) *held = 0;     /* only a cell's open file holds attributes */
     int rc;
     switch (p->kind) {
     case FS_ROOT:
@@ -145,8 +148,9 @@ static int stat_path(cellfs *fs, pid_t pid, const char *path, fs_path *p, struct
         /* The committed value's attributes, as a reader sees it; a writer's
            process (fstat comes here too) sees its open file's buffer; a new
            cell not yet committed shows empty to others, as it reads. */
-        if (fs_handles_stat(fs, path, pid, &hlen, &hts, &mine) &&
-            (mine || rc == -ENOENT)) {
+        int found = fs_handles_stat(fs, path, pid, &hlen, &hts, &mine);
+        if (held) *held = found;
+        if (found && (mine || rc == -ENOENT)) {
             len = mine ? hlen : 0;
             ts = hts;
             rc = 0;
@@ -180,7 +184,7 @@ int fs_op_getattr(cellfs *fs, pid_t pid, const char *path, struct stat *st,
     int sc = fs_path_scratch(&p, path, rc);
     if (sc) rc = sc > 0 ? 0 : sc;
     if (rc == 0 && rule) fs_cache_rule_parsed(fs, &p, rc, rule);
-    if (rc == 0) rc = stat_path(fs, pid, path, &p, st);
+    if (rc == 0) rc = stat_path(fs, pid, path, &p, st, rule ? &rule->held : NULL);
     fs_path_free(&p);
     return rc == -EINVAL ? -ENOENT : rc;
 }
