@@ -14,7 +14,8 @@
  * held briefly (no kvcore call and no other lock is taken under it), and
  * the fs_handles_* helpers take references under fs->mu, drop it, and only
  * then lock each handle. The node table (nodes.h) has its own mutex,
- * innermost of all.
+ * innermost of all, as have the families kept (families.c) and the
+ * full-disk check's last look (room_mu): no lock is taken under them.
  */
 #ifndef CELLFS_FS_H
 #define CELLFS_FS_H
@@ -101,6 +102,12 @@ typedef struct cellfs {
     struct fs_dirh *dirs;            /* open directory handles (ops_dir.c) */
     fs_families *families;           /* each table's families (families.c);
                                         has its own mutex, innermost */
+    /* The full-disk check's last look at the store's file system
+       (open_file.c, no_room); room_mu is innermost and held briefly. */
+    pthread_mutex_t room_mu;
+    bool room_known;
+    struct timespec room_at;         /* CLOCK_MONOTONIC */
+    unsigned long long room_avail;   /* free bytes then, less what checks took since */
 } cellfs;
 
 /* ---- log.c ---- */
