@@ -19,9 +19,11 @@
 #include <sys/statvfs.h>
 
 /* ---- ops_attr.c ---- */
-/** Attributes of @p path, or of the open file in @p fi when it has one. */
+/** Attributes of @p path, or of the open file in @p fi when it has one;
+ *  and, when @p rule is not NULL, how long the kernel may keep them
+ *  (fs_cache_rule_of of @p path: parsed once for both). */
 int fs_op_getattr(cellfs *fs, pid_t pid, const char *path, struct stat *st,
-                  struct fuse_file_info *fi);
+                  struct fuse_file_info *fi, fs_cache_rule *rule);
 /** Sets the modification time (tv[1]; UTIME_NOW, UTIME_OMIT) of a cell:
  *  its newest version is re-stamped (man/cellfs.1, TIMESTAMPS). */
 int fs_op_utimens(cellfs *fs, const char *path, const struct timespec tv[2],
