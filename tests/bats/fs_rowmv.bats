@@ -177,16 +177,19 @@ EOF
 }
 
 @test "moving back onto the removed versions: EPERM and nothing moved; NEW_VERSION_BEHAVIOR moves" {
-    backend_needs delete_markers
     setup_table
     before=$(listing "$T/r1")
     mv "$T/r1" "$T/r2"
-    run python3 -c 'import os,sys; os.rename(sys.argv[1], sys.argv[2])' "$T/r2" "$T/r1"
-    [[ "$output" == *"Operation not permitted"* ]]
-    [ "$(listing "$T/r2")" = "$before" ]
-    [ ! -e "$T/r1" ]
-    grep -q "a delete marker in the target hides" "$FS_TMP/cellfs.log"
-    printf "{NAME => 'cf', VERSIONS => '5', NEW_VERSION_BEHAVIOR => 'true'}\n{NAME => 'g', NEW_VERSION_BEHAVIOR => 'true'}\n" > "$T/.schema"
+    if backend_has delete_markers; then
+        run python3 -c 'import os,sys; os.rename(sys.argv[1], sys.argv[2])' "$T/r2" "$T/r1"
+        [[ "$output" == *"Operation not permitted"* ]]
+        [ "$(listing "$T/r2")" = "$before" ]
+        [ ! -e "$T/r1" ]
+        grep -q "a delete marker in the target hides" "$FS_TMP/cellfs.log"
+        printf "{NAME => 'cf', VERSIONS => '5', NEW_VERSION_BEHAVIOR => 'true'}\n{NAME => 'g', NEW_VERSION_BEHAVIOR => 'true'}\n" > "$T/.schema"
+    fi
+    # (a backend without delete markers deletes at once: nothing to hide)
     mv "$T/r2" "$T/r1"
     [ "$(listing "$T/r1")" = "$before" ]
+    [ "$(ls "$T")" = r1 ]
 }
