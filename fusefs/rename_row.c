@@ -272,15 +272,19 @@ int fs_rename_row(cellfs *fs, const char *from, const char *to, fs_path *pf, fs_
                   unsigned int flags)
 {
     if (strcmp(pf->table, pt->table) != 0) return -EXDEV;   /* families differ: mv copies */
+    if (pf->row_err) return pf->row_err;
+    if (pt->row_err) {
+        fs_log(fs, "rename %s -> %s: the new name is not a canonical escaped key", from, to);
+        return pt->row_err;
+    }
     int rc = fs_resolve(fs, pf);
     if (rc) return rc;
-    if (pt->row_err) return pt->row_err;
     if (pt->row_name.hashed && fs_resolve(fs, pt) != 0) return -ENAMETOOLONG;
     if (pf->row_len == pt->row_len && memcmp(pf->row, pt->row, pf->row_len) == 0) return 0;
     int has = fs_row_has_cells(fs, pt, NULL);
     if (has < 0) return has;
+    if ((flags & RENAME_NOREPLACE) && (has > 0 || fs_pending_has(fs, pt))) return -EEXIST;
     if (has > 0) return -ENOTEMPTY;
-    if ((flags & RENAME_NOREPLACE) && fs_pending_has(fs, pt)) return -EEXIST;
     /* What open files under the row hold is in the store first; they
        follow the row afterwards. */
     rc = fs_handles_commit_below(fs, from);
