@@ -32,6 +32,10 @@ setup_table() {
 }
 
 teardown() {
+    if [ -n "${DISK:-}" ]; then          # the full-disk test's tmpfs
+        fs_unmount "$MNT"
+        if fs_is_mounted "$DISK"; then umount "$DISK" 2>/dev/null || umount -l "$DISK"; fi
+    fi
     fs_teardown
 }
 
@@ -208,4 +212,33 @@ EOF
     mv "$T/r2" "$T/r1"
     [ "$(listing "$T/r1")" = "$before" ]
     [ "$(ls "$T")" = r1 ]
+}
+
+@test "a full disk: the row mv fails with ENOSPC before its put and changes nothing" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root to mount a tmpfs"
+    [ "$CELLFS_BACKEND" = local ] || skip "a full disk needs a local store"
+    fs_setup_dirs
+    DISK="$FS_TMP/disk"
+    mkdir -p "$DISK"
+    mount -t tmpfs -o size=6m tmpfs "$DISK"
+    STORE="$DISK/store"
+    fs_mount "$STORE" "$MNT" -o create
+    T="$MNT/default/t"
+    mkdir "$T"
+    mkdir -p "$T/r1/cf"
+    head -c 200000 /dev/urandom > "$FS_TMP/v"
+    cp "$FS_TMP/v" "$T/r1/cf/q"
+    echo small > "$T/r1/cf/s"
+    local i
+    for i in $(seq 1 400); do
+        mkdir -p "$T/f$i/cf"
+        timeout 60 dd if=/dev/zero of="$T/f$i/cf/q" bs=64k count=1 status=none 2>/dev/null || break
+    done
+    [ "$i" -lt 400 ]
+    run python3 -c 'import os,sys; os.rename(sys.argv[1], sys.argv[2])' "$T/r1" "$T/r2"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"No space left on device"* ]]
+    cmp "$FS_TMP/v" "$T/r1/cf/q"
+    [ "$(cat "$T/r1/cf/s")" = small ]
+    [ ! -e "$T/r2" ]
 }
