@@ -2,12 +2,11 @@
  * table_mode.c: fsx -M, random operations on a table of a cellfs mount
  * (or, with -n, on a plain directory laid out the same way) checked
  * against the model of table_model.c: writes of whole cells, writes at
- * offsets and appends, renames within a row and across rows (on cellfs
- * every version moves with its time; refused with EPERM where a delete
- * in the target may hide one),
- * unlinks, mkdir and rm -r of rows, rmdir of a row with cells, q@ts writes
- * and removals, utimens, and remounts through a command given on the
- * command line. After each operation the cells it touched are checked;
+ * offsets and appends, renames within a row, of a cell across rows and of
+ * rows (on cellfs every version moves with its time; refused with EPERM
+ * where a delete in the target may hide one), unlinks, mkdir and rm -r of
+ * rows, rmdir of a row with cells, q@ts writes and removals, utimens, and
+ * remounts through a command given on the command line. After each operation the cells it touched are checked;
  * every -C operations, after a remount and at the end the whole table is.
  *
  * What a call may do is the SPEC's rule: a call that returns success
@@ -28,16 +27,16 @@
 
 enum {
     T_PUT, T_EMPTY, T_PATCH, T_APPEND, T_READ, T_RENAME, T_XRENAME, T_UNLINK, T_MKROW,
-    T_RMROW, T_RMDIR_FULL, T_VPUT, T_VRM, T_UTIMENS, T_KINDS,
+    T_RMROW, T_RMDIR_FULL, T_VPUT, T_VRM, T_UTIMENS, T_ROWMV, T_KINDS,
     T_REMOUNT = T_KINDS, T_COUNTED
 };
 
 static const char *const kNames[T_COUNTED] = {
     "put", "empty", "patch", "append", "read", "rename", "xrename", "unlink", "mkrow",
-    "rmrow", "rmdir-full", "vput", "vrm", "utimens", "remount",
+    "rmrow", "rmdir-full", "vput", "vrm", "utimens", "rowmv", "remount",
 };
 
-static const unsigned kWeights[T_KINDS] = {14, 2, 5, 4, 6, 6, 5, 6, 3, 1, 1, 6, 3, 5};
+static const unsigned kWeights[T_KINDS] = {14, 2, 5, 4, 6, 6, 5, 6, 3, 1, 1, 6, 3, 5, 2};
 
 /* Slack around the wall clock for the time of a delete marker. */
 #define DEL_SLACK_MS 2000
@@ -410,11 +409,13 @@ static bool move_maybe_masked(const tm_ctx *c, const tm_col *src, const tm_col *
    its timestamp; the target's versions at or after the source's newest
    go, its older ones stay (cellfs(1), RENAMING). */
 static void op_xrename(tm_ctx *c, int r, int f, int q) {
-    int r2 = pick_row(c, true);
-    if (r2 == r) {
-        op_rename(c, r, f, q);
-        return;
-    }
+    int cand[TM_ROWS], n = 0;
+    for (int i = 0; i < TM_ROWS; i++)
+        if (i != r && c->model.rows[i].exists)
+            cand[n++] = i;
+    if (n == 0)
+        return;           /* no other row (-x rename leaves renames within a row out) */
+    int r2 = cand[fsx_below(&c->rng, (uint64_t)n)];
     int f2 = (int)fsx_below(&c->rng, TM_FAMS), q2 = (int)fsx_below(&c->rng, TM_QUALS);
     ensure_family(c, r2, f2);
     tm_col *src = col_at(c, r, f, q), *dst = col_at(c, r2, f2, q2);
@@ -460,6 +461,76 @@ static void op_xrename(tm_ctx *c, int r, int f, int q) {
     delete_column(c, src);
     tm_check_cell(c, r, f, q);
     tm_check_cell(c, r2, f2, q2);
+}
+
+/* A row that a directory rename may replace: absent, or without cells
+   and family directories (on cellfs: no cells, and none made with mkdir). */
+static bool row_replaceable(const tm_row *row) {
+    if (!row->exists)
+        return true;
+    if (tm_row_cells(row) > 0)
+        return false;
+    for (int f = 0; f < TM_FAMS; f++)
+        if (row->made[f])
+            return false;
+    return true;
+}
+
+/* rename(2) of a row directory (mv -T r r2) within the table: every
+   version moves with its time; onto a row with cells ENOTEMPTY; on cellfs
+   EPERM is accepted where a delete in r2 may hide a moved version. */
+static void op_rowmv(tm_ctx *c, int r) {
+    int cand[TM_ROWS], n = 0;
+    bool full = fsx_below(&c->rng, 6) == 0;       /* now and then onto a row with cells */
+    for (int i = 0; i < TM_ROWS; i++) {
+        const tm_row *row = &c->model.rows[i];
+        if (i != r && (full ? row->exists && tm_row_cells(row) > 0 : row_replaceable(row)))
+            cand[n++] = i;
+    }
+    if (n == 0)
+        return;
+    int r2 = cand[fsx_below(&c->rng, (uint64_t)n)];
+    tm_row *src = &c->model.rows[r], *dst = &c->model.rows[r2];
+    char from[PATH_MAX], to[PATH_MAX];
+    tm_path(c, from, sizeof from, r, -1, -1, TM_NO_TS);
+    tm_path(c, to, sizeof to, r2, -1, -1, TM_NO_TS);
+    bool may_fail = false;
+    for (int f = 0; f < TM_FAMS && !c->opt->native; f++)
+        for (int q = 0; q < TM_QUALS; q++)
+            if (src->col[f][q].nv > 0 && move_maybe_masked(c, &src->col[f][q], &dst->col[f][q]))
+                may_fail = true;
+    fsx_log_add(&c->run.log, c->run.op, "rowmv    %s -> %s (%zu cells%s)%s", from, to,
+                tm_row_cells(src), full ? "; onto a row with cells: expect ENOTEMPTY" : "",
+                may_fail && !full ? " (may be refused)" : "");
+    if (rename(from, to) != 0) {
+        if (full ? errno != ENOTEMPTY && errno != EEXIST : !may_fail || errno != EPERM)
+            fsx_fail_errno(&c->run, "rename %s %s", from, to);
+        fsx_log_add(&c->run.log, c->run.op, "         refused: %s", strerror(errno));
+    } else if (full) {
+        fsx_fail(&c->run, "rename %s %s succeeded over a row with cells", from, to);
+    } else {
+        for (int f = 0; f < TM_FAMS; f++) {
+            for (int q = 0; q < TM_QUALS; q++) {
+                tm_col *a = &src->col[f][q], *b = &dst->col[f][q];
+                for (size_t k = a->nv; k-- > 0;)
+                    if (tm_put(c, b, f, a->v[k].ts, a->v[k].val, a->v[k].len, a->v[k].op) != 0)
+                        fsx_fail(&c->run, "out of memory");
+                if (a->nv > 0 && a->history_unknown) {
+                    b->history_unknown = true;
+                    b->written = UINT32_MAX / 2;
+                }
+                delete_column(c, a);
+            }
+            dst->made[f] = src->made[f];
+            src->made[f] = false;
+        }
+        dst->exists = true;
+        dst->young = src->young;
+        src->exists = false;
+        src->young = false;
+    }
+    tm_check_row(c, r);
+    tm_check_row(c, r2);
 }
 
 static void op_mkrow(tm_ctx *c, int r) {
@@ -670,7 +741,7 @@ static int run_op(tm_ctx *c, int kind) {
     if (kind == T_RMDIR_FULL && pick_cell(c, &r, &f, &q) == false)
         kind = T_PUT;
     bool need_row = kind == T_PUT || kind == T_EMPTY || kind == T_PATCH || kind == T_APPEND ||
-                    kind == T_RMROW || kind == T_VPUT;
+                    kind == T_RMROW || kind == T_VPUT || kind == T_ROWMV;
     if (need_row) {
         if ((r = pick_row(c, true)) < 0) {
             r = pick_row(c, false);
@@ -699,6 +770,7 @@ static int run_op(tm_ctx *c, int kind) {
     case T_VPUT: op_vput(c, r, f, q); break;
     case T_VRM: op_vrm(c, r, f, q); break;
     case T_UTIMENS: op_utimens(c, r, f, q); break;
+    case T_ROWMV: op_rowmv(c, r); break;
     default: break;
     }
     return kind;
