@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -32,6 +34,8 @@
 typedef struct posix_file {
     int fd;
     char *path;   /* for error messages */
+    atomic_bool no_nowait;   /* RWF_NOWAIT refused here: read_at_around
+                                is read_at (set once, by any reader) */
 } posix_file;
 
 static posix_file *pf(kv_file *f) { return (posix_file *)(void *)f; }
@@ -83,6 +87,7 @@ static kv_status new_file(int fd, const char *path, kv_file **out, char *err, si
     }
     f->fd = fd;
     f->path = p;
+    atomic_init(&f->no_nowait, false);
     *out = (kv_file *)(void *)f;
     return KV_OK;
 }
@@ -153,8 +158,9 @@ static kv_status px_read_at(kv_file *file, uint64_t offset, void *buf, size_t n,
  * (the kernel reads ahead for sequential reads only), so a store opened
  * cold takes one device trip per unit it touches, where a mapped file is
  * read around each page fault (by the device's read_ahead_kb). Kernels
- * without RWF_NOWAIT for buffered reads (EOPNOTSUPP, ENOSYS, EINVAL) get
- * plain reads.
+ * and filesystems without RWF_NOWAIT for buffered reads (EOPNOTSUPP,
+ * ENOSYS, EINVAL) get plain reads, the file remembering it after the first
+ * refusal.
  */
 static kv_status px_read_at_around(kv_file *file, uint64_t offset, void *buf, size_t n,
                                    uint64_t around_off, size_t around_len, size_t *got, char *err,
@@ -164,7 +170,7 @@ static kv_status px_read_at_around(kv_file *file, uint64_t offset, void *buf, si
         return bad_arg("read_at_around", err, errlen);
     *got = 0;
     size_t done = 0;
-    if (around_len > 0 && n > 0) {
+    if (around_len > 0 && n > 0 && !atomic_load_explicit(&f->no_nowait, memory_order_relaxed)) {
         struct iovec iov = { buf, n };
         ssize_t r;
         do {
@@ -177,6 +183,8 @@ static kv_status px_read_at_around(kv_file *file, uint64_t offset, void *buf, si
         if (r > 0)
             done = (size_t)r;
         bool miss = r >= 0 || errno == EAGAIN;
+        if (r < 0 && (errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL))
+            atomic_store_explicit(&f->no_nowait, true, memory_order_relaxed);
         /* any other error: the plain read below reports it or succeeds */
         kv_status st = px_read_at(file, offset + done, (char *)buf + done, n - done, got, err, errlen);
         *got += done;
