@@ -175,8 +175,9 @@ static kv_status fetch(kv_sst_reader *r, const readahead *ra, uint64_t off, uint
             /* Read ahead already: the same bytes, checked below all the same. */
             memcpy(rb->p, ra->p + (off - ra->off), (size_t)size);
             got = (size_t)size;
-        } else if (r->env->read_at_around) {
-            /* From the device: its window follows (MISS_READAROUND). */
+        } else if (r->env->read_at_around && size < MISS_READAROUND) {
+            /* From the device: its window follows (MISS_READAROUND; a
+               unit as large is its own read-around). */
             uint64_t lo = off & ~(MISS_READAROUND - 1);
             uint64_t hi = (off + size + MISS_READAROUND - 1) & ~(MISS_READAROUND - 1);
             st = r->env->read_at_around(r->file, off, rb->p, (size_t)size, lo, (size_t)(hi - lo), &got,

@@ -1029,6 +1029,32 @@ static void test_units_read_around(void) {
         CHECK(around_log.len < 16 * 1024);   /* the unit, not its 64 KiB block */
     }
     kv_sst_close(r);
+    /* a unit as large as the window is read alone (it is its own read-around) */
+    char *bigpath = path_of("units-around-big.sst");
+    size_t big = (size_t)300 << 10;
+    uint8_t *v = calloc(1, big);
+    REQUIRE(v);
+    kv_sst_options o = { 4096, KV_COMPRESSION_NONE, KV_ENCODING_NONE, KV_BLOOM_NONE, 10 };
+    kv_sst_writer *w;
+    REQUIRE(kv_sst_writer_open(&w, env, bigpath, &o, err, sizeof err) == KV_OK);
+    kv_buf bk = { 0 };
+    kv_key_encode(&bk, "row", 3, KV_KIND_COLUMN, "b", 1, 5, KV_TYPE_PUT, 1);
+    CHECK_EQ(kv_sst_add(w, bk.data, bk.len, v, big), KV_OK);
+    kv_sst_meta bmeta;
+    REQUIRE(kv_sst_finish(w, &bmeta, err, sizeof err) == KV_OK);
+    kv_sst_meta_clear(&bmeta);
+    REQUIRE(kv_sst_open(&r, &rec, bigpath, 403, NULL, err, sizeof err) == KV_OK);
+    memset(&around_log, 0, sizeof around_log);
+    kv_iter *bit = kv_sst_iter(r, false, false);
+    bit->seek(bit, bk.data, bk.len);
+    size_t vl = 0;
+    CHECK(bit->valid(bit) && (bit->value(bit, &vl), vl == big));
+    CHECK_EQ(around_log.n, 0);
+    bit->destroy(bit);
+    kv_sst_close(r);
+    kv_buf_free(&bk);
+    free(v);
+    free(bigpath);
     /* an env without it: read_at, the same entries */
     rec.read_at_around = NULL;
     memset(&around_log, 0, sizeof around_log);
