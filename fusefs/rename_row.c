@@ -1,6 +1,6 @@
 /**
  * @file rename_row.c
- * rename(2) across rows of one table (man/cellfs.1, RENAMING): a row
+ * rename(2) across rows of one table (man/cellfs.1, WRITING: renames): a row
  * directory (mv t/r1 t/r2) or one column (mv t/r1/cf/q t/r2/cf/q) moves
  * with every version the source shows, each at its own timestamp. Two row
  * mutations: the puts into the target row, then the deletes of the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # cellfs: mv of a row, and of a cell across rows of one table (issue 8: "a
 # row mv must move everything or nothing"), versions and times included
-# (cellfs(1), RENAMING). Each test failed on the driver that returned EXDEV
+# (cellfs(1), WRITING: renames). Each test failed on the driver that returned EXDEV
 # for renames across rows (mv then copied the newest values only).
 # CELLFS_BACKEND=bigtable runs the file on Google's emulator (started here
 # when BIGTABLE_EMULATOR_HOST is unset); what needs delete markers is

@@ -407,7 +407,7 @@ static bool move_maybe_masked(const tm_ctx *c, const tm_col *src, const tm_col *
 
 /* rename(2) across rows of the table: on cellfs every version moves with
    its timestamp; the target's versions at or after the source's newest
-   go, its older ones stay (cellfs(1), RENAMING). */
+   go, its older ones stay (cellfs(1), WRITING: renames). */
 static void op_xrename(tm_ctx *c, int r, int f, int q) {
     int cand[TM_ROWS], n = 0;
     for (int i = 0; i < TM_ROWS; i++)
