@@ -20,52 +20,57 @@
 #include <string.h>
 
 /* Whether table @p table has a family with a TTL, and *ttl_ms the TTL of
-   @p family (0 when it has none, or when family is NULL). */
+   @p family (0 when it has none, or when family is NULL). The families
+   are the mount's (families.c): no describe per request. */
 static bool table_ttl(cellfs *fs, const char *table, const char *family, int64_t *ttl_ms)
 {
     *ttl_ms = 0;
-    kv_table_desc *d = NULL;
-    if (kv_table_describe(&d, fs->store, table) != KV_OK) return true;   /* unsure: short */
-    bool any = false;
-    for (size_t i = 0; i < d->nfamilies; i++) {
-        const kv_family_desc *f = &d->families[i];
-        if (f->ttl_seconds == KV_FOREVER) continue;
-        any = true;
-        if (family && strcmp(f->name, family) == 0)
-            *ttl_ms = f->ttl_seconds > INT64_MAX / 1000 ? INT64_MAX : f->ttl_seconds * 1000;
+    fs_family_info fi;
+    if (fs_family_lookup(fs, table, family, &fi) != 0) return true;   /* unsure: short */
+    *ttl_ms = fi.found ? fi.ttl_ms : 0;
+    return fi.table_has_ttl;
+}
+
+void fs_cache_rule_default(cellfs *fs, fs_cache_rule *rule)
+{
+    rule->seconds = fs->timeout;
+    rule->ttl_ms = 0;
+    rule->held = -1;
+}
+
+void fs_cache_rule_parsed(cellfs *fs, const fs_path *p, int parse_rc, fs_cache_rule *rule)
+{
+    fs_cache_rule_default(fs, rule);
+    if (!fs->cache_long) return;
+    rule->seconds = FS_CACHE_SHORT;
+    if (parse_rc != 0 || p->asof) return;
+    switch (p->kind) {
+    case FS_ROOT:
+    case FS_NS:
+    case FS_TABLE:
+    case FS_SCHEMA:
+        rule->seconds = FS_CACHE_LONG;
+        break;
+    case FS_ROW:
+    case FS_FAMILY:
+        if (!table_ttl(fs, p->table, NULL, &rule->ttl_ms)) rule->seconds = FS_CACHE_LONG;
+        break;
+    case FS_CELL:
+        (void)table_ttl(fs, p->table, p->family, &rule->ttl_ms);
+        rule->seconds = FS_CACHE_LONG;
+        break;
     }
-    kv_table_desc_free(d);
-    return any;
 }
 
 void fs_cache_rule_of(cellfs *fs, const char *path, fs_cache_rule *rule)
 {
-    rule->seconds = fs->timeout;
-    rule->ttl_ms = 0;
+    fs_cache_rule_default(fs, rule);
     if (!fs->cache_long || !path) return;
-    rule->seconds = FS_CACHE_SHORT;
     fs_path p;
     int rc = fs_path_parse(&p, path);
     int sc = fs_path_scratch(&p, path, rc);
     if (sc > 0) rc = 0;
-    if (rc == 0 && !p.asof) {
-        switch (p.kind) {
-        case FS_ROOT:
-        case FS_NS:
-        case FS_TABLE:
-        case FS_SCHEMA:
-            rule->seconds = FS_CACHE_LONG;
-            break;
-        case FS_ROW:
-        case FS_FAMILY:
-            if (!table_ttl(fs, p.table, NULL, &rule->ttl_ms)) rule->seconds = FS_CACHE_LONG;
-            break;
-        case FS_CELL:
-            (void)table_ttl(fs, p.table, p.family, &rule->ttl_ms);
-            rule->seconds = FS_CACHE_LONG;
-            break;
-        }
-    }
+    fs_cache_rule_parsed(fs, &p, rc, rule);
     fs_path_free(&p);
 }
 

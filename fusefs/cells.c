@@ -47,14 +47,9 @@ int fs_table_check(cellfs *fs, const fs_path *p)
 
 int fs_family_check(cellfs *fs, const fs_path *p)
 {
-    kv_table_desc *d = NULL;
-    kv_status st = kv_table_describe(&d, fs->store, p->table);
-    if (st != KV_OK) return st == KV_INVALID ? -ENOENT : fs_fail(fs, st, "describe", p->table);
-    int rc = -ENOENT;
-    for (size_t i = 0; i < d->nfamilies; i++)
-        if (strcmp(d->families[i].name, p->family) == 0) rc = 0;
-    kv_table_desc_free(d);
-    return rc;
+    fs_family_info fi;
+    int rc = fs_family_lookup(fs, p->table, p->family, &fi);
+    return rc ? rc : fi.found ? 0 : -ENOENT;
 }
 
 /* The visible cells of the row (of @p family when non-NULL) through
@@ -206,13 +201,8 @@ static kv_status raw_column_get(cellfs *fs, const fs_path *p, int64_t from, kv_r
    masks only the puts made before it. */
 static bool family_nvb(cellfs *fs, const fs_path *p)
 {
-    kv_table_desc *d = NULL;
-    if (kv_table_describe(&d, fs->store, p->table) != KV_OK) return false;
-    bool nvb = false;
-    for (size_t i = 0; i < d->nfamilies; i++)
-        if (strcmp(d->families[i].name, p->family) == 0) nvb = d->families[i].new_version_behavior;
-    kv_table_desc_free(d);
-    return nvb;
+    fs_family_info fi;
+    return fs_family_lookup(fs, p->table, p->family, &fi) == 0 && fi.nvb;
 }
 
 bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts)
@@ -393,16 +383,51 @@ static void forget_inode(cellfs *fs, const char *path)
     if (ino) (void)fuse_lowlevel_notify_inval_inode(fs->se, ino, 0, 0);
 }
 
-void fs_notify_changed(cellfs *fs, const char *path)
+/* Deeper than any path of the grammar (path.h). */
+#define WALK_MAX 8
+
+static void forget_inodes(cellfs *fs, fs_ino *inos, size_t n);
+
+/* fs_notify_changed of a name without "@<ts>", whose nodes @p inos (of
+   the @p n components of @p path at offsets @p offs) are known: the name
+   itself, each of its versions the kernel holds, its family's and its
+   row's directories. No path is looked up twice. */
+static void notify_walked(cellfs *fs, const char *path, const fs_ino *inos, const size_t *offs,
+                          size_t n)
+{
+    if (inos[n - 1]) (void)fuse_lowlevel_notify_inval_inode(fs->se, inos[n - 1], 0, 0);
+    fs_ino parent = n >= 2 ? inos[n - 2] : FS_ROOT_INO;
+    if (parent) {
+        fs_ino *v;
+        size_t nv = fs_nodes_versions(&fs->nodes, parent, path + offs[n - 1], &v);
+        forget_inodes(fs, v, nv);
+    }
+    for (size_t up = 2; up <= 3 && up <= n; up++)      /* its family, its row */
+        if (inos[n - up]) (void)fuse_lowlevel_notify_inval_inode(fs->se, inos[n - up], 0, 0);
+}
+
+fs_ino fs_notify_changed(cellfs *fs, const char *path)
 {
     atomic_fetch_add(&fs->commits, 1);
+    if (fs->se && !fs->single_thread && path) {
+        fs_ino inos[WALK_MAX];
+        size_t offs[WALK_MAX];
+        size_t n = fs_nodes_walk(&fs->nodes, path, inos, offs, WALK_MAX);
+        const char *last = n >= 1 && n <= WALK_MAX ? path + offs[n - 1] : NULL;
+        size_t base;
+        int64_t ts;
+        if (last && fs_name_split_version(last, strlen(last), &base, &ts) != 1) {
+            notify_walked(fs, path, inos, offs, n);
+            return inos[n - 1];
+        }
+    }
     fs_kernel_forget(fs, path);
     /* The family's and the row's mtimes are their newest cell's, and
        their listings may have changed (the kernel may keep them:
        ll_opendir). A table's rows come and go by calls in it (mkdir,
        rmdir), by schema changes (fs_kernel_forget_below) and by TTL (not
        kept), never by a cell's commit alone. */
-    if (!fs->se || fs->single_thread || !path) return;
+    if (!fs->se || fs->single_thread || !path) return 0;
     char *dir = strdup(path);
     for (int up = 0; dir && up < 2; up++) {
         char *slash = strrchr(dir, '/');
@@ -411,6 +436,7 @@ void fs_notify_changed(cellfs *fs, const char *path)
         forget_inode(fs, dir);
     }
     free(dir);
+    return 0;
 }
 
 /* Drops the kernel's attributes of every node in @p inos (n of them) and

@@ -251,7 +251,8 @@ static bool may_store(const cellfs *fs, const fs_handle *h, bool flush)
 /* Hands the kernel the value @p v (@p len bytes) that the close of @p h
    committed to @p path, as the pages of its file, so that the first read
    of the new value needs no READ (BENCHMARKS.md, "Round trips of a stat and
-   a first read"). @p before is fs->commits before the commit: the commit
+   a first read"), @p ino being its file's node (0: the kernel holds
+   none). @p before is fs->commits before the commit: the commit
    and its fs_notify_changed counted one. Nothing is stored when another
    change was counted meanwhile (its invalidation may have gone out
    already), when another file of the cell is open (its reads or pages are
@@ -259,12 +260,9 @@ static bool may_store(const cellfs *fs, const fs_handle *h, bool flush)
    the pages go out, they are dropped again: a change after the check
    counts itself before it invalidates, so its invalidation or this one
    comes after the pages. */
-static void store_pages(cellfs *fs, fs_handle *h, const char *path, uint64_t before,
+static void store_pages(cellfs *fs, fs_handle *h, const char *path, fs_ino ino, uint64_t before,
                         const uint8_t *v, size_t len)
 {
-    fs_ino ino = 0, parent;
-    size_t name_off;
-    fs_nodes_find(&fs->nodes, path, &ino, &parent, &name_off);
     if (!ino) return;
     pthread_mutex_lock(&fs->mu);
     bool alone = fs_lease_alone(fs, h, path) && atomic_load(&fs->commits) == before + 1;
@@ -364,8 +362,9 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
     pthread_mutex_unlock(&h->mu);
     /* A paged writer's bytes are in the kernel's pages: when its commit
        failed they were never stored, and readers must not be served them. */
-    if ((changed || (rc != 0 && h->paged)) && path) fs_notify_changed(fs, path);
-    if (stored && path) store_pages(fs, h, path, before, stored, stored_len);
+    fs_ino ino = 0;                  /* the file's node, found by the notification */
+    if ((changed || (rc != 0 && h->paged)) && path) ino = fs_notify_changed(fs, path);
+    if (stored && path) store_pages(fs, h, path, ino, before, stored, stored_len);
     free(stored);
     free(path);
     return rc;

@@ -14,7 +14,8 @@
  * held briefly (no kvcore call and no other lock is taken under it), and
  * the fs_handles_* helpers take references under fs->mu, drop it, and only
  * then lock each handle. The node table (nodes.h) has its own mutex,
- * innermost of all.
+ * innermost of all, as have the families kept (families.c) and the
+ * full-disk check's last look (room_mu): no lock is taken under them.
  */
 #ifndef CELLFS_FS_H
 #define CELLFS_FS_H
@@ -36,6 +37,7 @@ struct fs_handle;
 struct fs_scratch;
 struct fs_rowent;
 struct fs_dirh;
+typedef struct fs_families fs_families;
 
 /* Bounds on what the daemon keeps in memory besides the store. */
 #define FS_PENDING_MAX 262144        /* mkdir'ed rows without cells (rsync's
@@ -98,6 +100,14 @@ typedef struct cellfs {
     size_t nscratch;
     struct fs_gone *schema_gone;     /* tables whose .schema was unlinked */
     struct fs_dirh *dirs;            /* open directory handles (ops_dir.c) */
+    fs_families *families;           /* each table's families (families.c);
+                                        has its own mutex, innermost */
+    /* The full-disk check's last look at the store's file system
+       (open_file.c, no_room); room_mu is innermost and held briefly. */
+    pthread_mutex_t room_mu;
+    bool room_known;
+    struct timespec room_at;         /* CLOCK_MONOTONIC */
+    unsigned long long room_avail;   /* free bytes then, less what checks took since */
 } cellfs;
 
 /* ---- log.c ---- */
@@ -178,8 +188,9 @@ int64_t fs_ts_to_ms(const struct timespec *ts);
 /** Tells the kernel that what @p path shows changed (attributes, data),
  *  and for a q@<ts> path also what q shows; counts the change in
  *  fs->commits. Call it after every change of a cell, once the store has
- *  it. */
-void fs_notify_changed(cellfs *fs, const char *path);
+ *  it. Returns the node the kernel holds for @p path when it found it on
+ *  the way (0: none, or not looked up). */
+fs_ino fs_notify_changed(cellfs *fs, const char *path);
 /** The kernel part of fs_notify_changed alone: drops what the kernel holds
  *  of @p path, of q for q@<ts>, and of every q@<ts> it holds (the change
  *  may have taken versions away). */
@@ -280,6 +291,29 @@ void fs_dirs_free(cellfs *fs);
  *  readdir. */
 int fs_family_listed(cellfs *fs, const fs_path *p, const char *family, int64_t *ts);
 
+/* ---- families.c: each table's families, kept on a one-writer mount ---- */
+#define FS_FAMILIES_TABLES 64        /* tables whose families are kept */
+/** What a table says of one of its families. */
+typedef struct fs_family_info {
+    bool table_has_ttl;              /* some family of the table has a TTL */
+    bool found;                      /* the family exists */
+    int64_t ttl_ms;                  /* its TTL in ms; 0: none */
+    bool nvb;                        /* its NEW_VERSION_BEHAVIOR */
+} fs_family_info;
+/** Sets up / frees fs->families. init: 0 or -ENOMEM. */
+int fs_families_init(cellfs *fs);
+void fs_families_free(cellfs *fs);
+/**
+ * Fills @p out for @p family of @p table (NULL: only table_has_ttl). On a
+ * mount with cache_long, from what the mount keeps (described once per
+ * table, until fs_families_changed); elsewhere from a describe. 0,
+ * -ENOENT when the table does not exist, -errno.
+ */
+int fs_family_lookup(cellfs *fs, const char *table, const char *family, fs_family_info *out);
+/** Drops everything kept: called after every change of any table's
+ *  families (create, drop, alter, delete of a family, of a table). */
+void fs_families_changed(cellfs *fs);
+
 /* ---- cache_time.c: how long the kernel may keep entries and attributes ---- */
 #define FS_CACHE_LONG 3600.0         /* nothing changes it but this mount */
 #define FS_CACHE_SHORT 1.0           /* it may change without a call here */
@@ -288,10 +322,19 @@ int fs_family_listed(cellfs *fs, const fs_path *p, const char *family, int64_t *
 typedef struct fs_cache_rule {
     double seconds;                  /* at most this long */
     int64_t ttl_ms;                  /* > 0: a file expires ttl_ms after its mtime */
+    int held;                        /* 1: an open file of the path held attributes
+                                        not yet committed when fs_op_getattr read
+                                        them; 0: none did; -1: not known */
 } fs_cache_rule;
 /** The rule for @p path (NULL: the mount's timeout). Reads the table's
  *  description when a TTL could apply. */
 void fs_cache_rule_of(cellfs *fs, const char *path, fs_cache_rule *rule);
+/** The rule of an open file whose name went (what the mount's timeout
+ *  says). */
+void fs_cache_rule_default(cellfs *fs, fs_cache_rule *rule);
+/** fs_cache_rule_of for a path already parsed into @p p (with
+ *  fs_path_scratch applied) whose parse returned @p parse_rc. */
+void fs_cache_rule_parsed(cellfs *fs, const fs_path *p, int parse_rc, fs_cache_rule *rule);
 /** Seconds the kernel may keep the entry and attributes @p st under
  *  @p rule: never past a cell's expiry by TTL. */
 double fs_cache_seconds(cellfs *fs, const fs_cache_rule *rule, const struct stat *st);

@@ -30,14 +30,24 @@ void fs_handle_unref(cellfs *fs, fs_handle *h)
     fs_handle_free(h);
 }
 
-/* Handles registered under @p path, each with a reference taken. */
-size_t fs_handles_collect(cellfs *fs, const char *path, fs_handle ***out)
+/* Whether @p h is open on @p path, or with @p below on a name below the
+   directory @p path. */
+static bool handle_at(const fs_handle *h, const char *path, bool below)
+{
+    if (!below) return strcmp(h->path, path) == 0;
+    size_t n = strlen(path);
+    return strncmp(h->path, path, n) == 0 && h->path[n] == '/';
+}
+
+/* Handles registered under @p path (or below it), each with a reference
+   taken. */
+static size_t collect(cellfs *fs, const char *path, bool below, fs_handle ***out)
 {
     size_t n = 0, cap = 0;
     fs_handle **v = NULL;
     pthread_mutex_lock(&fs->mu);
     for (fs_handle *h = fs->handles; h; h = h->next) {
-        if (h->orphan || h->opening || strcmp(h->path, path) != 0) continue;
+        if (h->orphan || h->opening || !handle_at(h, path, below)) continue;
         if (n == cap) {
             size_t nc = cap ? 2 * cap : 4;
             fs_handle **nv = realloc(v, nc * sizeof *nv);
@@ -51,6 +61,11 @@ size_t fs_handles_collect(cellfs *fs, const char *path, fs_handle ***out)
     pthread_mutex_unlock(&fs->mu);
     *out = v;
     return n;
+}
+
+size_t fs_handles_collect(cellfs *fs, const char *path, fs_handle ***out)
+{
+    return collect(fs, path, false, out);
 }
 
 void fs_handles_drop(cellfs *fs, fs_handle **v, size_t n)
@@ -100,10 +115,10 @@ int fs_handle_release(cellfs *fs, fs_handle *h)
     return rc;
 }
 
-int fs_handles_commit_path(cellfs *fs, const char *path)
+static int commit_at(cellfs *fs, const char *path, bool below)
 {
     fs_handle **v;
-    size_t n = fs_handles_collect(fs, path, &v);
+    size_t n = collect(fs, path, below, &v);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         int r = fs_handle_commit(fs, v[i], false, false);
@@ -111,6 +126,59 @@ int fs_handles_commit_path(cellfs *fs, const char *path)
     }
     fs_handles_drop(fs, v, n);
     return rc;
+}
+
+int fs_handles_commit_path(cellfs *fs, const char *path)
+{
+    return commit_at(fs, path, false);
+}
+
+int fs_handles_commit_below(cellfs *fs, const char *dir)
+{
+    return commit_at(fs, dir, true);
+}
+
+/* @p h now names @p np (malloc'd), or is an orphan when NULL. */
+static void handle_moved(cellfs *fs, fs_handle *h, char *np)
+{
+    pthread_mutex_lock(&fs->mu);
+    if (np) {
+        free(h->path);
+        h->path = np;
+    } else {
+        h->orphan = true;
+    }
+    pthread_mutex_unlock(&fs->mu);
+}
+
+void fs_handles_rename_below(cellfs *fs, const char *from, const char *to, const fs_path *prow)
+{
+    fs_handle **v;
+    size_t n = collect(fs, from, true, &v);
+    size_t flen = strlen(from), tlen = strlen(to);
+    for (size_t i = 0; i < n; i++) {
+        fs_handle *h = v[i];
+        pthread_mutex_lock(&fs->mu);
+        const char *rest = h->path + flen;
+        char *np = malloc(tlen + strlen(rest) + 1);
+        if (np) {
+            memcpy(np, to, tlen);
+            strcpy(np + tlen, rest);
+        }
+        pthread_mutex_unlock(&fs->mu);
+        pthread_mutex_lock(&h->mu);
+        fs_path ref = h->ref;
+        ref.row = prow->row;
+        ref.row_len = prow->row_len;
+        ref.row_name = prow->row_name;
+        if (np && h->kind == FS_H_CELL && fs_handle_set_ref(h, &ref) != 0) {
+            free(np);
+            np = NULL;
+        }
+        pthread_mutex_unlock(&h->mu);
+        handle_moved(fs, h, np);
+    }
+    fs_handles_drop(fs, v, n);
 }
 
 void fs_handles_orphan(cellfs *fs, const char *path)
@@ -132,14 +200,7 @@ void fs_handles_rename(cellfs *fs, const char *from, const char *to, const fs_pa
         pthread_mutex_lock(&h->mu);
         if (h->kind == FS_H_CELL && pto->kind == FS_CELL && np) (void)fs_handle_set_ref(h, pto);
         pthread_mutex_unlock(&h->mu);
-        pthread_mutex_lock(&fs->mu);
-        if (np) {
-            free(h->path);
-            h->path = np;
-        } else {
-            h->orphan = true;
-        }
-        pthread_mutex_unlock(&fs->mu);
+        handle_moved(fs, h, np);
     }
     fs_handles_drop(fs, v, n);
 }

@@ -36,14 +36,16 @@ static void reply_status(fuse_req_t req, int rc)
 
 /* How long the kernel may keep the attributes @p st of @p path (NULL: an
    open file's). None while a file that is written and not yet committed
-   holds them: its writer's process and others see different sizes. */
+   holds them: its writer's process and others see different sizes (known
+   from the getattr that read them, rule->held, or looked up here). */
 static double attr_seconds(cellfs *fs, const fs_cache_rule *rule, const char *path,
                            const struct stat *st)
 {
     size_t size;
     int64_t ts;
     bool mine;
-    if (S_ISREG(st->st_mode) && path && fs_handles_stat(fs, path, 0, &size, &ts, &mine))
+    if (S_ISREG(st->st_mode) && path &&
+        (rule->held >= 0 ? rule->held > 0 : fs_handles_stat(fs, path, 0, &size, &ts, &mine)))
         return 0;
     return fs_cache_seconds(fs, rule, st);
 }
@@ -79,10 +81,12 @@ static void set_handle_ino(cellfs *fs, struct fuse_file_info *fi, fuse_ino_t ino
     pthread_mutex_unlock(&fs->mu);
 }
 
-/* Attributes of @p path (or of the open file in @p fi). */
-static int stat_of(fuse_req_t req, const char *path, struct stat *st, struct fuse_file_info *fi)
+/* Attributes of @p path (or of the open file in @p fi), and in @p rule
+   (when not NULL) the cache rule of @p path. */
+static int stat_of(fuse_req_t req, const char *path, struct stat *st, struct fuse_file_info *fi,
+                   fs_cache_rule *rule)
 {
-    return fs_op_getattr(fs_of(req), pid_of(req), path, st, fi);
+    return fs_op_getattr(fs_of(req), pid_of(req), path, st, fi, rule);
 }
 
 /* Replies with the entry @p name of @p parent, which @p path names; its
@@ -96,13 +100,12 @@ static int reply_new_entry(fuse_req_t req, fuse_ino_t parent, const char *name, 
 {
     cellfs *fs = fs_of(req);
     struct stat st;
-    int rc = stat_of(req, path, &st, fi);
+    fs_cache_rule rule;
+    int rc = stat_of(req, path, &st, fi, &rule);
     fuse_ino_t ino = 0;
     if (rc == 0) rc = fs_nodes_ref(&fs->nodes, parent, name, &ino);
     if (rc) return rc;
     struct fuse_entry_param e;
-    fs_cache_rule rule;
-    fs_cache_rule_of(fs, path, &rule);
     entry_of(fs, ino, path, &st, &rule, &e);
     if (fi) set_handle_ino(fs, fi, ino);
     int sent = fi ? fuse_reply_create(req, &e, fi) : fuse_reply_entry(req, &e);
@@ -138,14 +141,13 @@ static void ll_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_dat
 }
 
 /* Replies with the attributes @p st of node @p ino, which @p path names
-   (NULL: an open file whose name went). */
-static void reply_attr(fuse_req_t req, fuse_ino_t ino, const char *path, struct stat *st)
+   (NULL: an open file), kept as @p rule (the path's) allows. */
+static void reply_attr(fuse_req_t req, fuse_ino_t ino, const char *path, struct stat *st,
+                       const fs_cache_rule *rule)
 {
     cellfs *fs = fs_of(req);
-    fs_cache_rule rule;
-    fs_cache_rule_of(fs, path, &rule);
     st->st_ino = ino;
-    fuse_reply_attr(req, st, attr_seconds(fs, &rule, path, st));
+    fuse_reply_attr(req, st, attr_seconds(fs, rule, path, st));
 }
 
 /* @p fi when it holds an open file's handle. The kernel also passes the
@@ -161,16 +163,18 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     cellfs *fs = fs_of(req);
     struct stat st;
     int rc;
+    fs_cache_rule rule;
+    fs_cache_rule_default(fs, &rule);
     fi = file_handle(fs, fi);
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
     if (path || fi) {
-        rc = stat_of(req, path, &st, fi);
+        rc = stat_of(req, path, &st, fi, fi ? NULL : &rule);
         if (path && !fi) rc = gone_is_stale(ino, rc);
     } else if (rc == -ENOENT && fs_handles_stat_ino(fs, ino, &st)) {
         rc = 0;                  /* fstat of an open file whose name went */
     }
     if (rc) fuse_reply_err(req, -rc);
-    else reply_attr(req, ino, fi ? NULL : path, &st);
+    else reply_attr(req, ino, fi ? NULL : path, &st, &rule);
     free(path);
 }
 
@@ -195,10 +199,12 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
         rc = fs_op_utimens(fs, path, tv, fi);
     }
     struct stat st;
-    if (rc == 0) rc = stat_of(req, path, &st, fi);
+    fs_cache_rule rule;
+    fs_cache_rule_default(fs, &rule);
+    if (rc == 0) rc = stat_of(req, path, &st, fi, fi ? NULL : &rule);
     if (path && !fi) rc = gone_is_stale(ino, rc);   /* a detached node stays ENOENT */
     if (rc) fuse_reply_err(req, -rc);
-    else reply_attr(req, ino, fi ? NULL : path, &st);
+    else reply_attr(req, ino, fi ? NULL : path, &st, &rule);
     free(path);
 }
 
@@ -288,7 +294,7 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
            rename in the directory. A row's families are not kept (which
            ones a new row shows changes with the rows made after it:
            pending.c), nor what changes with the clock (TTL) or a view. */
-        fs_cache_rule rule = { 0, 0 };
+        fs_cache_rule rule = { 0, 0, -1 };
         char *child = fs_path_child(path, "x");    /* what its entries are */
         fs_path p;
         bool row = fs_path_parse(&p, path) == 0 && p.kind == FS_ROW;
@@ -346,7 +352,7 @@ static int dir_fill(void *ctx, const char *dir_path, const char *name, bool dir,
         if (have) {
             st = *known;
         } else {
-            have = path && stat_of(r->req, path, &st, NULL) == 0;
+            have = path && stat_of(r->req, path, &st, NULL, NULL) == 0;
         }
         if (have && !r->have_rule) {
             fs_cache_rule_of(fs, path, &r->rule);

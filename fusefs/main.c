@@ -193,6 +193,7 @@ int main(int argc, char *argv[])
     }
     pthread_mutex_init(&fs->mu, NULL);
     pthread_mutex_init(&fs->stamp_mu, NULL);
+    pthread_mutex_init(&fs->room_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);   /* lease deadlines */
@@ -217,7 +218,7 @@ int main(int argc, char *argv[])
     int rc = 1;
     struct fuse_session *se = NULL;
     bool nodes_ready = fs_nodes_init(&fs->nodes) == 0;
-    if (!fs->store_path || !nodes_ready) goto out_free;
+    if (!fs->store_path || !nodes_ready || fs_families_init(fs) != 0) goto out_free;
     if (!co.foreground) openlog("cellfs", LOG_PID, LOG_DAEMON);
 
     char err[512] = "";
@@ -297,12 +298,14 @@ out_free:
     kv_filter_free(fs->f_firstkey);
     kv_filter_free(fs->f_keylen);
     if (nodes_ready) fs_nodes_free(&fs->nodes);
+    fs_families_free(fs);
     free(fs->store_path);
     free(co.mountpoint);
     args_free(&args, &a);
     pthread_cond_destroy(&fs->readers_gone);
     pthread_mutex_destroy(&fs->mu);
     pthread_mutex_destroy(&fs->stamp_mu);
+    pthread_mutex_destroy(&fs->room_mu);
     free(fs);
     return rc;
 }

@@ -174,6 +174,19 @@ int fs_name_decode(fs_name_key *out, const char *name, size_t len)
     if (len == 1 && name[0] == '%') return 0;
     size_t body = len;
     if (len > FS_NAME_SHORT_MAX) return -ENAMETOOLONG;   /* encode never makes one */
+    /* The common name, printable ASCII without '%': canonical, and its own
+       key, unless it is one that encode writes otherwise (a reserved key,
+       a name ending in "@<digits>"). No encode to compare with. */
+    bool plain = true;
+    for (size_t i = 0; plain && i < len; i++)
+        plain = name[i] >= 0x20 && name[i] < 0x7F && name[i] != '%' && name[i] != '/';
+    size_t at;
+    if (plain && !is_reserved_key((const uint8_t *)name, len) &&
+        !has_version_suffix(name, len, &at)) {
+        memcpy(out->bytes, name, len);
+        out->len = len;
+        return 0;
+    }
     if (len >= 18 && name[len - 18] == '%' && name[len - 17] == '#') {
         uint64_t h = 0;
         for (size_t i = len - 16; i < len; i++) {

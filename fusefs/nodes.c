@@ -368,3 +368,26 @@ out:
     pthread_mutex_unlock(&t->mu);
     return n;
 }
+
+size_t fs_nodes_walk(fs_nodes *t, const char *path, fs_ino *inos, size_t *offs, size_t max)
+{
+    size_t n = 0;
+    for (const char *s = path; *s;) {
+        while (*s == '/') s++;
+        if (!*s) break;
+        if (n == max) return max + 1;
+        offs[n++] = (size_t)(s - path);
+        while (*s && *s != '/') s++;
+    }
+    pthread_mutex_lock(&t->mu);
+    fs_ino at = FS_ROOT_INO;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = path + offs[i];
+        const char *e = strchr(s, '/');
+        fs_node *m = at ? by_name(t, at, s, e ? (size_t)(e - s) : strlen(s)) : NULL;
+        at = m ? m->ino : 0;
+        inos[i] = at;
+    }
+    pthread_mutex_unlock(&t->mu);
+    return n;
+}

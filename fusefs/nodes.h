@@ -100,5 +100,14 @@ size_t fs_nodes_versions(fs_nodes *t, fs_ino parent, const char *stem, fs_ino **
  * for rare changes that reach a whole subtree (a table's schema).
  */
 size_t fs_nodes_below(fs_nodes *t, fs_ino dir, fs_ino **out);
+/**
+ * fs_nodes_find for every component of @p path at once (one walk, one
+ * lock): inos[i] is the node of the i-th component ("/a/b": a, then b), 0
+ * when the table has none (then every later one is 0 too), and offs[i] its
+ * offset in @p path. Returns the number of components, or max + 1 (with
+ * nothing filled in) when there are more than @p max. For cache
+ * invalidation.
+ */
+size_t fs_nodes_walk(fs_nodes *t, const char *path, fs_ino *inos, size_t *offs, size_t max);
 
 #endif

@@ -134,19 +134,44 @@ static int load_cell(cellfs *fs, fs_handle *h, const char *path)
 /* Bytes a commit needs beyond its value: the key and the log record. */
 #define FS_COMMIT_SLACK 4096
 
+/* How long, and with how much room to spare, the last statvfs answers
+   for the next checks: a disk with this much free cannot fill up in
+   this time from what this mount writes (each check takes its bytes off),
+   and hardly from what others write. */
+#define FS_ROOM_FRESH_NS 100000000LL          /* 100 ms */
+#define FS_ROOM_MARGIN (256ull << 20)         /* 256 MiB */
+
 /* Whether a commit of @p bytes cannot fit on the local disk that holds the
    store. A cell is committed at close, but the shell's redirections
    (echo v > q, : > q, >>) never check close(2): a disk that is already
    full must fail the open or the write, where every tool sees it, as a
    local file system does. False when unknown (not a local store, statvfs
-   fails); the commit at close still reports what happens then. */
+   fails); the commit at close still reports what happens then. A disk
+   with ample room (FS_ROOM_MARGIN) is not asked again for FS_ROOM_FRESH_NS:
+   a create and its write cost no statfs each. */
 static bool no_room(cellfs *fs, size_t bytes)
 {
     if (!kv_location_is_local(fs->store_path)) return false;
+    unsigned long long need = (unsigned long long)bytes + FS_COMMIT_SLACK;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    pthread_mutex_lock(&fs->room_mu);
+    long long age = (long long)(now.tv_sec - fs->room_at.tv_sec) * 1000000000LL +
+                    (now.tv_nsec - fs->room_at.tv_nsec);
+    bool ample = fs->room_known && age >= 0 && age < FS_ROOM_FRESH_NS &&
+                 fs->room_avail >= need + FS_ROOM_MARGIN;
+    if (ample) fs->room_avail -= need;
+    pthread_mutex_unlock(&fs->room_mu);
+    if (ample) return false;
     struct statvfs sv;
     if (statvfs(fs->store_path, &sv) != 0) return false;
     unsigned long long avail = (unsigned long long)sv.f_bavail * sv.f_frsize;
-    return avail < (unsigned long long)bytes + FS_COMMIT_SLACK;
+    pthread_mutex_lock(&fs->room_mu);
+    fs->room_known = true;
+    fs->room_at = now;
+    fs->room_avail = avail >= need ? avail - need : 0;
+    pthread_mutex_unlock(&fs->room_mu);
+    return avail < need;
 }
 
 int fs_handle_open(cellfs *fs, pid_t pid, const char *path, const fs_path *p, int flags,

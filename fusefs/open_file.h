@@ -189,6 +189,11 @@ int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size);
 
 /** Commits every dirty handle open on @p path. */
 int fs_handles_commit_path(cellfs *fs, const char *path);
+/** Commits every dirty handle open on a name below the directory @p dir. */
+int fs_handles_commit_below(cellfs *fs, const char *dir);
+/** A row directory @p from became @p to (@p prow, its resolved row): the
+ *  handles open below it follow (their paths and rows). */
+void fs_handles_rename_below(cellfs *fs, const char *from, const char *to, const fs_path *prow);
 /** Marks handles open on @p path orphaned (after unlink / overwrite). */
 void fs_handles_orphan(cellfs *fs, const char *path);
 /** Moves handles open on @p from to @p to (after rename). */

@@ -19,9 +19,11 @@
 #include <sys/statvfs.h>
 
 /* ---- ops_attr.c ---- */
-/** Attributes of @p path, or of the open file in @p fi when it has one. */
+/** Attributes of @p path, or of the open file in @p fi when it has one;
+ *  and, when @p rule is not NULL, how long the kernel may keep them
+ *  (fs_cache_rule_of of @p path: parsed once for both). */
 int fs_op_getattr(cellfs *fs, pid_t pid, const char *path, struct stat *st,
-                  struct fuse_file_info *fi);
+                  struct fuse_file_info *fi, fs_cache_rule *rule);
 /** Sets the modification time (tv[1]; UTIME_NOW, UTIME_OMIT) of a cell:
  *  its newest version is re-stamped (man/cellfs.1, TIMESTAMPS). */
 int fs_op_utimens(cellfs *fs, const char *path, const struct timespec tv[2],
@@ -73,6 +75,29 @@ int fs_op_release(cellfs *fs, struct fuse_file_info *fi);
 int fs_op_unlink(cellfs *fs, const char *path);
 /** @p flags: RENAME_NOREPLACE is honoured, RENAME_EXCHANGE refused. */
 int fs_op_rename(cellfs *fs, const char *from, const char *to, unsigned int flags);
+
+/* ---- rename_row.c: renames across rows of one table ---- */
+/** Most versions one move across rows carries; a larger row or column (or
+ *  one of more than max_value bytes) keeps EXDEV, so mv copies it. */
+#define FS_MOVE_MAX_CELLS 10000
+/**
+ * mv t/r1 t/r2 (@p pf, @p pt: rows): every version r1 shows moves to r2
+ * with its timestamp, in one mutation of r2, then r1's are deleted in
+ * one mutation of r1. r2 absent or without cells (made with mkdir);
+ * ENOTEMPTY when it has cells, EEXIST with RENAME_NOREPLACE when it
+ * exists. EXDEV across tables and above FS_MOVE_MAX_CELLS; EPERM (logged,
+ * nothing changed) when a delete marker of r2 would hide a moved version;
+ * EIO (logged) when the delete of r1 failed after r2 got the versions.
+ * Open files under r1 follow the row.
+ */
+int fs_rename_row(cellfs *fs, const char *from, const char *to, fs_path *pf, fs_path *pt,
+                  unsigned int flags);
+/** mv t/r1/f/q t/r2/g/p (columns of two rows of one table): as
+ *  fs_rename_row for one column; the target keeps its versions older than
+ *  the source's newest (as a rename within a row). EXDEV across tables and
+ *  for q@<ts> names. */
+int fs_rename_column_rows(cellfs *fs, const char *from, const char *to, fs_path *pf,
+                          fs_path *pt, unsigned int flags);
 /** Refused with EPERM and a log line naming the path. */
 int fs_op_link(cellfs *fs, const char *from, const char *to);
 int fs_op_symlink(cellfs *fs, const char *path);

@@ -83,9 +83,12 @@ static int stat_handle(cellfs *fs, fs_handle *h, struct stat *st)
     return 0;
 }
 
-/* getattr of a path; @p p is parsed, not yet resolved. */
-static int stat_path(cellfs *fs, pid_t pid, const char *path, fs_path *p, struct stat *st)
+/* getattr of a path; @p p is parsed, not yet resolved. *held (when not
+   NULL) as fs_cache_rule's held says. */
+static int stat_path(cellfs *fs, pid_t pid, const char *path, fs_path *p, struct stat *st,
+                     int *held)
 {
+    if (held) *held = 0;     /* only a cell's open file holds attributes */
     int rc;
     switch (p->kind) {
     case FS_ROOT:
@@ -145,8 +148,9 @@ static int stat_path(cellfs *fs, pid_t pid, const char *path, fs_path *p, struct
         /* The committed value's attributes, as a reader sees it; a writer's
            process (fstat comes here too) sees its open file's buffer; a new
            cell not yet committed shows empty to others, as it reads. */
-        if (fs_handles_stat(fs, path, pid, &hlen, &hts, &mine) &&
-            (mine || rc == -ENOENT)) {
+        int found = fs_handles_stat(fs, path, pid, &hlen, &hts, &mine);
+        if (held) *held = found;
+        if (found && (mine || rc == -ENOENT)) {
             len = mine ? hlen : 0;
             ts = hts;
             rc = 0;
@@ -159,15 +163,28 @@ static int stat_path(cellfs *fs, pid_t pid, const char *path, fs_path *p, struct
 }
 
 int fs_op_getattr(cellfs *fs, pid_t pid, const char *path, struct stat *st,
-                  struct fuse_file_info *fi)
+                  struct fuse_file_info *fi, fs_cache_rule *rule)
 {
-    if (fi && fi->fh) return stat_handle(fs, (fs_handle *)(uintptr_t)fi->fh, st);
+    if (rule) fs_cache_rule_default(fs, rule);
+    if (fi && fi->fh) {
+        fs_handle *h = (fs_handle *)(uintptr_t)fi->fh;
+        if (rule && path && h->kind == FS_H_CELL) {
+            /* A cell's open file holds its path parsed (renamed with it). */
+            pthread_mutex_lock(&h->mu);
+            fs_cache_rule_parsed(fs, &h->ref, 0, rule);
+            pthread_mutex_unlock(&h->mu);
+        } else if (rule && path) {
+            fs_cache_rule_of(fs, path, rule);
+        }
+        return stat_handle(fs, h, st);
+    }
     if (!path) return -ENOENT;
     fs_path p;
     int rc = fs_path_parse(&p, path);
     int sc = fs_path_scratch(&p, path, rc);
     if (sc) rc = sc > 0 ? 0 : sc;
-    if (rc == 0) rc = stat_path(fs, pid, path, &p, st);
+    if (rc == 0 && rule) fs_cache_rule_parsed(fs, &p, rc, rule);
+    if (rc == 0) rc = stat_path(fs, pid, path, &p, st, rule ? &rule->held : NULL);
     fs_path_free(&p);
     return rc == -EINVAL ? -ENOENT : rc;
 }

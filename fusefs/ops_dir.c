@@ -530,6 +530,7 @@ int fs_op_mkdir(cellfs *fs, const char *path)
         kv_family_desc f = KV_FAMILY_DESC_INIT;
         strcpy(f.name, "cf");
         kv_status st = kv_table_create(fs->store, p.table, &f, 1);
+        fs_families_changed(fs);
         rc = st == KV_NOT_FOUND ? -ENOENT : fs_fail(fs, st, "mkdir", path);
         break;
     }
@@ -623,6 +624,7 @@ int fs_op_rmdir(cellfs *fs, const char *path)
                  : KV_OK;
         if (st == KV_DISABLED) st = KV_OK;
         if (st == KV_OK) st = kv_table_drop(fs->store, p.table);
+        fs_families_changed(fs);
         rc = fs_fail(fs, st, "rmdir", path);
         if (rc == 0) fs_pending_drop_table(fs, p.table);
         break;

@@ -2,9 +2,10 @@
  * @file ops_file.c
  * FUSE file operations: open/create/read/write/flush/fsync/release over
  * open_file.c buffers, unlink (rm q deletes the column, rm q@<ts> one
- * version), rename (one atomic row mutation within a row, EXDEV across
- * rows), and the refusal of links, symlinks and device nodes. Called by
- * libfuse; calls path.c, cells.c, open_file.c, ops_schema.c, kvcore.h.
+ * version), rename (one atomic row mutation within a row; across rows of
+ * a table, rename_row.c; EXDEV across tables), and the refusal of links, symlinks and device nodes. Called by
+ * libfuse; calls path.c, cells.c, open_file.c, ops_schema.c, kvcore.h, and
+ * rename_row.c for renames across rows.
  */
 #include "ops.h"
 #include "open_file.h"
@@ -387,7 +388,7 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
     if (rc) return rc;
     if (strcmp(pf->table, pt->table) != 0 || pf->row_len != pt->row_len ||
         memcmp(pf->row, pt->row, pf->row_len) != 0)
-        return -EXDEV;
+        return fs_rename_column_rows(fs, from, to, pf, pt, flags);
     bool restore = false;          /* mv q@T q: that version becomes the newest value */
     if (same_column(pf, pt)) {
         if (pf->has_version == pt->has_version &&
@@ -509,6 +510,8 @@ int fs_op_rename(cellfs *fs, const char *from, const char *to, unsigned int flag
         rc = rename_scratch(fs, &pf, &pt, to);
     } else if (pf.kind == FS_CELL && pt.kind == FS_CELL) {
         rc = rename_cell(fs, from, to, &pf, &pt, flags);
+    } else if (pf.kind == FS_ROW && pt.kind == FS_ROW) {
+        rc = scratch_exists(fs, &pt) ? -ENOTDIR : fs_rename_row(fs, from, to, &pf, &pt, flags);
     } else if (pf.kind == FS_CELL || pf.kind == FS_ROW || pf.kind == FS_FAMILY) {
         rc = -EXDEV;      /* mv copies */
     } else {

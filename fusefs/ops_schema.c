@@ -256,6 +256,7 @@ int fs_schema_apply(cellfs *fs, const char *table, const char *text, size_t len)
     }
     /* Fewer VERSIONS, a shorter TTL or a dropped family take names away
        anywhere in the table. */
+    if (changed) fs_families_changed(fs);
     if (changed) forget_table(fs, table);
     if (d) kv_table_desc_free(d);
     free(c.fams);

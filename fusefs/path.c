@@ -29,10 +29,15 @@ static int parse_table(fs_path *p, const char *s, size_t n)
         if (fs_ts_parse(at + 1, n - tn - 1, &p->asof_ts) != 0) return -ENOENT;
         p->asof = true;
     }
-    if (strcmp(p->ns, "default") == 0)
-        snprintf(p->table, sizeof p->table, "%s", p->tname);
-    else
-        snprintf(p->table, sizeof p->table, "%s:%s", p->ns, p->tname);
+    /* "ns:table" ("table" in the default namespace); both fit. */
+    char *t = p->table;
+    if (strcmp(p->ns, "default") != 0) {
+        size_t nl = strlen(p->ns);
+        memcpy(t, p->ns, nl);
+        t[nl] = ':';
+        t += nl + 1;
+    }
+    memcpy(t, p->tname, tn + 1);
     return 0;
 }
 

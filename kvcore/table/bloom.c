@@ -95,11 +95,17 @@ bool kv_bloom_may_contain(const uint8_t *filter, size_t len, const uint8_t *key,
     uint64_t nbits = (uint64_t)(len - 1) * 8;
     uint64_t h = bloom_hash(key, klen);
     uint64_t d = bloom_delta(h);
+    /* A file's filter is megabytes at 10M entries: each probe is a cache
+       (and TLB) miss. All k loads are started before the first is tested,
+       so the misses overlap instead of following one another. */
+    uint64_t pos[BLOOM_MAX_K];
     for (uint32_t j = 0; j < k; j++) {
-        uint64_t pos = h % nbits;
-        if (!(filter[pos >> 3] & (1u << (pos & 7))))
-            return false;
+        pos[j] = h % nbits;
+        __builtin_prefetch(&filter[pos[j] >> 3]);
         h += d;
     }
+    for (uint32_t j = 0; j < k; j++)
+        if (!(filter[pos[j] >> 3] & (1u << (pos[j] & 7))))
+            return false;
     return true;
 }

@@ -64,6 +64,15 @@ struct kv_env {
     kv_status (*unlock)(kv_file *lock, char *err, size_t errlen);
     /* Bytes free / total on the filesystem holding path (statvfs). */
     kv_status (*fs_space)(kv_env *env, const char *path, uint64_t *free_bytes, uint64_t *total_bytes);
+    /* Optional (NULL where an env does not offer it; callers then use
+       read_at). Reads like read_at, with the same results and errors; when
+       some of the n bytes were not in the OS's page cache, it then asks the
+       OS to read [around_off, around_off + around_len) into the page cache
+       in the background (a hint: it may do nothing), so that later reads
+       near offset find their bytes there. A read whose bytes are all cached
+       costs what read_at costs. around_len 0 is plain read_at. */
+    kv_status (*read_at_around)(kv_file *f, uint64_t offset, void *buf, size_t n, uint64_t around_off,
+                                size_t around_len, size_t *got, char *err, size_t errlen);
 };
 
 /* Writes a failure message into err (at most errlen bytes) when err is

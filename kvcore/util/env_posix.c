@@ -17,7 +17,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -31,6 +34,8 @@
 typedef struct posix_file {
     int fd;
     char *path;   /* for error messages */
+    atomic_bool no_nowait;   /* RWF_NOWAIT refused here: read_at_around
+                                is read_at (set once, by any reader) */
 } posix_file;
 
 static posix_file *pf(kv_file *f) { return (posix_file *)(void *)f; }
@@ -82,6 +87,7 @@ static kv_status new_file(int fd, const char *path, kv_file **out, char *err, si
     }
     f->fd = fd;
     f->path = p;
+    atomic_init(&f->no_nowait, false);
     *out = (kv_file *)(void *)f;
     return KV_OK;
 }
@@ -140,6 +146,55 @@ static kv_status px_read_at(kv_file *file, uint64_t offset, void *buf, size_t n,
     }
     *got = done;
     return KV_OK;
+}
+
+/*
+ * A read that finds its bytes in the page cache costs what pread costs: it
+ * is tried first with RWF_NOWAIT, which fails (EAGAIN) or comes back short
+ * when a byte would have to come from the device. Then the rest is read as
+ * read_at reads it, and the around range is handed to the kernel
+ * (POSIX_FADV_WILLNEED starts its reads in the background and returns).
+ * Without that, a random pread of a few KiB is read from the device alone
+ * (the kernel reads ahead for sequential reads only), so a store opened
+ * cold takes one device trip per unit it touches, where a mapped file is
+ * read around each page fault (by the device's read_ahead_kb). Kernels
+ * and filesystems without RWF_NOWAIT for buffered reads (EOPNOTSUPP,
+ * ENOSYS, EINVAL) get plain reads, the file remembering it after the first
+ * refusal.
+ */
+static kv_status px_read_at_around(kv_file *file, uint64_t offset, void *buf, size_t n,
+                                   uint64_t around_off, size_t around_len, size_t *got, char *err,
+                                   size_t errlen) {
+    posix_file *f = pf(file);
+    if (!f || !got || (!buf && n) || offset > (uint64_t)INT64_MAX || around_off > (uint64_t)INT64_MAX)
+        return bad_arg("read_at_around", err, errlen);
+    *got = 0;
+    size_t done = 0;
+    if (around_len > 0 && n > 0 && !atomic_load_explicit(&f->no_nowait, memory_order_relaxed)) {
+        struct iovec iov = { buf, n };
+        ssize_t r;
+        do {
+            r = preadv2(f->fd, &iov, 1, (off_t)offset, RWF_NOWAIT);
+        } while (r < 0 && errno == EINTR);
+        if (r >= 0 && (size_t)r == n) {
+            *got = n;
+            return KV_OK;
+        }
+        if (r > 0)
+            done = (size_t)r;
+        bool miss = r >= 0 || errno == EAGAIN;
+        if (r < 0 && (errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL))
+            atomic_store_explicit(&f->no_nowait, true, memory_order_relaxed);
+        /* any other error: the plain read below reports it or succeeds */
+        kv_status st = px_read_at(file, offset + done, (char *)buf + done, n - done, got, err, errlen);
+        *got += done;
+        /* after this read's own bytes, so that it waits for them alone;
+           only a hint, whose failure loses nothing */
+        if (miss && st == KV_OK)
+            (void)posix_fadvise(f->fd, (off_t)around_off, (off_t)around_len, POSIX_FADV_WILLNEED);
+        return st;
+    }
+    return px_read_at(file, offset, buf, n, got, err, errlen);
 }
 
 static kv_status px_append(kv_file *file, const void *buf, size_t n, char *err, size_t errlen) {
@@ -517,6 +572,7 @@ static const kv_env posix_env = {
     .open_read = px_open_read,
     .open_append = px_open_append,
     .read_at = px_read_at,
+    .read_at_around = px_read_at_around,
     .append = px_append,
     .sync = px_sync,
     .size = px_size,

@@ -2,8 +2,10 @@
 # The man pages and the README against the code: every command the shell
 # has is in cellsh(1) with its syntax, every "see SECTION" of every man page
 # names a section that exists, all pages carry one date and the project's
-# version, kvcore(3)'s synopsis lists every call its example uses, and the
-# README's short session shows how to find a version's timestamp.
+# version, kvcore(3)'s synopsis lists every call its example uses, kvcore(3)
+# names every function the built libkvcore.so exports (and calls none it
+# lacks), and the README's short session shows how to find a version's
+# timestamp.
 
 load helpers/cellsh
 
@@ -87,4 +89,29 @@ tag_words() {
 @test "the README's short session shows how to find a version's timestamp" {
     grep -q -- "-o versions" "$README"
     grep -qE "ls .*@\*|ls .*q@" "$README"
+}
+
+@test "kvcore(3) names every function the built libkvcore.so exports, and no kv_ call it lacks" {
+    command -v nm >/dev/null || skip "nm (binutils) not installed"
+    local k3="$(dirname "$MAN")/kvcore.3"
+    local so="${CELLFS_BUILD:-$BATS_TEST_DIRNAME/../../build}/kvcore/libkvcore.so.0"
+    [ -f "$so" ]
+    local exported named missing="" extra="" f
+    exported="$(nm -D --defined-only "$so" | awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }' |
+        grep '^kv_' | sort -u)"
+    [ "$(printf '%s\n' "$exported" | wc -l)" -gt 40 ]
+    # every kv_name( written as a call or in a .BR kv_name () reference
+    named="$(sed -E 's/\\f[BIRP]//g; s/^\.B[IR]? //; s/" //g' "$k3" |
+        grep -oE '\bkv_[a-z0-9_]+ ?\(' | tr -d ' (' | sort -u)"
+    for f in $exported; do
+        grep -qw -- "$f" "$k3" || missing="$missing $f"
+    done
+    for f in $named; do
+        printf '%s\n' "$exported" | grep -qx -- "$f" || extra="$extra $f"
+    done
+    if [ -n "$missing$extra" ]; then
+        echo "exported, not in kvcore(3):$missing" >&2
+        echo "called in kvcore(3), not exported:$extra" >&2
+        return 1
+    fi
 }

@@ -176,3 +176,38 @@ teardown() {
     [ "$(ls "$T" | tr '\n' ' ')" = "r r2 " ]
     [ "$(ls "$T/r" | tr '\n' ' ')" = "cf " ]
 }
+
+@test "a TTL set, changed and removed through .schema rules what stat shows from then on" {
+    echo v > "$C/q"
+    # The kernel holds q, and the mount knows the table's families (no TTL).
+    [ "$(stat -c %s "$C/q")" -eq 2 ]
+    ls "$T/r" > /dev/null
+    printf "{NAME => 'cf', TTL => '3600'}\n" > "$T/.schema"
+    [ "$(stat -c %s "$C/q")" -eq 2 ]
+    printf "{NAME => 'cf', TTL => '2'}\n" > "$T/.schema"
+    [ "$(stat -c %s "$C/q")" -eq 2 ]
+    sleep 2.5
+    run stat -c %s "$C/q"
+    [ "$status" -ne 0 ]
+    # Without a TTL the cell (still in the store) shows again, and stays.
+    printf "{NAME => 'cf', TTL => 'FOREVER'}\n" > "$T/.schema"
+    [ "$(cat "$C/q")" = v ]
+    [ "$(stat -c %s "$C/q")" -eq 2 ]
+    # A table dropped and made anew under the same name has new families:
+    # g is gone with the old table.
+    printf "{NAME => 'cf', TTL => '2'}\n{NAME => 'g'}\n" > "$T/.schema"
+    mkdir -p "$T/r/g"
+    echo x > "$T/r/g/x"
+    rm -rf "$T/r"
+    rmdir "$T"
+    mkdir "$T"
+    run mkdir -p "$T/r/g"
+    [ "$status" -ne 0 ]
+    run sh -c "echo x > '$T/r2/g/x'"
+    [ "$status" -ne 0 ]
+    mkdir -p "$T/r/cf"
+    echo w > "$T/r/cf/q"
+    [ "$(stat -c %s "$T/r/cf/q")" -eq 2 ]
+    sleep 2.5
+    [ "$(cat "$T/r/cf/q")" = w ]
+}

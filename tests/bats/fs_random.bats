@@ -114,6 +114,13 @@ teardown() {
     [[ "$output" != *"remount 0;"* ]]
 }
 
+@test "fsx table mode on cellfs: renames of cells across rows and of rows move every version (fs_rowmv), every operation but renames within a row (T10) and future times" {
+    fsx_mount_table -o versions
+    fsx_expect_pass "$FSX" -M -S 31 -N 1000 -C 100 -U -V -x rename -r "$FSX_REMOUNT" -m 200 "$TABLE"
+    [[ "$output" == *"xrename "[1-9]* ]]
+    [[ "$output" == *"rowmv "[1-9]* ]]
+}
+
 @test "fsx table mode on cellfs: -o versions mount, every operation but renames (T10) and future times, remounts" {
     fsx_mount_table -o versions
     fsx_expect_pass "$FSX" -M -S 5 -N 1000 -C 100 -P 2 -U -V -x rename,xrename -r "$FSX_REMOUNT" -m 200 "$TABLE"

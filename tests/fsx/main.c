@@ -37,7 +37,7 @@ static void usage(FILE *out) {
         "  -C N        compare the whole table after 1 operation in N (default 50)\n"
         "  -x LIST     leave out these operations (comma-separated: put, empty, patch,\n"
         "              append, read, rename, xrename, unlink, mkrow, rmrow, rmdir-full,\n"
-        "              vput, vrm, utimens)\n"
+        "              vput, vrm, utimens, rowmv)\n"
         "  -U          no timestamps in the future\n"
         "  -V          the mount lists every retained version as q@ts (-o versions)\n"
         "  -B          the table's families have NEW_VERSION_BEHAVIOR => 'true': a\n"

@@ -2,11 +2,11 @@
  * table_mode.c: fsx -M, random operations on a table of a cellfs mount
  * (or, with -n, on a plain directory laid out the same way) checked
  * against the model of table_model.c: writes of whole cells, writes at
- * offsets and appends, renames within a row and across rows (EXDEV on
- * cellfs; the tester then does what mv does: copy, set the time, unlink),
- * unlinks, mkdir and rm -r of rows, rmdir of a row with cells, q@ts writes
- * and removals, utimens, and remounts through a command given on the
- * command line. After each operation the cells it touched are checked;
+ * offsets and appends, renames within a row, of a cell across rows and of
+ * rows (on cellfs every version moves with its time; refused with EPERM
+ * where a delete in the target may hide one), unlinks, mkdir and rm -r of
+ * rows, rmdir of a row with cells, q@ts writes and removals, utimens, and
+ * remounts through a command given on the command line. After each operation the cells it touched are checked;
  * every -C operations, after a remount and at the end the whole table is.
  *
  * What a call may do is the SPEC's rule: a call that returns success
@@ -27,16 +27,16 @@
 
 enum {
     T_PUT, T_EMPTY, T_PATCH, T_APPEND, T_READ, T_RENAME, T_XRENAME, T_UNLINK, T_MKROW,
-    T_RMROW, T_RMDIR_FULL, T_VPUT, T_VRM, T_UTIMENS, T_KINDS,
+    T_RMROW, T_RMDIR_FULL, T_VPUT, T_VRM, T_UTIMENS, T_ROWMV, T_KINDS,
     T_REMOUNT = T_KINDS, T_COUNTED
 };
 
 static const char *const kNames[T_COUNTED] = {
     "put", "empty", "patch", "append", "read", "rename", "xrename", "unlink", "mkrow",
-    "rmrow", "rmdir-full", "vput", "vrm", "utimens", "remount",
+    "rmrow", "rmdir-full", "vput", "vrm", "utimens", "rowmv", "remount",
 };
 
-static const unsigned kWeights[T_KINDS] = {14, 2, 5, 4, 6, 6, 5, 6, 3, 1, 1, 6, 3, 5};
+static const unsigned kWeights[T_KINDS] = {14, 2, 5, 4, 6, 6, 5, 6, 3, 1, 1, 6, 3, 5, 2};
 
 /* Slack around the wall clock for the time of a delete marker. */
 #define DEL_SLACK_MS 2000
@@ -393,49 +393,144 @@ static void op_rename(tm_ctx *c, int r, int f, int q) {
     tm_check_cell(c, r, f2, q2);
 }
 
-/* rename(2) across rows: EXDEV on cellfs, and then what mv does. */
+/* Whether a delete in @p dst may mask one of the versions a rename
+   across rows moves from @p src (then cellfs refuses it: EPERM). */
+static bool move_maybe_masked(const tm_ctx *c, const tm_col *src, const tm_col *dst) {
+    if (c->opt->new_version_behavior)
+        return false;
+    for (size_t i = 0; i < src->nv; i++)
+        if (tm_maybe_masked(dst, src->v[i].ts))
+            return true;
+    /* versions of src the model does not know are older than v[0] */
+    return src->history_unknown && (dst->del_max != TM_NO_TS || dst->nexact > 0);
+}
+
+/* rename(2) across rows of the table: on cellfs every version moves with
+   its timestamp; the target's versions at or after the source's newest
+   go, its older ones stay (cellfs(1), WRITING: renames). */
 static void op_xrename(tm_ctx *c, int r, int f, int q) {
-    int r2 = pick_row(c, true);
-    if (r2 == r) {
-        op_rename(c, r, f, q);
-        return;
-    }
+    int cand[TM_ROWS], n = 0;
+    for (int i = 0; i < TM_ROWS; i++)
+        if (i != r && c->model.rows[i].exists)
+            cand[n++] = i;
+    if (n == 0)
+        return;           /* no other row (-x rename leaves renames within a row out) */
+    int r2 = cand[fsx_below(&c->rng, (uint64_t)n)];
     int f2 = (int)fsx_below(&c->rng, TM_FAMS), q2 = (int)fsx_below(&c->rng, TM_QUALS);
     ensure_family(c, r2, f2);
     tm_col *src = col_at(c, r, f, q), *dst = col_at(c, r2, f2, q2);
     char from[PATH_MAX], to[PATH_MAX];
     tm_path(c, from, sizeof from, r, f, q, TM_NO_TS);
     tm_path(c, to, sizeof to, r2, f2, q2, TM_NO_TS);
-    fsx_log_add(&c->run.log, c->run.op, "xrename  %s -> %s%s", from, to,
-                c->opt->native ? "" : " (expect EXDEV, then copy, utimens, unlink)");
-    int rc = rename(from, to);
-    if (c->opt->native) {
-        if (rc != 0)
+    bool may_fail = !c->opt->native && move_maybe_masked(c, src, dst);
+    fsx_log_add(&c->run.log, c->run.op, "xrename  %s -> %s (%zu versions)%s", from, to, src->nv,
+                may_fail ? " (may be refused)" : "");
+    if (rename(from, to) != 0) {
+        if (!may_fail || errno != EPERM)
             fsx_fail_errno(&c->run, "rename %s %s", from, to);
-        delete_column(c, dst);
-        if (tm_put(c, dst, f2, src->v[0].ts, src->v[0].val, src->v[0].len, src->v[0].op) != 0)
-            fsx_fail(&c->run, "out of memory");
-        delete_column(c, src);
+        fsx_log_add(&c->run.log, c->run.op, "         refused: %s", strerror(errno));
         tm_check_cell(c, r, f, q);
         tm_check_cell(c, r2, f2, q2);
         return;
     }
-    if (rc == 0)
-        fsx_fail(&c->run, "rename %s %s across rows succeeded; cellfs must return EXDEV", from, to);
-    if (errno != EXDEV)
-        fsx_fail_errno(&c->run, "rename %s %s across rows: expected EXDEV", from, to);
-    /* mv: copy the content, preserve the time, remove the source. */
-    size_t len = current_value(c, src);
-    int64_t ts = src->v[0].ts;
-    const char *step;
-    int err = write_file(to, O_WRONLY | O_CREAT | O_TRUNC, c->buf, len, 0, &step);
-    if (err != 0) {
-        errno = err;
-        fsx_fail_errno(&c->run, "mv's copy: %s %s", step, to);
+    if (c->opt->native) {
+        delete_column(c, dst);
+        if (tm_put(c, dst, f2, src->v[0].ts, src->v[0].val, src->v[0].len, src->v[0].op) != 0)
+            fsx_fail(&c->run, "out of memory");
+    } else {
+        bool over = dst->nv > 0 || dst->written > 0;
+        int64_t newest = src->v[0].ts;
+        for (size_t i = 0; i < dst->nv;) {
+            bool moved = false;
+            for (size_t k = 0; k < src->nv; k++)
+                moved = moved || src->v[k].ts == dst->v[i].ts;
+            if (dst->v[i].ts >= newest && !moved)
+                tm_delete_version(dst, dst->v[i].ts);
+            else
+                i++;
+        }
+        for (size_t k = src->nv; k-- > 0;)
+            if (tm_put(c, dst, f2, src->v[k].ts, src->v[k].val, src->v[k].len, src->v[k].op) != 0)
+                fsx_fail(&c->run, "out of memory");
+        /* Beside the versions the model knows, the store may hold others
+           (older than VERSIONS, not yet compacted) that now show. */
+        dst->history_unknown = over || src->history_unknown;
+        if (dst->history_unknown)
+            dst->written = UINT32_MAX / 2;
     }
-    after_implicit_put(c, r2, f2, q2, c->buf, len);
-    utimens_cell(c, r2, f2, q2, ts);
-    op_unlink(c, r, f, q);
+    delete_column(c, src);
+    tm_check_cell(c, r, f, q);
+    tm_check_cell(c, r2, f2, q2);
+}
+
+/* A row that a directory rename may replace: absent, or without cells
+   and family directories (on cellfs: no cells, and none made with mkdir). */
+static bool row_replaceable(const tm_row *row) {
+    if (!row->exists)
+        return true;
+    if (tm_row_cells(row) > 0)
+        return false;
+    for (int f = 0; f < TM_FAMS; f++)
+        if (row->made[f])
+            return false;
+    return true;
+}
+
+/* rename(2) of a row directory (mv -T r r2) within the table: every
+   version moves with its time; onto a row with cells ENOTEMPTY; on cellfs
+   EPERM is accepted where a delete in r2 may hide a moved version. */
+static void op_rowmv(tm_ctx *c, int r) {
+    int cand[TM_ROWS], n = 0;
+    bool full = fsx_below(&c->rng, 6) == 0;       /* now and then onto a row with cells */
+    for (int i = 0; i < TM_ROWS; i++) {
+        const tm_row *row = &c->model.rows[i];
+        if (i != r && (full ? row->exists && tm_row_cells(row) > 0 : row_replaceable(row)))
+            cand[n++] = i;
+    }
+    if (n == 0)
+        return;
+    int r2 = cand[fsx_below(&c->rng, (uint64_t)n)];
+    tm_row *src = &c->model.rows[r], *dst = &c->model.rows[r2];
+    char from[PATH_MAX], to[PATH_MAX];
+    tm_path(c, from, sizeof from, r, -1, -1, TM_NO_TS);
+    tm_path(c, to, sizeof to, r2, -1, -1, TM_NO_TS);
+    bool may_fail = false;
+    for (int f = 0; f < TM_FAMS && !c->opt->native; f++)
+        for (int q = 0; q < TM_QUALS; q++)
+            if (src->col[f][q].nv > 0 && move_maybe_masked(c, &src->col[f][q], &dst->col[f][q]))
+                may_fail = true;
+    fsx_log_add(&c->run.log, c->run.op, "rowmv    %s -> %s (%zu cells%s)%s", from, to,
+                tm_row_cells(src), full ? "; onto a row with cells: expect ENOTEMPTY" : "",
+                may_fail && !full ? " (may be refused)" : "");
+    if (rename(from, to) != 0) {
+        if (full ? errno != ENOTEMPTY && errno != EEXIST : !may_fail || errno != EPERM)
+            fsx_fail_errno(&c->run, "rename %s %s", from, to);
+        fsx_log_add(&c->run.log, c->run.op, "         refused: %s", strerror(errno));
+    } else if (full) {
+        fsx_fail(&c->run, "rename %s %s succeeded over a row with cells", from, to);
+    } else {
+        for (int f = 0; f < TM_FAMS; f++) {
+            for (int q = 0; q < TM_QUALS; q++) {
+                tm_col *a = &src->col[f][q], *b = &dst->col[f][q];
+                for (size_t k = a->nv; k-- > 0;)
+                    if (tm_put(c, b, f, a->v[k].ts, a->v[k].val, a->v[k].len, a->v[k].op) != 0)
+                        fsx_fail(&c->run, "out of memory");
+                if (a->nv > 0 && a->history_unknown) {
+                    b->history_unknown = true;
+                    b->written = UINT32_MAX / 2;
+                }
+                delete_column(c, a);
+            }
+            dst->made[f] = src->made[f];
+            src->made[f] = false;
+        }
+        dst->exists = true;
+        dst->young = src->young;
+        src->exists = false;
+        src->young = false;
+    }
+    tm_check_row(c, r);
+    tm_check_row(c, r2);
 }
 
 static void op_mkrow(tm_ctx *c, int r) {
@@ -646,7 +741,7 @@ static int run_op(tm_ctx *c, int kind) {
     if (kind == T_RMDIR_FULL && pick_cell(c, &r, &f, &q) == false)
         kind = T_PUT;
     bool need_row = kind == T_PUT || kind == T_EMPTY || kind == T_PATCH || kind == T_APPEND ||
-                    kind == T_RMROW || kind == T_VPUT;
+                    kind == T_RMROW || kind == T_VPUT || kind == T_ROWMV;
     if (need_row) {
         if ((r = pick_row(c, true)) < 0) {
             r = pick_row(c, false);
@@ -675,6 +770,7 @@ static int run_op(tm_ctx *c, int kind) {
     case T_VPUT: op_vput(c, r, f, q); break;
     case T_VRM: op_vrm(c, r, f, q); break;
     case T_UTIMENS: op_utimens(c, r, f, q); break;
+    case T_ROWMV: op_rowmv(c, r); break;
     default: break;
     }
     return kind;

@@ -203,5 +203,45 @@ int main(void)
             roundtrip(key, len);
         }
     }
+    /* Every name of 1..4 characters over an alphabet that makes escapes,
+       reserved keys and version suffixes, and a few longer ones: decode
+       accepts exactly the names encode makes (decode(n) = k iff
+       encode(k) = n). */
+    {
+        static const char alpha[] = ".@0%2E4sa-";
+        size_t na = sizeof alpha - 1;
+        const char *more[] = { ".schema", "%2Eschema", ".schem", "q@12", "q%4012", "q@-1",
+                               "q@x", "r@", "@", "%", "%%", "ab", "%61b" };
+        size_t total = 0;
+        for (size_t len = 1; len <= 4; len++) {
+            size_t count = 1;
+            for (size_t i = 0; i < len; i++) count *= na;
+            total += count;
+        }
+        for (size_t x = 0; x < total + sizeof more / sizeof *more; x++) {
+            char name[16];
+            size_t len;
+            if (x < total) {
+                size_t y = x, base = 0, count = na;
+                for (len = 1; y >= base + count; len++) {
+                    base += count;
+                    count *= na;
+                }
+                y -= base;
+                for (size_t i = 0; i < len; i++) { name[i] = alpha[y % na]; y /= na; }
+                name[len] = '\0';
+            } else {
+                len = strlen(more[x - total]);
+                memcpy(name, more[x - total], len + 1);
+            }
+            fs_name_key k;
+            int rc = fs_name_decode(&k, name, len);
+            char back[FS_NAME_MAX + 1];
+            bool canonical = rc == 0 && fs_name_encode(back, k.bytes, k.len) == len &&
+                             memcmp(back, name, len) == 0;
+            CHECK(rc == 0 ? canonical : rc == -EINVAL);
+            if (rc == 0 && !canonical) fprintf(stderr, "accepted non-canonical '%s'\n", name);
+        }
+    }
     return test_finish("test_fs_names");
 }

@@ -96,6 +96,18 @@ static void check_all(fs_nodes *t, model *m)
                 CHECK_EQ(parent, m->n[i].parent);
                 CHECK(strcmp(got + off, m->n[i].name) == 0);
             }
+            /* One walk finds the same node, and its parent one step up. */
+            fs_ino inos[64];
+            size_t offs[64];
+            size_t n = fs_nodes_walk(t, got, inos, offs, 64);
+            if (m->n[i].ino == FS_ROOT_INO) {
+                CHECK_EQ(n, (size_t)0);
+            } else if (n <= 64) {
+                CHECK_EQ(inos[n - 1], m->n[i].ino);
+                CHECK_EQ(n >= 2 ? inos[n - 2] : FS_ROOT_INO, m->n[i].parent);
+                CHECK_EQ(offs[n - 1], off);
+                CHECK_EQ(fs_nodes_walk(t, got, inos, offs, n - 1), n);
+            }
         }
         if (!has) CHECK_EQ(err, -ENOENT);
         free(got);

@@ -976,6 +976,99 @@ static void test_units_reads(void) {
     free_dataset(&d);
 }
 
+/* The reads a recording env saw through read_at_around. */
+static struct {
+    size_t n;
+    uint64_t off, len, around_off, around_len;
+    bool bad;                    /* a window that does not hold its read */
+} around_log;
+
+static kv_status recording_read_at_around(kv_file *f, uint64_t offset, void *buf, size_t n,
+                                          uint64_t around_off, size_t around_len, size_t *got,
+                                          char *err, size_t errlen) {
+    around_log.n++;
+    around_log.off = offset;
+    around_log.len = n;
+    around_log.around_off = around_off;
+    around_log.around_len = around_len;
+    if (offset < around_off || offset + n > around_off + around_len)
+        around_log.bad = true;
+    return kv_env_posix()->read_at_around(f, offset, buf, n, around_off, around_len, got, err, errlen);
+}
+
+/* A unit read from the file (not from the block cache, not read ahead)
+   goes through read_at_around with the aligned 256 KiB window holding it,
+   so that a store opened cold is read in by windows; a reader on an env
+   without it reads as before. */
+static void test_units_read_around(void) {
+    dataset d;
+    kv_sst_meta meta;
+    char *path = write_units_file(&d, 41, 65536, "units-around.sst", &meta);
+    REQUIRE(meta.file_size > 600 * 1024);
+    kv_env rec = *kv_env_posix();
+    REQUIRE(rec.read_at_around != NULL);
+    rec.read_at_around = recording_read_at_around;
+    kv_sst_reader *r;
+    char err[256];
+    REQUIRE(kv_sst_open(&r, &rec, path, 401, NULL, err, sizeof err) == KV_OK);
+    const uint64_t window = 256 * 1024;
+    size_t picks[] = { d.n / 2, d.n - 1, 0, d.n / 3 };
+    for (size_t p = 0; p < sizeof picks / sizeof picks[0]; p++) {
+        memset(&around_log, 0, sizeof around_log);
+        kv_iter *it = kv_sst_iter(r, false, false);
+        size_t kl;
+        const uint8_t *k = key_at(&d, picks[p], &kl);
+        it->seek(it, k, kl);
+        CHECK(key_is(it, &d, picks[p]));
+        it->destroy(it);
+        CHECK_EQ(around_log.n, 1);
+        CHECK(!around_log.bad);
+        CHECK_EQ(around_log.around_off % window, 0);
+        CHECK_EQ(around_log.around_len % window, 0);
+        CHECK(around_log.around_len >= window && around_log.around_len <= 2 * window);
+        CHECK(around_log.len < 16 * 1024);   /* the unit, not its 64 KiB block */
+    }
+    kv_sst_close(r);
+    /* a unit as large as the window is read alone (it is its own read-around) */
+    char *bigpath = path_of("units-around-big.sst");
+    size_t big = (size_t)300 << 10;
+    uint8_t *v = calloc(1, big);
+    REQUIRE(v);
+    kv_sst_options o = { 4096, KV_COMPRESSION_NONE, KV_ENCODING_NONE, KV_BLOOM_NONE, 10 };
+    kv_sst_writer *w;
+    REQUIRE(kv_sst_writer_open(&w, env, bigpath, &o, err, sizeof err) == KV_OK);
+    kv_buf bk = { 0 };
+    kv_key_encode(&bk, "row", 3, KV_KIND_COLUMN, "b", 1, 5, KV_TYPE_PUT, 1);
+    CHECK_EQ(kv_sst_add(w, bk.data, bk.len, v, big), KV_OK);
+    kv_sst_meta bmeta;
+    REQUIRE(kv_sst_finish(w, &bmeta, err, sizeof err) == KV_OK);
+    kv_sst_meta_clear(&bmeta);
+    REQUIRE(kv_sst_open(&r, &rec, bigpath, 403, NULL, err, sizeof err) == KV_OK);
+    memset(&around_log, 0, sizeof around_log);
+    kv_iter *bit = kv_sst_iter(r, false, false);
+    bit->seek(bit, bk.data, bk.len);
+    size_t vl = 0;
+    CHECK(bit->valid(bit) && (bit->value(bit, &vl), vl == big));
+    CHECK_EQ(around_log.n, 0);
+    bit->destroy(bit);
+    kv_sst_close(r);
+    kv_buf_free(&bk);
+    free(v);
+    free(bigpath);
+    /* an env without it: read_at, the same entries */
+    rec.read_at_around = NULL;
+    memset(&around_log, 0, sizeof around_log);
+    REQUIRE(kv_sst_open(&r, &rec, path, 402, NULL, err, sizeof err) == KV_OK);
+    kv_iter *it = kv_sst_iter(r, false, false);
+    scan_all_checked(it, &d);
+    it->destroy(it);
+    CHECK_EQ(around_log.n, 0);
+    kv_sst_close(r);
+    kv_sst_meta_clear(&meta);
+    free(path);
+    free_dataset(&d);
+}
+
 /* I/O failures from the env surface as errors, never as bad data. */
 static void test_io_errors(void) {
     dataset d;
@@ -1121,6 +1214,7 @@ int main(void) {
     test_units_every_byte_checked();
     test_units_forged_index();
     test_units_reads();
+    test_units_read_around();
     test_scan_keeps_cache();
     test_small_blocks_read_ahead();
     test_rmtree(dir);
