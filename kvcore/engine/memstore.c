@@ -108,6 +108,10 @@ struct kv_memstore {
     _Atomic uint64_t entries;
     _Atomic int64_t max_column_delete_ts;   /* INT64_MIN: no DeleteColumn */
     atomic_bool family_markers;             /* a DeleteFamily(Version) was added */
+    /* Closed iterators kept for the next kv_memstore_iter (a get opens
+       and closes one: no malloc and free each time); freed with m. */
+    /* (a line of their own: readers write them, writers the counts above) */
+    _Alignas(64) _Atomic(struct mem_iter *) spare[2];
 };
 
 
@@ -415,6 +419,8 @@ void kv_memstore_unref(kv_memstore *m) {
         free(f);
         f = older;
     }
+    for (size_t i = 0; i < sizeof m->spare / sizeof m->spare[0]; i++)
+        free(atomic_load_explicit(&m->spare[i], memory_order_relaxed));
     chunk *c = m->chunks;
     while (c) {
         chunk *n = c->next;
@@ -781,17 +787,35 @@ static kv_status mi_status(const kv_iter *it) {
     return KV_OK;
 }
 
+/* Puts a closed iterator of m into one of m's spare slots (its reference
+   to m still held), or frees it when both are taken. */
+static void mi_keep(kv_memstore *m, mem_iter *x) {
+    for (size_t i = 0; i < sizeof m->spare / sizeof m->spare[0]; i++) {
+        mem_iter *expect = NULL;
+        if (atomic_compare_exchange_strong_explicit(&m->spare[i], &expect, x, memory_order_release,
+                                                    memory_order_relaxed))
+            return;
+    }
+    free(x);
+}
+
 static void mi_destroy(kv_iter *it) {
     if (!it)
         return;
-    kv_memstore_unref(mi(it)->m);
-    free(it);
+    kv_memstore *m = mi(it)->m;
+    mi_keep(m, mi(it));   /* before the unref that may free m and its slots */
+    kv_memstore_unref(m);
 }
 
-kv_iter *kv_memstore_iter(kv_memstore *m) {
+kv_iter *kv_memstore_iter_adopt(kv_memstore *m) {
     if (!m)
         return NULL;
-    mem_iter *x = malloc(sizeof *x);
+    mem_iter *x = NULL;
+    for (size_t i = 0; !x && i < sizeof m->spare / sizeof m->spare[0]; i++)
+        if (atomic_load_explicit(&m->spare[i], memory_order_relaxed))
+            x = atomic_exchange_explicit(&m->spare[i], NULL, memory_order_acquire);
+    if (!x)
+        x = malloc(sizeof *x);
     if (!x)
         return NULL;
     x->it = (kv_iter){
@@ -805,8 +829,17 @@ kv_iter *kv_memstore_iter(kv_memstore *m) {
         .status = mi_status,
         .destroy = mi_destroy,
     };
-    kv_memstore_ref(m);
     x->m = m;
     x->cur = NULL;
     return &x->it;
+}
+
+kv_iter *kv_memstore_iter(kv_memstore *m) {
+    if (!m)
+        return NULL;
+    kv_memstore_ref(m);
+    kv_iter *it = kv_memstore_iter_adopt(m);
+    if (!it)
+        kv_memstore_unref(m);
+    return it;
 }

@@ -64,5 +64,9 @@ bool kv_memstore_may_hold_row(const kv_memstore *m, const uint8_t *row_key, size
 void kv_memstore_prefetch_row(const kv_memstore *m, const uint8_t *row_key, size_t len);
 /* An iterator that holds a reference to m until destroyed. */
 kv_iter *kv_memstore_iter(kv_memstore *m);
+/* As kv_memstore_iter, but takes over a reference the caller holds (no
+   new one: a get's two atomic updates fewer). On out-of-memory (NULL) the
+   reference is still the caller's. */
+kv_iter *kv_memstore_iter_adopt(kv_memstore *m);
 
 #endif

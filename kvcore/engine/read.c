@@ -63,10 +63,11 @@ typedef struct fam_reader {
        from its first entry inside the range (the newer versions can
        neither count nor mask). */
     bool range_seek;
-    /* ... and no source holds a family-level marker: a get of one column
-       is positioned at the column's first entry below the range's end
-       (the row's family markers, which lead it, need not be read). */
-    bool range_direct;
+    /* No source holds a family-level marker: the rows' family markers
+       are not looked for, and a get of one column is positioned at the
+       column's first entry (with range_seek, its first below the range's
+       end), reading nothing of the columns before it. */
+    bool no_family_markers;
     /* A row returned in parts (batch) stopped inside this family: */
     bool resume;                /* read_family_row goes on where it stopped */
     size_t col;                 /* ncols > 0: 0 reading family markers,
@@ -89,7 +90,7 @@ struct kv_engine_scan {
     kv_read_options opts;
     kv_buf bounds;              /* owned copies of start/stop/prefix */
     uint64_t snapshot;
-    int64_t now;
+    int64_t now;                /* the clock, read for a family with a TTL */
     size_t nfams;
     fam_reader *fams;
     kv_filter_run *filter;
@@ -111,6 +112,10 @@ struct kv_engine_scan {
     kv_filter_hints hints;      /* what the filter drops anyway (not raw) */
     kv_buf point;               /* a get: esc(row), for the bloom filters */
     kv_buf skip;                /* the key skip_prefix seeks to */
+    /* A get of one column of one family without family markers: the
+       column's prefix esc(row) 0x01 esc(q), built once by scan_open. */
+    kv_buf coltg;
+    bool have_coltg;
     size_t col_prefix_len;      /* read_entries: colkey's length */
     /* Rows in parts of at most batch cells (0: whole rows): */
     size_t batch;
@@ -206,13 +211,16 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
         /* a get leaves out a memstore that holds no key of its row */
         if (src->mem && (!point_row || mem_may_hold(src->mem, point_row, hi, hi_len))) {
             below = below && mem_below(src->mem, range_end);
-            nofam = below && nofam && !kv_memstore_has_family_markers(src->mem);
-            kids[n++] = kv_memstore_iter(src->mem);
+            nofam = nofam && !kv_memstore_has_family_markers(src->mem);
+            /* the iterator takes over the reference */
+            if ((kids[n] = kv_memstore_iter_adopt(src->mem))) src->mem = NULL;
+            n++;
         }
         if (src->imm && (!point_row || mem_may_hold(src->imm, point_row, hi, hi_len))) {
             below = below && mem_below(src->imm, range_end);
-            nofam = below && nofam && !kv_memstore_has_family_markers(src->imm);
-            kids[n++] = kv_memstore_iter(src->imm);
+            nofam = nofam && !kv_memstore_has_family_markers(src->imm);
+            if ((kids[n] = kv_memstore_iter_adopt(src->imm))) src->imm = NULL;
+            n++;
         }
         for (size_t i = 0; i < nfiles; i++) {
             kv_sstfile *file = src->files->files[i];
@@ -222,14 +230,14 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
             if (file->broken && stop_key && kv_sstfile_starts_at_or_after(file, stop_key->data, stop_key->len))
                 continue;
             below = below && !file->broken && kv_sst_column_deletes_below(file->reader, range_end);
-            nofam = below && nofam && kv_sst_no_family_markers(file->reader);
+            nofam = nofam && !file->broken && kv_sst_no_family_markers(file->reader);
             kids[n++] = kv_sstfile_iter(file, fill_cache && desc->blockcache, desc->in_memory);
         }
         it = kv_merge_iter_new(kids, n);
     }
     if (kids && kids != stack_kids) free(kids);
     if (hi && hi != hi_stack) free(hi);
-    /* the memstore iterators hold their own references */
+    /* the references no iterator took over (a memstore left out) */
     kv_memstore_unref(src->mem);
     kv_memstore_unref(src->imm);
     src->mem = src->imm = NULL;
@@ -258,10 +266,16 @@ static int cmp_column(const void *a, const void *b) {
     return kv_key_compare(x->qualifier, x->qualifier_len, y->qualifier, y->qualifier_len);
 }
 
-static bool selected(const kv_read_options *o, const char *family) {
+/* Whether column spec c of o is of family f: by the families looked up
+   beforehand (colfam), or by name where there are too many specs. */
+static bool column_of(const kv_read_options *o, kv_family *const *colfam, size_t c, const kv_family *f) {
+    return colfam ? colfam[c] == f : strcmp(o->columns[c].family, f->desc.name) == 0;
+}
+
+static bool selected(const kv_read_options *o, kv_family *const *colfam, const kv_family *f) {
     if (!o->columns || o->ncolumns == 0) return true;
     for (size_t i = 0; i < o->ncolumns; i++)
-        if (strcmp(o->columns[i].family, family) == 0) return true;
+        if (column_of(o, colfam, i, f)) return true;
     return false;
 }
 
@@ -276,27 +290,40 @@ static kv_buf keep_buf(kv_buf *b) {
 
 /* Empties a closed scan for reuse, keeping its buffers and arrays. */
 static void scan_reset(kv_engine_scan *sc) {
-    kv_engine_scan k = *sc;
-    memset(sc, 0, sizeof *sc);
-    sc->bounds = keep_buf(&k.bounds);
-    sc->row_key = keep_buf(&k.row_key);
-    sc->upper = keep_buf(&k.upper);
-    sc->target = keep_buf(&k.target);
-    sc->colkey = keep_buf(&k.colkey);
-    sc->scratch = keep_buf(&k.scratch);
-    sc->bytes = keep_buf(&k.bytes);
-    sc->point = keep_buf(&k.point);
-    sc->skip = keep_buf(&k.skip);
-    if (k.cap <= POOL_KEEP_CELLS) {
-        sc->refs = k.refs;
-        sc->cells = k.cells;
-        sc->cap = k.cap;
-    } else {
-        free(k.refs);
-        free(k.cells);
+    /* only what is kept is saved (a copy of the whole scan costs more) */
+    kv_buf bounds = keep_buf(&sc->bounds), row_key = keep_buf(&sc->row_key),
+           upper = keep_buf(&sc->upper), target = keep_buf(&sc->target),
+           colkey = keep_buf(&sc->colkey), scratch = keep_buf(&sc->scratch),
+           bytes = keep_buf(&sc->bytes), point = keep_buf(&sc->point), skip = keep_buf(&sc->skip),
+           coltg = keep_buf(&sc->coltg);
+    cell_ref *refs = sc->refs;
+    kv_cell *cells = sc->cells;
+    size_t cap = sc->cap;
+    if (cap > POOL_KEEP_CELLS) {
+        free(refs);
+        free(cells);
+        refs = NULL;
+        cells = NULL;
+        cap = 0;
     }
-    sc->fams = k.fams;
-    sc->fams_cap = k.fams_cap;
+    fam_reader *fams = sc->fams;
+    size_t fams_cap = sc->fams_cap;
+    memset(sc, 0, sizeof *sc);
+    sc->bounds = bounds;
+    sc->row_key = row_key;
+    sc->upper = upper;
+    sc->target = target;
+    sc->colkey = colkey;
+    sc->scratch = scratch;
+    sc->bytes = bytes;
+    sc->point = point;
+    sc->skip = skip;
+    sc->coltg = coltg;
+    sc->refs = refs;
+    sc->cells = cells;
+    sc->cap = cap;
+    sc->fams = fams;
+    sc->fams_cap = fams_cap;
 }
 
 /* A scan from the engine's pool, or a new one; NULL on out-of-memory. */
@@ -330,6 +357,7 @@ static void scan_free(kv_engine_scan *sc) {
     kv_buf_free(&sc->bytes);
     kv_buf_free(&sc->point);
     kv_buf_free(&sc->skip);
+    kv_buf_free(&sc->coltg);
     free(sc->refs);
     free(sc->cells);
     free(sc);
@@ -364,9 +392,14 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
     kv_read_options defaults = KV_READ_OPTIONS_INIT;
     const kv_read_options *o = ropts ? ropts : &defaults;
     *out = NULL;
+    /* each column's family, looked up once by name (a few columns) */
+    kv_family *colfam_stack[STACK_FAMS];
+    kv_family **colfam = o->columns && o->ncolumns <= STACK_FAMS ? colfam_stack : NULL;
     if (o->columns)
         for (size_t i = 0; i < o->ncolumns; i++) {
-            if (!o->columns[i].family || !kv_table_family(t, o->columns[i].family)) {
+            kv_family *cf = o->columns[i].family ? kv_table_family(t, o->columns[i].family) : NULL;
+            if (colfam) colfam[i] = cf;
+            if (!cf) {
                 kv_fail(s, KV_NO_FAMILY, "table %s:%s has no column family '%s'", t->ns, t->name,
                         o->columns[i].family ? o->columns[i].family : "(null)");
                 return KV_NO_FAMILY;
@@ -398,7 +431,9 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
     /* Raw reads put family markers back in cell order after reading, so
        the first cell read need not be the first returned. */
     if (o->filter && !o->raw) sc->hints = kv_filter_hints_of(o->filter);
-    sc->now = kv_clock_now(s);
+    /* the clock is read only for a family with a TTL (the matcher's
+       only use of it on reads): a get makes no clock call otherwise */
+    bool have_now = false;
     if (t->nfamilies > sc->fams_cap) {
         fam_reader *f = realloc(sc->fams, t->nfamilies * sizeof *f);
         if (!f) goto nomem;
@@ -413,7 +448,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
     }
     for (size_t i = 0; i < t->nfamilies; i++) {
         kv_family *f = t->families[i];
-        if (!selected(o, f->desc.name)) continue;
+        if (!selected(o, colfam, f)) continue;
         fam_reader *fr = &sc->fams[sc->nfams];
         fr->fam = f;
         fr->desc = f->desc;
@@ -424,7 +459,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
         size_t ncols = 0, first = 0;
         bool whole = !o->columns || o->ncolumns == 0;
         for (size_t c = 0; o->columns && c < o->ncolumns; c++) {
-            if (strcmp(o->columns[c].family, f->desc.name) != 0) continue;
+            if (!column_of(o, colfam, c, f)) continue;
             if (!o->columns[c].qualifier) {
                 whole = true;
                 ncols = 0;
@@ -441,14 +476,18 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             if (!cols) goto nomem;
             size_t k = 0;
             for (size_t c = first; c < o->ncolumns; c++)
-                if (strcmp(o->columns[c].family, f->desc.name) == 0) cols[k++] = o->columns[c];
+                if (column_of(o, colfam, c, f)) cols[k++] = o->columns[c];
             /* in cell order, each once: read_family_row seeks to them in turn */
-            qsort(cols, k, sizeof *cols, cmp_column);
+            if (k > 1) qsort(cols, k, sizeof *cols, cmp_column);
             size_t u = 0;
             for (size_t c = 0; c < k; c++)
                 if (u == 0 || cmp_column(&cols[u - 1], &cols[c]) != 0) cols[u++] = cols[c];
             fr->cols = cols;
             fr->ncols = u;
+        }
+        if (!have_now && fr->desc.ttl_seconds != KV_FOREVER && fr->desc.ttl_seconds > 0) {
+            sc->now = kv_clock_now(s);
+            have_now = true;
         }
         kv_matcher_init(&fr->matcher, KV_MATCH_READ, &fr->desc, 0, sc->now);
         /* A raw read counts with its own VERSIONS: it shows what is there,
@@ -487,8 +526,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             fr->it = family_iterator(&srcs[i], &fr->desc, &fr->files, point_row,
                                      has_stop ? &stop_key : NULL, fr->cols, fr->ncols, o->fill_cache,
                                      &sc->colkey, o->raw ? KV_TIME_MAX : fr->matcher.time_max,
-                                     &fr->range_seek, &fr->range_direct);
-            fr->range_direct = fr->range_direct && fr->range_seek;
+                                     &fr->range_seek, &fr->no_family_markers);
             built = fr->it != NULL;
         } else {
             kv_memstore_unref(srcs[i].mem);
@@ -518,18 +556,28 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
         }
         if (lo) tg->len -= 2; /* esc(lo) without terminator: before all of lo's keys */
         fam_reader *f0 = sc->nfams == 1 ? &sc->fams[0] : NULL;
-        if (point_row && lo == sc->opts.start_row && f0 && f0->range_direct && f0->ncols == 1) {
-            /* a get of one column with nothing to read above its range:
-               straight to its first entry below the range's end (on in
-               the next column or row when it has none: an empty get) */
+        if (point_row && lo == sc->opts.start_row && f0 && f0->no_family_markers && f0->ncols == 1) {
+            /* a get of one column and no family marker to read: straight
+               to the column's first entry, or with nothing to read above
+               its range to its first entry below the range's end (on in
+               the next column or row when it has none: an empty get).
+               The row's other columns are not read: a get of a small
+               column beside a large one reads no block of the large one.
+               The column's prefix is kept for read_family_row. */
             uint8_t kind = KV_KIND_COLUMN;
-            tg->len += 2;
-            if (kv_buf_append(tg, &kind, 1) ||
-                kv_key_encode_row(tg, f0->cols[0].qualifier, f0->cols[0].qualifier_len) ||
-                kv_key_append_ts(tg, f0->matcher.time_max - 1))
+            kv_buf *ct = &sc->coltg;
+            ct->len = 0;
+            if (kv_buf_append(ct, point_row->data, point_row->len) || kv_buf_append(ct, &kind, 1) ||
+                kv_key_encode_row(ct, f0->cols[0].qualifier, f0->cols[0].qualifier_len))
                 goto nomem;
+            size_t len = ct->len;
+            if (f0->range_seek && kv_key_append_ts(ct, f0->matcher.time_max - 1)) goto nomem;
+            f0->it->seek(f0->it, ct->data, ct->len);
+            ct->len = len;
+            sc->have_coltg = true;
+        } else {
+            for (size_t i = 0; i < sc->nfams; i++) sc->fams[i].it->seek(sc->fams[i].it, tg->data, tg->len);
         }
-        for (size_t i = 0; i < sc->nfams; i++) sc->fams[i].it->seek(sc->fams[i].it, tg->data, tg->len);
     } else {
         /* The first row is the largest <= start_row (and within prefix). */
         sc->have_upper = false;
@@ -673,11 +721,17 @@ static bool column_done(const kv_matcher *m, int64_t ts) {
 
 /* Moves family fi's iterator past the entries starting with key[0..len)
    (a column's or a row's prefix, ending in an esc() terminator), stepping
-   at most SKIP_NEXTS entries (none for a get) before it seeks. */
+   at most SKIP_NEXTS entries before it seeks. A get steps one entry in a
+   family of VERSIONS 1 (where a source holds one version of a column, so
+   the next entry is most often another column's or row's, in the unit at
+   hand: a seek of every source again costs more), none in others (the
+   next may be an old version of any size, in a unit of its own). */
 static void skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_t len) {
     kv_iter *it = sc->fams[fi].it;
+    const fam_reader *fr = &sc->fams[fi];
+    int steps = sc->point.len == 0 ? SKIP_NEXTS : fr->desc.versions == 1 && !fr->matcher.raw ? 1 : 0;
     /* key is the scan's own copy (colkey, row_key): next() leaves it be */
-    for (int i = 0; sc->point.len == 0 && i < SKIP_NEXTS; i++) {
+    for (int i = 0; i < steps; i++) {
         it->next(it);
         if (!it->valid(it)) return;
         size_t klen;
@@ -859,7 +913,10 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
     }
     bool mid = fr->mid;
     fr->mid = false;
-    if (fr->col == 0) {
+    if (fr->col == 0 && fr->no_family_markers) {
+        fr->col = 1;   /* no source holds one */
+        mid = false;
+    } else if (fr->col == 0) {
         /* Family-level markers lead the row and apply to every column. */
         tg->len = 0;
         uint8_t kind = KV_KIND_FAMILY_MARKER;
@@ -875,11 +932,15 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
     }
     for (; st == KV_OK && !done && fr->col <= fr->ncols; fr->col++, mid = false) {
         size_t c = fr->col - 1;
-        tg->len = 0;
-        uint8_t col = KV_KIND_COLUMN;
-        if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &col, 1) ||
-            kv_key_encode_row(tg, fr->cols[c].qualifier, fr->cols[c].qualifier_len))
-            return KV_NO_MEMORY;
+        /* a get of one column: its prefix is built already */
+        tg = sc->have_coltg ? &sc->coltg : &sc->target;
+        if (!sc->have_coltg) {
+            tg->len = 0;
+            uint8_t col = KV_KIND_COLUMN;
+            if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &col, 1) ||
+                kv_key_encode_row(tg, fr->cols[c].qualifier, fr->cols[c].qualifier_len))
+                return KV_NO_MEMORY;
+        }
         /* Every entry before the iterator's has been read or skipped, so
            when it is at one of the column's entries that is the column's
            first: no seek (a get of the row's first column seeks once).
@@ -1001,37 +1062,60 @@ static kv_status scan_failed(kv_engine_scan *sc, kv_status st) {
    and judges its key. KV_OK with *row_len, *want (the filter keeps the
    row key) and *stop (the filter ends the scan after this row); KV_END
    when the scan has no more rows; a failure. */
+/* Whether sc is a get of one family whose iterator is at the get's row:
+   esc() is prefix-free, so a key that starts with esc(row) is of that row
+   and needs no decoding to tell. */
+static bool get_at_point(kv_engine_scan *sc) {
+    if (!sc->point.len || sc->nfams != 1 || sc->opts.reversed) return false;
+    kv_iter *it = sc->fams[0].it;
+    if (!it->valid(it)) return false;
+    size_t klen;
+    const uint8_t *key = it->key(it, &klen);
+    return klen > sc->point.len && has_prefix(key, klen, sc->point.data, sc->point.len);
+}
+
 static kv_status start_row(kv_engine_scan *sc, size_t *row_len, bool *want, bool *stop) {
     if (sc->opts.limit && sc->rows_returned >= sc->opts.limit) return KV_END;
-    kv_status nst = next_row_key(sc);
-    if (nst != KV_OK && nst != KV_END) return nst;
-    if (nst == KV_END) {
-        for (size_t i = 0; i < sc->nfams; i++) {
-            kv_status st = sc->fams[i].it->status(sc->fams[i].it);
-            if (st != KV_OK) return iter_failed(sc, i, st);
+    if (get_at_point(sc)) {
+        /* the row is the get's: its key and bytes are at hand */
+        sc->row_key.len = 0;
+        sc->bytes.len = 0;
+        sc->ncells = 0;
+        if (kv_buf_append(&sc->row_key, sc->point.data, sc->point.len) ||
+            kv_buf_append(&sc->bytes, sc->opts.start_row, sc->opts.start_row_len))
+            return KV_NO_MEMORY;
+        *row_len = sc->opts.start_row_len;
+    } else {
+        kv_status nst = next_row_key(sc);
+        if (nst != KV_OK && nst != KV_END) return nst;
+        if (nst == KV_END) {
+            for (size_t i = 0; i < sc->nfams; i++) {
+                kv_status st = sc->fams[i].it->status(sc->fams[i].it);
+                if (st != KV_OK) return iter_failed(sc, i, st);
+            }
+            return KV_END;
         }
-        return KV_END;
+        /* Decode the row bytes; they lead the result's byte buffer. */
+        sc->bytes.len = 0;
+        sc->ncells = 0;
+        if (kv_buf_reserve(&sc->bytes, sc->row_key.len)) return KV_NO_MEMORY;
+        /* esc(row) without its terminator: runs without 0x00 are copied
+           whole, 0x00 0xFF becomes 0x00 (locals: no reloads through sc) */
+        const uint8_t *src = sc->row_key.data, *end = src + sc->row_key.len - 2;
+        uint8_t *dst = sc->bytes.data;
+        while (src < end) {
+            const uint8_t *z = memchr(src, 0, (size_t)(end - src));
+            size_t run = z ? (size_t)(z - src) + 1 : (size_t)(end - src);
+            memcpy(dst, src, run);
+            dst += run;
+            src += run + (z != NULL);
+        }
+        sc->bytes.len = *row_len = (size_t)(dst - sc->bytes.data);
+        if (sc->point.len && (sc->point.len != sc->row_key.len ||
+                              memcmp(sc->point.data, sc->row_key.data, sc->point.len) != 0))
+            return KV_END;   /* a get of an absent row */
     }
-    /* Decode the row bytes; they lead the result's byte buffer. */
-    sc->bytes.len = 0;
-    sc->ncells = 0;
-    if (kv_buf_reserve(&sc->bytes, sc->row_key.len)) return KV_NO_MEMORY;
-    /* esc(row) without its terminator: runs without 0x00 are copied
-       whole, 0x00 0xFF becomes 0x00 (locals: no reloads through sc) */
-    const uint8_t *src = sc->row_key.data, *end = src + sc->row_key.len - 2;
-    uint8_t *dst = sc->bytes.data;
-    while (src < end) {
-        const uint8_t *z = memchr(src, 0, (size_t)(end - src));
-        size_t run = z ? (size_t)(z - src) + 1 : (size_t)(end - src);
-        memcpy(dst, src, run);
-        dst += run;
-        src += run + (z != NULL);
-    }
-    sc->bytes.len = *row_len = (size_t)(dst - sc->bytes.data);
     if (past_bounds(sc, sc->bytes.data, *row_len)) return KV_END;
-    if (sc->point.len && (sc->point.len != sc->row_key.len ||
-                          memcmp(sc->point.data, sc->row_key.data, sc->point.len) != 0))
-        return KV_END;   /* a get of an absent row */
     *stop = false;
     *want = !sc->filter ||
             kv_filter_run_row_key(sc->filter, sc->bytes.data, *row_len, sc->opts.reversed, stop);

@@ -55,6 +55,20 @@ void kv_mutation_free(kv_mutation *m) {
 
 size_t kv_mutation_count(const kv_mutation *m) { return m ? m->nops : 0; }
 
+kv_status kv_mutation_reset(kv_mutation *m, const void *row, size_t row_len) {
+    if (!m) return KV_INVALID;
+    for (size_t i = 0; i < m->nfamilies; i++) free(m->families[i]);
+    m->nfamilies = 0;
+    m->nops = 0;
+    m->bytes.len = 0;
+    m->row_len = 0;
+    kv_status st = check_row(row, row_len);
+    if (st != KV_OK) return st;
+    if (kv_buf_append(&m->bytes, row, row_len) != 0) return KV_NO_MEMORY;
+    m->row_len = row_len;
+    return KV_OK;
+}
+
 static int family_index(kv_mutation *m, const char *family, uint32_t *out) {
     for (size_t i = 0; i < m->nfamilies; i++)
         if (strcmp(m->families[i], family) == 0) {

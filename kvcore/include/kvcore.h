@@ -686,6 +686,12 @@ typedef struct kv_mutation kv_mutation;
 kv_status kv_mutation_new(kv_mutation **out, const void *row, size_t row_len);
 /** Frees a mutation (NULL is a no-op). */
 void kv_mutation_free(kv_mutation *m);
+/** Empties @p m for reuse as a mutation of @p row, as kv_mutation_free then
+ *  kv_mutation_new would but keeping m's memory (a loop of mutations
+ *  allocates nothing once m has grown): its operations and families are
+ *  dropped. Errors: kv_mutation_new's (KV_INVALID also for a NULL m); on
+ *  failure m holds no operation and may only be reset again or freed. */
+kv_status kv_mutation_reset(kv_mutation *m, const void *row, size_t row_len);
 /** The number of operations added so far (0 for NULL). */
 size_t kv_mutation_count(const kv_mutation *m);
 /* The builders below copy their bytes. Each returns KV_OK, KV_INVALID (NULL

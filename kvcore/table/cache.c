@@ -13,12 +13,17 @@
  * handle given out holds one more. Eviction (budget, replacement,
  * erase_file) unlinks the entry and drops the table's reference; the data is
  * freed when the last reference goes. Usage counts only linked entries.
+ * The count is atomic: references are taken under the shard's mutex (a
+ * lookup finds the entry linked), but a release drops its one without
+ * the lock (a reader takes the mutex once per block, not twice): only an
+ * unlinked entry can reach zero, and whoever drops the last frees it.
  *
  * Called by sst_read.c (and the store for stats); calls pthreads only.
  */
 #include "cache.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +37,7 @@ typedef struct entry {
     uint64_t hash;
     void *data;
     size_t size, charge;
-    uint32_t refs;               /* the table's one + one per handle */
+    atomic_uint refs;            /* the table's one + one per handle */
     bool linked;                 /* in the table and a list */
     bool high;                   /* high-priority list */
 } entry;
@@ -122,7 +127,7 @@ typedef struct spare {
 /* Drops a reference; the last one frees e, and e's data too unless sp
    takes it. */
 static void entry_unref_to(entry *e, spare *sp) {
-    if (--e->refs == 0) {
+    if (atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) == 1) {
         if (sp && sp->data && !*sp->data) {
             *sp->data = e->data;
             *sp->charge = e->charge;
@@ -234,7 +239,8 @@ kv_cache_handle *kv_cache_insert_reuse(kv_cache *c, uint64_t file, uint64_t offs
     }
     uint64_t hash = mix_key(file, offset);
     *e = (entry){ .file = file, .offset = offset, .hash = hash, .data = data, .size = size,
-                  .charge = charge, .refs = 1, .high = high_priority };
+                  .charge = charge, .high = high_priority };
+    atomic_init(&e->refs, 1);
     shard *s = shard_of(c, hash);
     pthread_mutex_lock(&s->mu);
     if (s->capacity > 0 && charge <= s->capacity) {
@@ -244,7 +250,7 @@ kv_cache_handle *kv_cache_insert_reuse(kv_cache *c, uint64_t file, uint64_t offs
         pp = bucket_find(s, hash, file, offset);
         e->hnext = NULL;
         *pp = e;
-        e->refs++;
+        atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
         e->linked = true;
         list_append(high_priority ? &s->high : &s->low, e);
         s->usage += charge;
@@ -263,7 +269,7 @@ kv_cache_handle *kv_cache_lookup(kv_cache *c, uint64_t file, uint64_t offset) {
     pthread_mutex_lock(&s->mu);
     entry *e = *bucket_find(s, hash, file, offset);
     if (e) {
-        e->refs++;
+        atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
         list_remove(e);
         list_append(e->high ? &s->high : &s->low, e);
     }
@@ -281,11 +287,8 @@ const void *kv_cache_data(const kv_cache_handle *h, size_t *size) {
 void kv_cache_release(kv_cache *c, kv_cache_handle *h) {
     if (!h)
         return;
-    entry *e = (entry *)h;
-    shard *s = shard_of(c, e->hash);
-    pthread_mutex_lock(&s->mu);
-    entry_unref(e);
-    pthread_mutex_unlock(&s->mu);
+    (void)c;
+    entry_unref((entry *)h);   /* no lock: see the file comment */
 }
 
 void kv_cache_erase_file(kv_cache *c, uint64_t file) {
@@ -297,7 +300,7 @@ void kv_cache_erase_file(kv_cache *c, uint64_t file) {
             entry *e = heads[h]->next;
             while (e != heads[h]) {
                 entry *next = e->next;
-                if (e->file == file && e->refs == 1)
+                if (e->file == file && atomic_load_explicit(&e->refs, memory_order_acquire) == 1)
                     shard_unlink(s, e);
                 e = next;
             }

@@ -11,7 +11,8 @@
  * is written as consecutive units of about KV_SST_UNIT_BYTES (uncompressed
  * bytes), each a block of its own (restarts, trailer, frame and checksum,
  * compressed alone when that pays), so that a reader fetches, verifies and
- * decompresses one unit, not the whole block. A unit's separator is chosen
+ * decompresses one unit, not the whole block; an entry of a unit's size or
+ * more starts a unit of its own. A unit's separator is chosen
  * like a block's, when the next key arrives; the block's index entry lists
  * its units.
  * Called by flush and compaction; calls env, block.c, bloom.c, keys.c,
@@ -255,6 +256,14 @@ kv_status kv_sst_add(kv_sst_writer *w, const uint8_t *key, size_t klen, const ui
         return KV_INVALID;
     if (klen > ENTRY_MAX_BYTES || vlen > ENTRY_MAX_BYTES)
         return KV_TOO_LARGE;
+    /* An entry of a unit's size or more starts a unit of its own: the
+       small entries before it (a small column beside a large one) are then
+       read without it. */
+    if (w->split && klen + vlen >= KV_SST_UNIT_BYTES && kv_block_builder_count(&w->data) > 0) {
+        kv_status st = flush_unit(w);
+        if (st != KV_OK)
+            return st;
+    }
     if (w->pending) {
         /* The shortest s with last <= s < key replaces the last key. */
         const uint8_t *a = w->last_key.data;

@@ -319,9 +319,118 @@ static void check_range_seek(void) {
     free(dir);
 }
 
+/* A row-level marker of family cf at ts in row (DeleteFamily, or with
+   version DeleteFamilyVersion). */
+static void delete_family(kv_store *s, const char *row, int64_t ts, bool version) {
+    kv_mutation *m = NULL;
+    REQUIRE(kv_mutation_new(&m, row, strlen(row)) == KV_OK);
+    CHECK_EQ(version ? kv_mutation_delete_family_version(m, "cf", ts)
+                     : kv_mutation_delete_family(m, "cf", ts),
+             KV_OK);
+    CHECK_EQ(kv_mutate(s, "t", m, NULL), KV_OK);
+    kv_mutation_free(m);
+}
+
+/* A get of one column with no time range goes straight to the column
+   when no source holds a family-level marker: the columns before it are
+   not read, and a family marker in any source (memstore or file, with the
+   newer versions in another) still masks it. */
+static void check_column_seek(void) {
+    char *dir = test_tmpdir("readpath-column");
+    kv_store *s = open_store(dir);
+    int64_t ts[4];
+    char big[600];
+    memset(big, 'b', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    /* w: column b (many blocks of versions) before column s, then z */
+    for (int t = 1; t <= 10; t++) {
+        put(s, "w", "b", t, big);
+        put(s, "w", "s", t, "s");
+    }
+    put(s, "x", "a", 1, "x");
+    for (int pass = 0; pass < 2; pass++) {
+        CHECK(range_get(s, "w", "s", INT64_MIN, INT64_MAX, 4, ts) == 4 && ts[0] == 10 && ts[3] == 7);
+        CHECK(range_get(s, "w", "b", INT64_MIN, INT64_MAX, 2, ts) == 2 && ts[0] == 10 && ts[1] == 9);
+        CHECK_EQ(range_get(s, "w", "m", INT64_MIN, INT64_MAX, 4, ts), 0);   /* between b and s */
+        CHECK_EQ(range_get(s, "w", "z", INT64_MIN, INT64_MAX, 4, ts), 0);   /* after the row's last */
+        CHECK_EQ(range_get(s, "v", "s", INT64_MIN, INT64_MAX, 4, ts), 0);   /* an absent row */
+        CHECK_EQ(kv_flush(s, "t"), KV_OK);
+    }
+    /* a DeleteFamily at 8 in the memstore, then in a file while the
+       memstore holds newer versions and no marker */
+    delete_family(s, "w", 8, false);
+    CHECK(range_get(s, "w", "s", INT64_MIN, INT64_MAX, 4, ts) == 2 && ts[0] == 10 && ts[1] == 9);
+    CHECK_EQ(kv_flush(s, "t"), KV_OK);
+    CHECK(range_get(s, "w", "s", INT64_MIN, INT64_MAX, 4, ts) == 2 && ts[0] == 10 && ts[1] == 9);
+    put(s, "w", "s", 11, "s");
+    put(s, "w", "s", 7, "s");   /* below the marker: masked */
+    CHECK(range_get(s, "w", "s", INT64_MIN, INT64_MAX, 4, ts) == 3 && ts[0] == 11 && ts[2] == 9);
+    /* a DeleteFamilyVersion at 10, in the memstore then in a file */
+    delete_family(s, "w", 10, true);
+    for (int pass = 0; pass < 2; pass++) {
+        CHECK(range_get(s, "w", "s", INT64_MIN, INT64_MAX, 4, ts) == 2 && ts[0] == 11 && ts[1] == 9);
+        CHECK(range_get(s, "w", "b", INT64_MIN, INT64_MAX, 4, ts) == 1 && ts[0] == 9);
+        CHECK_EQ(kv_flush(s, "t"), KV_OK);
+    }
+    CHECK(range_get(s, "x", "a", INT64_MIN, INT64_MAX, 4, ts) == 1 && ts[0] == 1);
+    CHECK_EQ(kv_store_close(s), KV_OK);
+    test_rmtree(dir);
+    free(dir);
+}
+
+/* A whole-row get in a family of VERSIONS 1 steps one entry past each
+   column before it seeks: older versions of a column in the same source
+   (a file written before the family went to VERSIONS 1) or in other
+   sources still never show, and every column of the row does. */
+static void check_versions_one_row_get(void) {
+    char *dir = test_tmpdir("readpath-v1");
+    kv_store *s = open_store(dir);   /* VERSIONS 40 */
+    /* r: columns a, b, c with 5 versions each in one file, a DeleteColumn
+       of b at 2 and newer a in a second file, a newest c in the memstore */
+    for (int t = 1; t <= 5; t++) {
+        put(s, "r", "a", t, "a");
+        put(s, "r", "b", t, "b");
+        put(s, "r", "c", t, "c");
+        put(s, "q", "a", t, "q");
+        put(s, "s", "a", t, "s");
+    }
+    CHECK_EQ(kv_flush(s, "t"), KV_OK);
+    kv_family_desc f = KV_FAMILY_DESC_INIT;
+    snprintf(f.name, sizeof f.name, "cf");
+    f.versions = 1;
+    f.blocksize = 1024;
+    CHECK_EQ(kv_table_alter_family(s, "t", &f), KV_OK);
+    put(s, "r", "a", 7, "a");
+    delete_column(s, "r", "b", 9);
+    put(s, "r", "b", 8, "b");   /* masked: below the marker */
+    CHECK_EQ(kv_flush(s, "t"), KV_OK);
+    put(s, "r", "c", 6, "c");
+    for (int pass = 0; pass < 2; pass++) {
+        kv_result *r = NULL;
+        REQUIRE(kv_get(&r, s, "t", "r", 1, NULL) == KV_OK);
+        CHECK_EQ(r->ncells, 2);
+        if (r->ncells == 2) {
+            CHECK(r->cells[0].qualifier_len == 1 && ((const char *)r->cells[0].qualifier)[0] == 'a' &&
+                  r->cells[0].timestamp == 7);
+            CHECK(r->cells[1].qualifier_len == 1 && ((const char *)r->cells[1].qualifier)[0] == 'c' &&
+                  r->cells[1].timestamp == 6);
+        }
+        kv_result_free(r);
+        REQUIRE(kv_get(&r, s, "t", "q", 1, NULL) == KV_OK);
+        CHECK(r->ncells == 1 && r->cells[0].timestamp == 5);
+        kv_result_free(r);
+        CHECK_EQ(kv_flush(s, "t"), KV_OK);
+    }
+    CHECK_EQ(kv_store_close(s), KV_OK);
+    test_rmtree(dir);
+    free(dir);
+}
+
 int main(void) {
     check_scan_across_flush();
     check_range_seek();
+    check_column_seek();
+    check_versions_one_row_get();
     for (int mode = 0; mode < 3; mode++) {
         char *dir = test_tmpdir("readpath");
         kv_store *s = open_store(dir);

@@ -6,9 +6,12 @@
  * start_row and limit; deletes a column delete. The HBase-shaped workloads
  * use table "hbase" (VERSIONS 10) with real qualifiers, timestamps, time
  * ranges and kv_check_and_mutate; widerow's scan returns its row in parts
- * of 1,000 cells (kv_scan_set_batch, HBase's Scan.setBatch). Calls only
- * kvcore.h.
+ * of 1,000 cells (kv_scan_set_batch, HBase's Scan.setBatch);
+ * check-and-put reuses one kv_mutation (kv_mutation_reset) as a client
+ * reuses its buffers, so that the loop allocates nothing per call. Calls
+ * only kvcore.h.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +26,19 @@ static const char kCellTable[] = "hbase";
 /* widerow reads its row in parts of this many cells (kv_scan_set_batch). */
 #define SCAN_BATCH 1000
 
+/* e->db: the store and check-and-put's mutation kept between calls (taken
+   and given back atomically: calls from several threads each get one). */
+typedef struct kvc {
+    kv_store *s;
+    _Atomic(kv_mutation *) spare;
+} kvc;
+
+static kv_store *store_of(const engine *e) { return e->db ? ((kvc *)e->db)->s : NULL; }
+
 static void kvc_version(char *buf, size_t len) { snprintf(buf, len, "%s", KVCORE_VERSION); }
 
 static int fail(engine *e, const char *what, int st) {
-    const char *detail = e->db != NULL ? kv_store_errmsg(e->db) : "";
+    const char *detail = e->db != NULL ? kv_store_errmsg(store_of(e)) : "";
     snprintf(e->err, sizeof e->err, "%s: %s%s%s", what, kv_strerror(st), *detail ? ": " : "",
              detail);
     return -1;
@@ -47,7 +59,14 @@ static int kvc_open(engine *e, const char *dir, const engine_config *cfg) {
         snprintf(e->err, sizeof e->err, "kv_store_open %s: %s: %s", dir, kv_strerror(st), msg);
         return -1;
     }
-    e->db = s;
+    kvc *k = calloc(1, sizeof *k);
+    if (!k) {
+        kv_store_close(s);
+        snprintf(e->err, sizeof e->err, "out of memory");
+        return -1;
+    }
+    k->s = s;
+    e->db = k;
     kv_family_desc fam = KV_FAMILY_DESC_INIT;
     snprintf(fam.name, sizeof fam.name, "%s", kFamily);
     fam.bloom = cfg->bloom_bits > 0 ? KV_BLOOM_ROW : KV_BLOOM_NONE;
@@ -67,6 +86,7 @@ static int kvc_open(engine *e, const char *dir, const engine_config *cfg) {
     if (st != KV_OK && st != KV_EXISTS) {
         fail(e, "kv_table_create", st);
         kv_store_close(s);
+        free(k);
         e->db = NULL;
         return -1;
     }
@@ -74,7 +94,10 @@ static int kvc_open(engine *e, const char *dir, const engine_config *cfg) {
 }
 
 static int kvc_close(engine *e) {
-    kv_status st = kv_store_close(e->db);
+    kvc *k = e->db;
+    kv_status st = kv_store_close(k->s);
+    kv_mutation_free(atomic_load(&k->spare));
+    free(k);
     e->db = NULL;
     if (st != KV_OK) {
         snprintf(e->err, sizeof e->err, "kv_store_close: %s", kv_strerror(st));
@@ -85,14 +108,14 @@ static int kvc_close(engine *e) {
 
 static int kvc_put(engine *e, const char *key, size_t key_len, const char *value,
                    size_t value_len) {
-    kv_status st = kv_put(e->db, kTable, key, key_len, kFamily, "", 0, KV_LATEST_TIMESTAMP, value,
+    kv_status st = kv_put(store_of(e), kTable, key, key_len, kFamily, "", 0, KV_LATEST_TIMESTAMP, value,
                           value_len, NULL);
     return st == KV_OK ? 0 : fail(e, "kv_put", st);
 }
 
 static int kvc_get(engine *e, const char *key, size_t key_len, bool *found) {
     kv_result *r = NULL;
-    kv_status st = kv_get(&r, e->db, kTable, key, key_len, NULL);
+    kv_status st = kv_get(&r, store_of(e), kTable, key, key_len, NULL);
     if (st != KV_OK)
         return fail(e, "kv_get", st);
     *found = r->ncells > 0;
@@ -107,7 +130,7 @@ static int kvc_scan(engine *e, const char *start, size_t start_len, uint64_t lim
     ro.start_row_len = start_len;
     ro.limit = limit;
     kv_scan *sc = NULL;
-    kv_status st = kv_scan_open(&sc, e->db, kTable, &ro);
+    kv_status st = kv_scan_open(&sc, store_of(e), kTable, &ro);
     if (st != KV_OK)
         return fail(e, "kv_scan_open", st);
     uint64_t n = 0, b = 0;
@@ -127,13 +150,13 @@ static int kvc_scan(engine *e, const char *start, size_t start_len, uint64_t lim
 }
 
 static int kvc_del(engine *e, const char *key, size_t key_len) {
-    kv_status st = kv_delete(e->db, kTable, key, key_len, kFamily, "", 0, KV_LATEST_TIMESTAMP, NULL);
+    kv_status st = kv_delete(store_of(e), kTable, key, key_len, kFamily, "", 0, KV_LATEST_TIMESTAMP, NULL);
     return st == KV_OK ? 0 : fail(e, "kv_delete", st);
 }
 
 static int kvc_put_cell(engine *e, const char *row, size_t row_len, const char *qual,
                         size_t qual_len, int64_t ts, const char *value, size_t value_len) {
-    kv_status st = kv_put(e->db, kCellTable, row, row_len, kFamily, qual, qual_len, ts, value,
+    kv_status st = kv_put(store_of(e), kCellTable, row, row_len, kFamily, qual, qual_len, ts, value,
                           value_len, NULL);
     return st == KV_OK ? 0 : fail(e, "kv_put", st);
 }
@@ -148,7 +171,7 @@ static int kvc_get_cell(engine *e, const char *row, size_t row_len, const char *
     ro.time_min = tmin;
     ro.time_max = tmax;
     kv_result *r = NULL;
-    kv_status st = kv_get(&r, e->db, kCellTable, row, row_len, &ro);
+    kv_status st = kv_get(&r, store_of(e), kCellTable, row, row_len, &ro);
     if (st != KV_OK)
         return fail(e, "kv_get", st);
     *found = r->ncells > 0;
@@ -173,7 +196,7 @@ static int kvc_scan_row(engine *e, const char *row, size_t row_len, uint64_t *ce
     ro.start_row_len = row_len;
     ro.limit = 1;
     kv_scan *sc = NULL;
-    kv_status st = kv_scan_open(&sc, e->db, kCellTable, &ro);
+    kv_status st = kv_scan_open(&sc, store_of(e), kCellTable, &ro);
     if (st != KV_OK)
         return fail(e, "kv_scan_open", st);
     /* in parts, as an HBase client reads a wide row (Scan.setBatch) */
@@ -197,14 +220,17 @@ static int kvc_scan_row(engine *e, const char *row, size_t row_len, uint64_t *ce
 static int kvc_check_and_put(engine *e, const char *row, size_t row_len, const char *qual,
                              size_t qual_len, const char *expected, size_t expected_len,
                              int64_t ts, const char *value, size_t value_len, bool *applied) {
-    kv_mutation *m = NULL;
-    kv_status st = kv_mutation_new(&m, row, row_len);
+    kvc *k = e->db;
+    kv_mutation *m = atomic_exchange(&k->spare, NULL);
+    kv_status st = m ? kv_mutation_reset(m, row, row_len) : kv_mutation_new(&m, row, row_len);
     if (st == KV_OK)
         st = kv_mutation_put(m, kFamily, qual, qual_len, ts, value, value_len);
     if (st == KV_OK)
-        st = kv_check_and_mutate(applied, e->db, kCellTable, row, row_len, kFamily, qual, qual_len,
+        st = kv_check_and_mutate(applied, k->s, kCellTable, row, row_len, kFamily, qual, qual_len,
                                  KV_CMP_EQUAL, expected, expected ? expected_len : 0, m, NULL);
-    kv_mutation_free(m);
+    kv_mutation *none = NULL;
+    if (!m || !atomic_compare_exchange_strong(&k->spare, &none, m))
+        kv_mutation_free(m);
     return st == KV_OK ? 0 : fail(e, "kv_check_and_mutate", st);
 }
 
