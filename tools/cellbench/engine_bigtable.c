@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "engine_kvcore.h"
 #include "kvcore.h"
 
 static const char kTable[] = "bench";   /* as engine_kvcore.c */
@@ -32,7 +33,8 @@ static void bt_version(char *buf, size_t len) {
 }
 
 static int fail(engine *e, const char *what, int st) {
-    const char *detail = e->db != NULL ? kv_store_errmsg(e->db) : "";
+    kv_store *s = engine_kvcore_store(e);
+    const char *detail = s != NULL ? kv_store_errmsg(s) : "";
     snprintf(e->err, sizeof e->err, "%s: %s%s%s", what, kv_strerror(st), *detail ? ": " : "",
              detail);
     return -1;
@@ -58,7 +60,10 @@ static int bt_open(engine *e, const char *dir, const engine_config *cfg) {
         snprintf(e->err, sizeof e->err, "kv_store_open %s: %s: %s", loc, kv_strerror(st), msg);
         return -1;
     }
-    e->db = s;
+    if (engine_kvcore_adopt(e, s) != 0) {
+        kv_store_close(s);
+        return -1;
+    }
     kv_family_desc fam = KV_FAMILY_DESC_INIT;
     snprintf(fam.name, sizeof fam.name, "%s", kFamily);
     st = kv_table_create(s, kTable, &fam, 1);
@@ -68,27 +73,26 @@ static int bt_open(engine *e, const char *dir, const engine_config *cfg) {
     }
     if (st != KV_OK) {
         fail(e, "kv_table_create", st);
-        kv_store_close(s);
-        e->db = NULL;
+        kv_store_close(engine_kvcore_disown(e));
         return -1;
     }
     return 0;
 }
 
 static int bt_close(engine *e) {
-    kv_status st = kv_table_drop(e->db, kTable);
-    kv_status cst_cells = kv_table_drop(e->db, kCellTable);
+    kv_store *s = engine_kvcore_store(e);
+    kv_status st = kv_table_drop(s, kTable);
+    kv_status cst_cells = kv_table_drop(s, kCellTable);
     if (st == KV_OK && cst_cells != KV_OK) st = cst_cells;
     if (st != KV_OK) fail(e, "kv_table_drop", st);
-    kv_status cst = kv_store_close(e->db);
-    e->db = NULL;
+    kv_status cst = kv_store_close(engine_kvcore_disown(e));
     if (st == KV_OK && cst != KV_OK)
         snprintf(e->err, sizeof e->err, "kv_store_close: %s", kv_strerror(cst));
     return st == KV_OK && cst == KV_OK ? 0 : -1;
 }
 
-/* Reads and writes are the kvcore engine's: the same kvcore.h calls on a
-   kv_store in e->db; only the location differs. */
+/* Reads and writes are the kvcore engine's: the same kvcore.h calls on the
+   store it adopted (engine_kvcore_adopt); only the location differs. */
 static int bt_put(engine *e, const char *key, size_t key_len, const char *value,
                   size_t value_len) {
     return engine_kvcore_ops.put(e, key, key_len, value, value_len);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "engine_kvcore.h"
 #include "kvcore.h"
 
 static const char kTable[] = "bench";
@@ -34,6 +35,29 @@ typedef struct kvc {
 } kvc;
 
 static kv_store *store_of(const engine *e) { return e->db ? ((kvc *)e->db)->s : NULL; }
+
+kv_store *engine_kvcore_store(const engine *e) { return store_of(e); }
+
+int engine_kvcore_adopt(engine *e, kv_store *s) {
+    kvc *k = calloc(1, sizeof *k);
+    if (!k) {
+        snprintf(e->err, sizeof e->err, "out of memory");
+        return -1;
+    }
+    k->s = s;
+    e->db = k;
+    return 0;
+}
+
+kv_store *engine_kvcore_disown(engine *e) {
+    kvc *k = e->db;
+    if (!k) return NULL;
+    kv_store *s = k->s;
+    kv_mutation_free(atomic_load(&k->spare));
+    free(k);
+    e->db = NULL;
+    return s;
+}
 
 static void kvc_version(char *buf, size_t len) { snprintf(buf, len, "%s", KVCORE_VERSION); }
 
@@ -59,14 +83,10 @@ static int kvc_open(engine *e, const char *dir, const engine_config *cfg) {
         snprintf(e->err, sizeof e->err, "kv_store_open %s: %s: %s", dir, kv_strerror(st), msg);
         return -1;
     }
-    kvc *k = calloc(1, sizeof *k);
-    if (!k) {
+    if (engine_kvcore_adopt(e, s) != 0) {
         kv_store_close(s);
-        snprintf(e->err, sizeof e->err, "out of memory");
         return -1;
     }
-    k->s = s;
-    e->db = k;
     kv_family_desc fam = KV_FAMILY_DESC_INIT;
     snprintf(fam.name, sizeof fam.name, "%s", kFamily);
     fam.bloom = cfg->bloom_bits > 0 ? KV_BLOOM_ROW : KV_BLOOM_NONE;
@@ -85,20 +105,14 @@ static int kvc_open(engine *e, const char *dir, const engine_config *cfg) {
     }
     if (st != KV_OK && st != KV_EXISTS) {
         fail(e, "kv_table_create", st);
-        kv_store_close(s);
-        free(k);
-        e->db = NULL;
+        kv_store_close(engine_kvcore_disown(e));
         return -1;
     }
     return 0;
 }
 
 static int kvc_close(engine *e) {
-    kvc *k = e->db;
-    kv_status st = kv_store_close(k->s);
-    kv_mutation_free(atomic_load(&k->spare));
-    free(k);
-    e->db = NULL;
+    kv_status st = kv_store_close(engine_kvcore_disown(e));
     if (st != KV_OK) {
         snprintf(e->err, sizeof e->err, "kv_store_close: %s", kv_strerror(st));
         return -1;
