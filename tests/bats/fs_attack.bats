@@ -1,0 +1,41 @@
+#!/usr/bin/env bats
+# cellfs under attack from real tools on odd inputs (issue 8 review): each
+# test failed on the driver before its fix, or covers a sequence no other
+# test runs.
+
+load helpers/mount
+
+setup() {
+    fs_setup
+    T="$MNT/default/t"
+    mkdir "$T"
+    mkdir -p "$T/r/cf"
+    C="$T/r/cf"
+}
+
+teardown() {
+    fs_teardown
+}
+
+@test "rsync restores a name of the longest length (234 bytes): its temporary name .NAME.XXXXXX is creatable" {
+    long=$(printf 'n%.0s' $(seq 1 234))
+    mkdir -p "$FS_TMP/src"
+    printf 'long\n' > "$FS_TMP/src/$long"
+    printf 'short\n' > "$FS_TMP/src/s"
+    rsync -a "$FS_TMP/src/" "$C/"
+    cmp "$FS_TMP/src/$long" "$C/$long"
+    cmp "$FS_TMP/src/s" "$C/s"
+    [ "$(ls -A "$C" | wc -l)" -eq 2 ]
+    # the temporary name directly: created, written, listed, renamed away
+    tmp=".$long.AbCdEf"
+    printf 'v2\n' > "$C/$tmp"
+    ls -A "$C" | grep -qxF "$tmp"
+    mv "$C/$tmp" "$C/$long"
+    [ "$(cat "$C/$long")" = "v2" ]
+    [ "$(ls -A "$C" | wc -l)" -eq 2 ]
+    # a name above 255 bytes still fails, a long name not starting with a dot too
+    run bash -c "printf x > '$C/.$long.AbCdEfGhIjKlMnOpQrStUv'"
+    [ "$status" -ne 0 ]
+    run bash -c "printf x > '$C/${long}xx'"
+    [ "$status" -ne 0 ]
+}
