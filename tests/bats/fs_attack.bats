@@ -39,3 +39,26 @@ teardown() {
     run bash -c "printf x > '$C/${long}xx'"
     [ "$status" -ne 0 ]
 }
+
+@test "a sorted file cut short under a running mount: ls, cat and ls of a row fail with EIO, the log names it, the daemon stays" {
+    fs_unmount "$MNT"
+    rm -rf "$STORE"
+    "$FILL" "$STORE" default:big 20000
+    fs_mount "$STORE" "$MNT"
+    B="$MNT/default/big"
+    [ "$(cat "$B/r000000005/cf/q")" = v ]       # the store is open and read
+    sst=$(ls "$STORE"/*.sst | head -1)
+    truncate -s $(($(stat -c %s "$sst") / 2)) "$sst"
+    run ls "$B"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"Input/output error"* ]]
+    run cat "$B/r000015000/cf/q"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"Input/output error"* ]]
+    run ls "$B/r000015000/cf"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"Input/output error"* ]]
+    grep -q "$(basename "$sst")" "$FS_TMP/cellfs.log"
+    kill -0 "$FS_PID"
+    [ "$(cat "$B/r000000006/cf/q")" = v ]       # before the cut: still read
+}
