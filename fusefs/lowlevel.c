@@ -11,6 +11,8 @@
 #include "open_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,6 +275,29 @@ static void ll_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 {
     (void)ino, (void)datasync;
     reply_status(req, fs_op_fsync(fs_of(req), fi));
+}
+
+/* fallocate(2): there is no space to reserve in a store, so mode 0 is
+   truncate(2) up to @p off + @p len when that is past the open file's size
+   (limits and errors as truncate's), and FALLOC_FL_KEEP_SIZE alone does
+   nothing; the other modes (punching holes, zeroing or moving ranges) are
+   not supported (EOPNOTSUPP). */
+static void ll_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
+                         struct fuse_file_info *fi)
+{
+    (void)ino;
+    cellfs *fs = fs_of(req);
+    fi = file_handle(fs, fi);
+    int rc = 0;
+    if (mode & ~FALLOC_FL_KEEP_SIZE) rc = -EOPNOTSUPP;
+    else if (!fi) rc = -EBADF;
+    else if (off < 0 || len <= 0) rc = -EINVAL;
+    else if (off > INT64_MAX - len) rc = -EFBIG;
+    struct stat st;
+    if (rc == 0 && !(mode & FALLOC_FL_KEEP_SIZE)) rc = stat_of(req, NULL, &st, fi, NULL);
+    if (rc == 0 && !(mode & FALLOC_FL_KEEP_SIZE) && off + len > st.st_size)
+        rc = fs_op_truncate(fs, NULL, off + len, fi);
+    reply_status(req, rc);
 }
 
 static void ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -562,6 +587,7 @@ void fs_lowlevel_ops(struct fuse_lowlevel_ops *ops)
     ops->flush = ll_flush;
     ops->fsync = ll_fsync;
     ops->release = ll_release;
+    ops->fallocate = ll_fallocate;
     ops->opendir = ll_opendir;
     ops->readdir = ll_readdir;
     ops->readdirplus = ll_readdirplus;

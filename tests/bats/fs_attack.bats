@@ -62,3 +62,22 @@ teardown() {
     kill -0 "$FS_PID"
     [ "$(cat "$B/r000000006/cf/q")" = v ]       # before the cut: still read
 }
+
+@test "fallocate extends a cell as truncate does; --keep-size changes nothing; punching a hole is refused and changes nothing" {
+    printf hello > "$C/f"
+    fallocate -l 10 "$C/f"
+    [ "$(stat -c %s "$C/f")" -eq 10 ]
+    printf 'hello\0\0\0\0\0' | cmp - "$C/f"
+    fallocate -l 4 "$C/f"                  # inside the file: nothing to do
+    fallocate -n -l 100 "$C/f"
+    [ "$(stat -c %s "$C/f")" -eq 10 ]
+    run fallocate -p -o 0 -l 2 "$C/f"
+    [ "$status" -ne 0 ]
+    run fallocate -l 67108865 "$C/f"       # above max_value
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"too large"* ]]
+    printf 'hello\0\0\0\0\0' | cmp - "$C/f"
+    # a new file made by fallocate alone
+    fallocate -l 3 "$C/g"
+    printf '\0\0\0' | cmp - "$C/g"
+}
