@@ -174,6 +174,8 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
         if (path && !fi) rc = gone_is_stale(ino, rc);
     } else if (rc == -ENOENT && fs_handles_stat_ino(fs, ino, &st)) {
         rc = 0;                  /* fstat of an open file whose name went */
+    } else {
+        rc = gone_is_stale(ino, rc);   /* detached: see ll_open */
     }
     if (rc) fuse_reply_err(req, -rc);
     else reply_attr(req, ino, fi ? NULL : path, &st, &rule);
@@ -215,7 +217,11 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     cellfs *fs = fs_of(req);
     int rc;
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
-    if (path) rc = gone_is_stale(ino, fs_op_open(fs, pid_of(req), path, fi));
+    /* A node detached since the kernel looked its name up (a rename over
+       it, as sed -i, editors and rsync do) is stale too: the retried lookup
+       finds what the name holds now, so a reader sees the old or the new
+       file, never ENOENT. */
+    rc = gone_is_stale(ino, path ? fs_op_open(fs, pid_of(req), path, fi) : rc);
     free(path);
     if (rc) {
         fuse_reply_err(req, -rc);

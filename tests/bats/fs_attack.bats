@@ -81,3 +81,26 @@ teardown() {
     fallocate -l 3 "$C/g"
     printf '\0\0\0' | cmp - "$C/g"
 }
+
+@test "a rename over a cell (sed -i, editors, rsync) never makes its name vanish for readers: cat and stat in a loop see old or new" {
+    head -c 30000 /dev/urandom > "$FS_TMP/A"
+    head -c 20000 /dev/urandom > "$FS_TMP/B"
+    cp "$FS_TMP/A" "$C/c"
+    (for i in $(seq 1 80); do
+        cp "$FS_TMP/B" "$C/tmp" && mv "$C/tmp" "$C/c"
+        cp "$FS_TMP/A" "$C/tmp" && mv "$C/tmp" "$C/c"
+    done) &
+    w=$!
+    bad=0 reads=0
+    while kill -0 "$w" 2>/dev/null; do
+        reads=$((reads + 1))
+        stat -c %s "$C/c" > /dev/null || bad=$((bad + 1))
+        cat "$C/c" > "$FS_TMP/got" || bad=$((bad + 1))
+        cmp -s "$FS_TMP/got" "$FS_TMP/A" || cmp -s "$FS_TMP/got" "$FS_TMP/B" || bad=$((bad + 1))
+    done
+    wait "$w"
+    echo "reads $reads, failed or mixed $bad"
+    [ "$reads" -gt 20 ]
+    [ "$bad" -eq 0 ]
+    cmp "$FS_TMP/A" "$C/c"
+}
