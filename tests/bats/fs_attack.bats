@@ -104,3 +104,20 @@ teardown() {
     [ "$bad" -eq 0 ]
     cmp "$FS_TMP/A" "$C/c"
 }
+
+@test "a cell removed while its newest version lay in the future is written again at the clock, as on a native directory" {
+    printf abc > "$C/f"
+    touch -d '2031-01-01' "$C/f"
+    rm "$C/f"
+    [ ! -e "$C/f" ]
+    printf new > "$C/f"
+    [ "$(cat "$C/f")" = new ]
+    now=$(date +%s)
+    m=$(stat -c %Y "$C/f")
+    echo "mtime $m, clock $now"
+    [ "$m" -le $((now + 1)) ]
+    [ "$m" -ge $((now - 60)) ]
+    # and removed again at once and rewritten: each write is seen
+    for i in 1 2 3 4 5; do rm "$C/f"; printf "v$i" > "$C/f"; [ "$(cat "$C/f")" = "v$i" ]; done
+    [ "$(stat -c %Y "$C/f")" -le $(($(date +%s) + 1)) ]
+}
