@@ -189,6 +189,16 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
     int rc;
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
     fi = file_handle(fs, fi);
+    /* futimens(2) comes without the open file: when the name went (a
+       rename replaced it, unlink), the times go to a file open on the
+       node, as to an unlinked inode on a local file system. */
+    struct fuse_file_info held_fi;
+    fs_handle *held = !path && !fi ? fs_handles_ref_ino(fs, ino) : NULL;
+    if (held) {
+        memset(&held_fi, 0, sizeof held_fi);
+        held_fi.fh = (uint64_t)(uintptr_t)held;
+        fi = &held_fi;
+    }
     if (path || fi) rc = 0;
     /* Modes and owners are accepted and not kept (every cell shows the
        mount's owner and mode); sizes and modification times are. */
@@ -200,7 +210,7 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
         tv[0].tv_nsec = UTIME_OMIT;
         tv[1] = attr->st_mtim;
         if (to_set & FUSE_SET_ATTR_MTIME_NOW) tv[1].tv_nsec = UTIME_NOW;
-        rc = fs_op_utimens(fs, path, tv, fi);
+        rc = held ? fs_op_utimens_detached(fs, tv, fi) : fs_op_utimens(fs, path, tv, fi);
     }
     struct stat st;
     fs_cache_rule rule;
@@ -209,6 +219,7 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
     if (path && !fi) rc = gone_is_stale(ino, rc);   /* a detached node stays ENOENT */
     if (rc) fuse_reply_err(req, -rc);
     else reply_attr(req, ino, fi ? NULL : path, &st, &rule);
+    if (held) fs_handles_unref(fs, held);
     free(path);
 }
 

@@ -121,3 +121,30 @@ teardown() {
     for i in 1 2 3 4 5; do rm "$C/f"; printf "v$i" > "$C/f"; [ "$(cat "$C/f")" = "v$i" ]; done
     [ "$(stat -c %Y "$C/f")" -le $(($(date +%s) + 1)) ]
 }
+
+@test "touch of a cell while renames replace it succeeds (futimens on a descriptor whose name was replaced)" {
+    head -c 20000 /dev/urandom > "$FS_TMP/B"
+    cp "$FS_TMP/B" "$C/c"
+    (for i in $(seq 1 80); do cp "$FS_TMP/B" "$C/tmp" && mv "$C/tmp" "$C/c"; done) &
+    w=$!
+    bad=0 n=0
+    while kill -0 "$w" 2>/dev/null; do
+        n=$((n + 1))
+        touch "$C/c" || bad=$((bad + 1))
+    done
+    wait "$w"
+    echo "touches $n, failed $bad"
+    [ "$n" -gt 20 ]
+    [ "$bad" -eq 0 ]
+    cmp "$FS_TMP/B" "$C/c"
+    # futimens on a descriptor whose file was removed: no error, as on a
+    # local file system, and no file comes back
+    python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.unlink(sys.argv[1])
+os.utime(fd, (1, 1))
+assert os.fstat(fd).st_mtime == 1, os.fstat(fd)
+os.close(fd)' "$C/c"
+    [ ! -e "$C/c" ]
+}
