@@ -205,27 +205,44 @@ static bool family_nvb(cellfs *fs, const fs_path *p)
     return fs_family_lookup(fs, p->table, p->family, &fi) == 0 && fi.nvb;
 }
 
+static int64_t ts_after(int64_t t)
+{
+    return t < INT64_MAX - 1 ? t + 1 : t;
+}
+
+/* Whether a marker of the raw read @p r (cells of @p p's column and
+   family) hides a put at @p ts of the column. */
+static bool raw_hides(const kv_result *r, const fs_path *p, int64_t ts)
+{
+    for (size_t i = 0; i < r->ncells; i++) {
+        const kv_cell *c = &r->cells[i];
+        if (strcmp(c->family, p->family) != 0) continue;
+        bool col = same_qual(c, p->qual, p->qual_len);
+        switch (c->type) {
+        case KV_TYPE_DELETE_FAMILY:
+            if (c->timestamp >= ts) return true;
+            break;
+        case KV_TYPE_DELETE_FAMILY_VERSION:
+            if (c->timestamp == ts) return true;
+            break;
+        case KV_TYPE_DELETE_COLUMN:
+            if (col && c->timestamp >= ts) return true;
+            break;
+        case KV_TYPE_DELETE:
+            if (col && c->timestamp == ts) return true;
+            break;
+        case KV_TYPE_PUT: break;
+        }
+    }
+    return false;
+}
+
 bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts)
 {
     if (family_nvb(fs, p)) return false;
     kv_result *r = NULL;   /* only markers at or after ts can mask it */
     if (raw_column_get(fs, p, ts, &r) != KV_OK) return false;
-    bool masked = false;
-    for (size_t i = 0; i < r->ncells && !masked; i++) {
-        const kv_cell *c = &r->cells[i];
-        if (strcmp(c->family, p->family) != 0) continue;
-        switch (c->type) {
-        case KV_TYPE_DELETE_FAMILY: masked = c->timestamp >= ts; break;
-        case KV_TYPE_DELETE_FAMILY_VERSION: masked = c->timestamp == ts; break;
-        case KV_TYPE_DELETE_COLUMN:
-            masked = same_qual(c, p->qual, p->qual_len) && c->timestamp >= ts;
-            break;
-        case KV_TYPE_DELETE:
-            masked = same_qual(c, p->qual, p->qual_len) && c->timestamp == ts;
-            break;
-        case KV_TYPE_PUT: break;
-        }
-    }
+    bool masked = raw_hides(r, p, ts);
     kv_result_free(r);
     return masked;
 }
@@ -273,10 +290,28 @@ int fs_column_raw(cellfs *fs, const fs_path *p, int64_t from, int64_t *newest, i
 int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts)
 {
     int64_t now = kv_store_now(fs->store);
-    int64_t newest;
-    int rc = fs_column_raw(fs, p, now, &newest, NULL, NULL);
-    if (rc) return rc;
-    *ts = now > newest ? now : newest < INT64_MAX - 1 ? newest + 1 : newest;
+    *ts = now;
+    kv_result *r = NULL;   /* only what lies at or after the clock matters */
+    kv_status st = raw_column_get(fs, p, now, &r);
+    if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
+    if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
+    /* Past every version that shows, and every marker that hides all
+       below it (a raw read shows the puts markers hide too; with
+       NEW_VERSION_BEHAVIOR a put made after a marker shows). */
+    bool nvb = family_nvb(fs, p);
+    for (size_t i = 0; i < r->ncells; i++) {
+        const kv_cell *c = &r->cells[i];
+        if (strcmp(c->family, p->family) != 0 || c->timestamp < *ts) continue;
+        bool col = same_qual(c, p->qual, p->qual_len);
+        if (c->type == KV_TYPE_DELETE_FAMILY || (col && c->type == KV_TYPE_DELETE_COLUMN) ||
+            (col && c->type == KV_TYPE_PUT && (nvb || !raw_hides(r, p, c->timestamp))))
+            *ts = ts_after(c->timestamp);
+    }
+    /* Off the times of removed versions (a marker of one version hides a
+       put at exactly its time), not past them: a cell removed while its
+       newest version lay in the future is written again at the clock. */
+    while (raw_hides(r, p, *ts) && *ts != ts_after(*ts)) *ts = ts_after(*ts);
+    kv_result_free(r);
     return 0;
 }
 

@@ -165,10 +165,13 @@ int fs_column_raw(cellfs *fs, const fs_path *p, int64_t from, int64_t *newest, i
                   size_t *nputs);
 /**
  * The timestamp for a new newest value of the column: the store clock, or
- * one past the newest timestamp the column holds (a version or a delete
- * marker) when that is not older than the clock. So successive writes give
- * distinct, increasing versions, and a value is never hidden by a version
- * or a removal whose time lies in the future. Call with fs->stamp_mu held
+ * one past the newest version that shows, or marker of the whole column or
+ * family, when that is not older than the clock, and then off the time of
+ * any removed single version (whose marker would hide a put at that time).
+ * So successive writes give distinct, increasing versions, a value is never
+ * hidden by a version or a removal whose time lies in the future, and a
+ * cell removed version by version (rm) is written again at the clock.
+ * Call with fs->stamp_mu held
  * until the mutation is applied. 0 or -errno.
  */
 int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts);

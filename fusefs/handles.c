@@ -250,19 +250,30 @@ int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t 
 
 int fs_handles_stat_ino(cellfs *fs, uint64_t ino, struct stat *st)
 {
+    fs_handle *h = fs_handles_ref_ino(fs, ino);
+    if (!h) return 0;
+    pthread_mutex_lock(&h->mu);
+    fs_stat_file(fs, st, h->len, h->has_set_ts ? h->set_ts : h->ts, !h->ref.asof);
+    pthread_mutex_unlock(&h->mu);
+    fs_handles_unref(fs, h);
+    return 1;
+}
+
+fs_handle *fs_handles_ref_ino(cellfs *fs, uint64_t ino)
+{
     pthread_mutex_lock(&fs->mu);
     fs_handle *h = fs->handles;
     while (h && !(h->ino == ino && h->kind == FS_H_CELL)) h = h->next;
     if (h) h->refs++;
     pthread_mutex_unlock(&fs->mu);
-    if (!h) return 0;
-    pthread_mutex_lock(&h->mu);
-    fs_stat_file(fs, st, h->len, h->has_set_ts ? h->set_ts : h->ts, !h->ref.asof);
-    pthread_mutex_unlock(&h->mu);
+    return h;
+}
+
+void fs_handles_unref(cellfs *fs, fs_handle *h)
+{
     pthread_mutex_lock(&fs->mu);
     fs_handle_unref(fs, h);
     pthread_mutex_unlock(&fs->mu);
-    return 1;
 }
 
 int fs_handles_set_ts(cellfs *fs, const char *path, int64_t ts_ms)

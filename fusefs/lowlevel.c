@@ -11,6 +11,8 @@
 #include "open_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,6 +174,8 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
         if (path && !fi) rc = gone_is_stale(ino, rc);
     } else if (rc == -ENOENT && fs_handles_stat_ino(fs, ino, &st)) {
         rc = 0;                  /* fstat of an open file whose name went */
+    } else {
+        rc = gone_is_stale(ino, rc);   /* detached: see ll_open */
     }
     if (rc) fuse_reply_err(req, -rc);
     else reply_attr(req, ino, fi ? NULL : path, &st, &rule);
@@ -185,6 +189,16 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
     int rc;
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
     fi = file_handle(fs, fi);
+    /* futimens(2) comes without the open file: when the name went (a
+       rename replaced it, unlink), the times go to a file open on the
+       node, as to an unlinked inode on a local file system. */
+    struct fuse_file_info held_fi;
+    fs_handle *held = !path && !fi ? fs_handles_ref_ino(fs, ino) : NULL;
+    if (held) {
+        memset(&held_fi, 0, sizeof held_fi);
+        held_fi.fh = (uint64_t)(uintptr_t)held;
+        fi = &held_fi;
+    }
     if (path || fi) rc = 0;
     /* Modes and owners are accepted and not kept (every cell shows the
        mount's owner and mode); sizes and modification times are. */
@@ -196,7 +210,7 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
         tv[0].tv_nsec = UTIME_OMIT;
         tv[1] = attr->st_mtim;
         if (to_set & FUSE_SET_ATTR_MTIME_NOW) tv[1].tv_nsec = UTIME_NOW;
-        rc = fs_op_utimens(fs, path, tv, fi);
+        rc = held ? fs_op_utimens_detached(fs, tv, fi) : fs_op_utimens(fs, path, tv, fi);
     }
     struct stat st;
     fs_cache_rule rule;
@@ -205,6 +219,7 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
     if (path && !fi) rc = gone_is_stale(ino, rc);   /* a detached node stays ENOENT */
     if (rc) fuse_reply_err(req, -rc);
     else reply_attr(req, ino, fi ? NULL : path, &st, &rule);
+    if (held) fs_handles_unref(fs, held);
     free(path);
 }
 
@@ -213,7 +228,11 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     cellfs *fs = fs_of(req);
     int rc;
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
-    if (path) rc = gone_is_stale(ino, fs_op_open(fs, pid_of(req), path, fi));
+    /* A node detached since the kernel looked its name up (a rename over
+       it, as sed -i, editors and rsync do) is stale too: the retried lookup
+       finds what the name holds now, so a reader sees the old or the new
+       file, never ENOENT. */
+    rc = gone_is_stale(ino, path ? fs_op_open(fs, pid_of(req), path, fi) : rc);
     free(path);
     if (rc) {
         fuse_reply_err(req, -rc);
@@ -273,6 +292,29 @@ static void ll_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_f
 {
     (void)ino, (void)datasync;
     reply_status(req, fs_op_fsync(fs_of(req), fi));
+}
+
+/* fallocate(2): there is no space to reserve in a store, so mode 0 is
+   truncate(2) up to @p off + @p len when that is past the open file's size
+   (limits and errors as truncate's), and FALLOC_FL_KEEP_SIZE alone does
+   nothing; the other modes (punching holes, zeroing or moving ranges) are
+   not supported (EOPNOTSUPP). */
+static void ll_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t off, off_t len,
+                         struct fuse_file_info *fi)
+{
+    (void)ino;
+    cellfs *fs = fs_of(req);
+    fi = file_handle(fs, fi);
+    int rc = 0;
+    if (mode & ~FALLOC_FL_KEEP_SIZE) rc = -EOPNOTSUPP;
+    else if (!fi) rc = -EBADF;
+    else if (off < 0 || len <= 0) rc = -EINVAL;
+    else if (off > INT64_MAX - len) rc = -EFBIG;
+    struct stat st;
+    if (rc == 0 && !(mode & FALLOC_FL_KEEP_SIZE)) rc = stat_of(req, NULL, &st, fi, NULL);
+    if (rc == 0 && !(mode & FALLOC_FL_KEEP_SIZE) && off + len > st.st_size)
+        rc = fs_op_truncate(fs, NULL, off + len, fi);
+    reply_status(req, rc);
 }
 
 static void ll_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -562,6 +604,7 @@ void fs_lowlevel_ops(struct fuse_lowlevel_ops *ops)
     ops->flush = ll_flush;
     ops->fsync = ll_fsync;
     ops->release = ll_release;
+    ops->fallocate = ll_fallocate;
     ops->opendir = ll_opendir;
     ops->readdir = ll_readdir;
     ops->readdirplus = ll_readdirplus;

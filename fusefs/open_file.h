@@ -217,6 +217,12 @@ int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t 
  *  its name now (fstat of a descriptor whose file was unlinked or
  *  replaced): its buffer's size and time. 1 when one is open, else 0. */
 int fs_handles_stat_ino(cellfs *fs, uint64_t ino, struct stat *st);
+/** The open cell file the kernel knows as @p ino, whatever its name now,
+ *  with a reference the caller gives back with fs_handles_unref; NULL when
+ *  none is open. */
+fs_handle *fs_handles_ref_ino(cellfs *fs, uint64_t ino);
+/** Gives back a reference fs_handles_ref_ino took. */
+void fs_handles_unref(cellfs *fs, fs_handle *h);
 /** Sets the pending timestamp of dirty handles of @p path; 1 when one was
  *  dirty (then nothing else needs to be done), else 0. */
 int fs_handles_set_ts(cellfs *fs, const char *path, int64_t ts_ms);

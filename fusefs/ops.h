@@ -28,6 +28,11 @@ int fs_op_getattr(cellfs *fs, pid_t pid, const char *path, struct stat *st,
  *  its newest version is re-stamped (man/cellfs.1, TIMESTAMPS). */
 int fs_op_utimens(cellfs *fs, const char *path, const struct timespec tv[2],
                   struct fuse_file_info *fi);
+/** utimens of the open file @p fi whose name went (unlinked, or replaced
+ *  by a rename): the time is the open file's own, as an unlinked inode's
+ *  on a local file system (its fstat and, when it is written, its commit
+ *  use it); the store is not touched. 0. */
+int fs_op_utimens_detached(cellfs *fs, const struct timespec tv[2], struct fuse_file_info *fi);
 /** truncate(2) by path, or ftruncate(2) of the open file in @p fi. */
 int fs_op_truncate(cellfs *fs, const char *path, off_t size, struct fuse_file_info *fi);
 /** The store's figures, with the disk under it. */

@@ -245,6 +245,19 @@ static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms)
     return rc ? rc : fs_fail(fs, st, "utimens", path);
 }
 
+int fs_op_utimens_detached(cellfs *fs, const struct timespec tv[2], struct fuse_file_info *fi)
+{
+    fs_handle *h = (fs_handle *)(uintptr_t)fi->fh;
+    if (tv[1].tv_nsec == UTIME_OMIT || h->kind != FS_H_CELL || h->ref.has_version)
+        return 0;
+    int64_t ms = tv[1].tv_nsec == UTIME_NOW ? kv_store_now(fs->store) : fs_ts_to_ms(&tv[1]);
+    pthread_mutex_lock(&h->mu);
+    h->has_set_ts = true;
+    h->set_ts = ms;
+    pthread_mutex_unlock(&h->mu);
+    return 0;
+}
+
 int fs_op_utimens(cellfs *fs, const char *path, const struct timespec tv[2],
                   struct fuse_file_info *fi)
 {

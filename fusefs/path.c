@@ -130,7 +130,10 @@ bool fs_path_hashed(const fs_path *p)
 
 int fs_path_scratch(fs_path *p, const char *path, int parse_rc)
 {
-    if (parse_rc != -EINVAL || p->kind != FS_CELL || p->has_version || p->last_len == 0 ||
+    /* -ENAMETOOLONG: a dot name of 235..FS_NAME_MAX bytes, as rsync's
+       ".NAME.XXXXXX" for a NAME of the longest length a key's name has. */
+    if ((parse_rc != -EINVAL && parse_rc != -ENAMETOOLONG) || p->kind != FS_CELL ||
+        p->has_version || p->last_len == 0 || p->last_len > FS_NAME_MAX ||
         p->last[0] != '.' || p->row_err)
         return 0;
     size_t dir_len = (size_t)(p->last - path);

@@ -71,8 +71,11 @@ void fs_path_free(fs_path *p);
 /**
  * The temporary names tools derive from escaped names (rsync's
  * ".%.XXXXXX" and ".q%405.XXXXXX", editors' ".%2Eschema.swp") are not the
- * canonical name of any key. When @p parse_rc is -EINVAL for such a name in
- * a family directory (a qualifier starting with '.', without @<ts>), this
+ * canonical name of any key, and rsync's name for a key's name of the
+ * longest length (FS_NAME_SHORT_MAX) is longer than a key's name can be.
+ * When @p parse_rc is -EINVAL or -ENAMETOOLONG for such a name in a family
+ * directory (a qualifier starting with '.', without @<ts>, at most
+ * FS_NAME_MAX bytes), this
  * turns @p p into a scratch-file path, as for files beside the rows: kind
  * FS_ROW, in_family set, and table the family directory's path (the
  * scratch registry keys files by table and name). Returns 1 when it did,
