@@ -16,21 +16,28 @@
 #define VERSIONS 40
 #define COLUMNS 12
 
-static kv_store *open_store(const char *dir) {
+/* A new store at dir (local settings lo, NULL: defaults) with table t of
+   family f. */
+static kv_store *open_table(const char *dir, const kv_local_options *lo, const kv_family_desc *f) {
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     o.create_if_missing = true;
+    o.local = lo;
     char msg[300];
     kv_store *s = NULL;
     if (kv_store_open(&s, dir, &o, msg, sizeof msg) != KV_OK) {
         fprintf(stderr, "open %s: %s\n", dir, msg);
         exit(1);
     }
+    if (kv_table_create(s, "t", f, 1) != KV_OK) exit(1);
+    return s;
+}
+
+static kv_store *open_store(const char *dir) {
     kv_family_desc f = KV_FAMILY_DESC_INIT;
     snprintf(f.name, sizeof f.name, "cf");
     f.versions = VERSIONS;
     f.blocksize = 1024; /* many blocks: seeks cross them */
-    if (kv_table_create(s, "t", &f, 1) != KV_OK) exit(1);
-    return s;
+    return open_table(dir, NULL, &f);
 }
 
 static void put(kv_store *s, const char *row, const char *q, int64_t ts, const char *v) {
@@ -439,21 +446,11 @@ static kv_store *open_counted(const char *dir, kv_fault_env *fe, bool nvb) {
     lo.env = kv_fault_env_env(fe);
     lo.block_cache_size = 0;
     lo.compaction = KV_COMPACTION_MANUAL;
-    kv_store_options o = KV_STORE_OPTIONS_INIT;
-    o.create_if_missing = true;
-    o.local = &lo;
-    char msg[300];
-    kv_store *s = NULL;
-    if (kv_store_open(&s, dir, &o, msg, sizeof msg) != KV_OK) {
-        fprintf(stderr, "open %s: %s\n", dir, msg);
-        exit(1);
-    }
     kv_family_desc f = KV_FAMILY_DESC_INIT;
     snprintf(f.name, sizeof f.name, "cf");
     f.versions = 3;
     f.new_version_behavior = nvb;
-    if (kv_table_create(s, "t", &f, 1) != KV_OK) exit(1);
-    return s;
+    return open_table(dir, &lo, &f);
 }
 
 /* The cells of a get of cf:q (VERSIONS versions, time range [min, max),
