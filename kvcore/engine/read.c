@@ -207,9 +207,10 @@ static bool mem_below(const kv_memstore *m, int64_t range_end) {
    range_end (KV_TIME_MAX: no range, false); *no_family_markers: whether
    none holds a family-level marker. With fr (a get of one column that
    may leave files out, fam_reader.deferred), files of the row that cannot
-   hold an entry at or above fr->matcher.time_min are left out, and when no
-   source holds a family marker so are, for now, the files whose maximum
-   timestamp is below the largest of the others' (MAX_DEFERRED at most). */
+   hold an entry at or above fr->matcher.time_min are left out, and so are,
+   for now, the files whose maximum timestamp is below that of a file
+   merged before them (MAX_DEFERRED at most; scan_open merges them at once
+   when a source holds a family marker). */
 static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv_fileset **files_out,
                                 const kv_buf *point_row, const kv_buf *stop_key, const kv_column *cols,
                                 size_t ncols, bool fill_cache, kv_buf *colkey, int64_t range_end,
@@ -219,10 +220,8 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
     kv_iter *stack_kids[STACK_KIDS];
     kv_iter **kids = nfiles + 2 <= STACK_KIDS ? stack_kids : malloc((nfiles + 2) * sizeof *kids);
     kv_iter *it = NULL;
-    /* the files a get of one column reads (healthy ones, then broken) */
-    kv_sstfile *stack_want[STACK_KIDS];
-    kv_sstfile **want = !fr || nfiles <= STACK_KIDS ? stack_want : malloc(nfiles * sizeof *want);
-    size_t nwant = 0;
+    /* fr: the largest maximum timestamp of the files merged */
+    int64_t top = INT64_MIN;
     /* a get: the keys of its row are [esc(row), esc(row) with 0x02 last) */
     uint8_t hi_stack[256];
     size_t hi_len = point_row ? point_row->len : 0;
@@ -231,7 +230,7 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
         memcpy(hi, point_row->data, hi_len);
         hi[hi_len - 1] = 0x02;
     }
-    if (kids && hi && want) {
+    if (kids && hi) {
         /* a get leaves out a memstore that holds no key of its row */
         if (src->mem && (!point_row || mem_may_hold(src->mem, point_row, hi, hi_len))) {
             below = below && mem_below(src->mem, range_end);
@@ -258,34 +257,24 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
             if (fr && !file->broken && file->meta.max_ts < fr->matcher.time_min) continue;
             below = below && !file->broken && kv_sst_column_deletes_below(file->reader, range_end);
             nofam = nofam && !file->broken && kv_sst_no_family_markers(file->reader);
-            if (fr) {
-                want[nwant++] = file;
-                continue;
+            if (fr && !file->broken) {
+                /* newest first, so most often the first file has the
+                   largest maximum: a file below every one merged waits
+                   (one at the same maximum is read: a put there may
+                   replace one at the same timestamp) */
+                int64_t max_ts = file->meta.max_ts;
+                if (top != INT64_MIN && max_ts < top && fr->ndeferred < MAX_DEFERRED) {
+                    if (fr->ndeferred == 0 || max_ts > fr->deferred_max_ts) fr->deferred_max_ts = max_ts;
+                    fr->deferred[fr->ndeferred++] = file;
+                    continue;
+                }
+                if (max_ts > top) top = max_ts;
             }
             kids[n++] = kv_sstfile_iter(file, fill_cache && desc->blockcache, desc->in_memory);
         }
-        if (fr && nofam && nwant > 1) {
-            /* the file with the largest maximum timestamp is read; those
-               below it wait (equal ones are read: a put there may replace
-               one at the same timestamp) */
-            int64_t top = INT64_MIN;
-            for (size_t i = 0; i < nwant; i++)
-                if (!want[i]->broken && want[i]->meta.max_ts > top) top = want[i]->meta.max_ts;
-            fr->deferred_max_ts = INT64_MIN;
-            for (size_t i = 0; i < nwant; i++) {
-                kv_sstfile *file = want[i];
-                if (file->broken || file->meta.max_ts >= top || fr->ndeferred == MAX_DEFERRED) continue;
-                fr->deferred[fr->ndeferred++] = file;
-                if (file->meta.max_ts > fr->deferred_max_ts) fr->deferred_max_ts = file->meta.max_ts;
-                want[i] = NULL;
-            }
-        }
-        for (size_t i = 0; i < nwant; i++)
-            if (want[i]) kids[n++] = kv_sstfile_iter(want[i], fill_cache && desc->blockcache, desc->in_memory);
         it = kv_merge_iter_new(kids, n);
     }
     if (kids && kids != stack_kids) free(kids);
-    if (want && want != stack_want) free(want);
     if (hi && hi != hi_stack) free(hi);
     /* the references no iterator took over (a memstore left out) */
     kv_memstore_unref(src->mem);

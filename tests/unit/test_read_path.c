@@ -552,13 +552,15 @@ static void check_timestamp_skip(void) {
         n = counted_get(s, fe, "a", 3, KV_TIME_MIN, KV_TIME_MAX, false, ts, v, &one);
         CHECK_EQ(n, nvb ? 2u : 1u);
         if (n == 2) CHECK(ts[1] == 90 && v[1] == 'w');
-        /* g@2000 in file 7 (newest) and file 6, whose max (5000) is the
-           largest: file 6 is read first, and g@2000 there is not above
-           file 7's max, where a later put of it replaces it */
+        /* g@2000 in files 6 and 7; file 8 (newest, max 3000) is read,
+           file 7 (max 2000) waits, file 6 (max 5000) is read: g@2000 there
+           is not above file 7's max, where a later put of it replaces it */
         put(s, "r", "g", 2000, "o");
         put(s, "r", "h", 5000, "o");
         CHECK_EQ(kv_flush(s, "t"), KV_OK);
         put(s, "r", "g", 2000, "n");
+        CHECK_EQ(kv_flush(s, "t"), KV_OK);
+        put(s, "r", "k", 3000, "k");
         CHECK_EQ(kv_flush(s, "t"), KV_OK);
         REQUIRE(counted_get(s, fe, "g", 1, KV_TIME_MIN, KV_TIME_MAX, false, ts, v, &one) == 1);
         CHECK(ts[0] == 2000 && v[0] == 'n');
