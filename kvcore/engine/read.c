@@ -1164,7 +1164,7 @@ static kv_status scan_failed(kv_engine_scan *sc, kv_status st) {
 /* Whether sc is a get of one family whose iterator is at the get's row:
    esc() is prefix-free, so a key that starts with esc(row) is of that row
    and needs no decoding to tell. */
-static bool get_at_point(kv_engine_scan *sc) {
+static inline bool get_at_point(kv_engine_scan *sc) {
     if (!sc->point.len || sc->nfams != 1 || sc->opts.reversed) return false;
     kv_iter *it = sc->fams[0].it;
     if (!it->valid(it)) return false;
@@ -1175,11 +1175,13 @@ static bool get_at_point(kv_engine_scan *sc) {
 
 static kv_status start_row(kv_engine_scan *sc, size_t *row_len, bool *want, bool *stop) {
     if (sc->opts.limit && sc->rows_returned >= sc->opts.limit) return KV_END;
-    /* the files a get read first hold nothing of its row: the others may */
-    if (sc->nfams == 1 && sc->fams[0].ndeferred && !get_at_point(sc) &&
-        merge_deferred(sc, &sc->fams[0], true) != KV_OK)
-        return KV_NO_MEMORY;
-    if (get_at_point(sc)) {
+    bool at = get_at_point(sc);
+    if (!at && sc->nfams == 1 && sc->fams[0].ndeferred) {
+        /* the files a get read first hold nothing of its row: the others may */
+        if (merge_deferred(sc, &sc->fams[0], true) != KV_OK) return KV_NO_MEMORY;
+        at = get_at_point(sc);
+    }
+    if (at) {
         /* the row is the get's: its key and bytes are at hand */
         sc->row_key.len = 0;
         sc->bytes.len = 0;
