@@ -50,6 +50,9 @@ static inline bool has_prefix(const uint8_t *key, size_t klen, const uint8_t *pr
     }
 }
 
+/* Sorted files a get may leave out at first (fam_reader.deferred). */
+#define MAX_DEFERRED 4
+
 typedef struct fam_reader {
     kv_family *fam;
     kv_family_desc desc;        /* copy: alter may change the live one */
@@ -68,6 +71,19 @@ typedef struct fam_reader {
        column's first entry (with range_seek, its first below the range's
        end), reading nothing of the columns before it. */
     bool no_family_markers;
+    /* A get of one column (not raw, no filter) leaves out, at first, the
+       sorted files whose every entry is older than the newest of the
+       others (HBase's lazy seek by a file's maximum timestamp): none holds
+       an entry above deferred_max_ts. They are merged in (merge_deferred)
+       unless the column's versions were all found above that: a marker in
+       them masks nothing above its own timestamp, and a put in them comes
+       after those versions. This holds with NEW_VERSION_BEHAVIOR too: the
+       sequence numbers only decide whether a marker masks a put at or
+       below its timestamp. */
+    kv_sstfile *deferred[MAX_DEFERRED];
+    size_t ndeferred;
+    int64_t deferred_max_ts;
+    bool fill_cache;            /* the read's, for the deferred files */
     /* A row returned in parts (batch) stopped inside this family: */
     bool resume;                /* read_family_row goes on where it stopped */
     size_t col;                 /* ncols > 0: 0 reading family markers,
@@ -189,16 +205,23 @@ static bool mem_below(const kv_memstore *m, int64_t range_end) {
    references in src (the file set's goes to *files_out). *range_seek:
    whether no source merged holds a DeleteColumn marker at or above
    range_end (KV_TIME_MAX: no range, false); *no_family_markers: whether
-   none holds a family-level marker. */
+   none holds a family-level marker. With fr (a get of one column that
+   may leave files out, fam_reader.deferred), files of the row that cannot
+   hold an entry at or above fr->matcher.time_min are left out, and so are,
+   for now, the files whose maximum timestamp is below that of a file
+   merged before them (MAX_DEFERRED at most; scan_open merges them at once
+   when a source holds a family marker). */
 static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv_fileset **files_out,
                                 const kv_buf *point_row, const kv_buf *stop_key, const kv_column *cols,
                                 size_t ncols, bool fill_cache, kv_buf *colkey, int64_t range_end,
-                                bool *range_seek, bool *no_family_markers) {
+                                bool *range_seek, bool *no_family_markers, fam_reader *fr) {
     bool below = range_end != KV_TIME_MAX && range_end != KV_TIME_MIN, nofam = true;
     size_t nfiles = src->files ? src->files->n : 0, n = 0;
     kv_iter *stack_kids[STACK_KIDS];
     kv_iter **kids = nfiles + 2 <= STACK_KIDS ? stack_kids : malloc((nfiles + 2) * sizeof *kids);
     kv_iter *it = NULL;
+    /* fr: the largest maximum timestamp of the files merged */
+    int64_t top = INT64_MIN;
     /* a get: the keys of its row are [esc(row), esc(row) with 0x02 last) */
     uint8_t hi_stack[256];
     size_t hi_len = point_row ? point_row->len : 0;
@@ -229,8 +252,24 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
                needed (issue 11 defect 6); healthy files are cheap to keep */
             if (file->broken && stop_key && kv_sstfile_starts_at_or_after(file, stop_key->data, stop_key->len))
                 continue;
+            /* nothing at or above the range's start: no put in it, no
+               marker that applies to it (matcher.c marker_applies) */
+            if (fr && !file->broken && file->meta.max_ts < fr->matcher.time_min) continue;
             below = below && !file->broken && kv_sst_column_deletes_below(file->reader, range_end);
             nofam = nofam && !file->broken && kv_sst_no_family_markers(file->reader);
+            if (fr && !file->broken) {
+                /* newest first, so most often the first file has the
+                   largest maximum: a file below every one merged waits
+                   (one at the same maximum is read: a put there may
+                   replace one at the same timestamp) */
+                int64_t max_ts = file->meta.max_ts;
+                if (top != INT64_MIN && max_ts < top && fr->ndeferred < MAX_DEFERRED) {
+                    if (fr->ndeferred == 0 || max_ts > fr->deferred_max_ts) fr->deferred_max_ts = max_ts;
+                    fr->deferred[fr->ndeferred++] = file;
+                    continue;
+                }
+                if (max_ts > top) top = max_ts;
+            }
             kids[n++] = kv_sstfile_iter(file, fill_cache && desc->blockcache, desc->in_memory);
         }
         it = kv_merge_iter_new(kids, n);
@@ -385,6 +424,35 @@ void kv_engine_scan_pool_free(kv_engine *s) {
     }
 }
 
+/* Merges the files a get left out (fam_reader.deferred) into fr's
+   iterator; with position, the iterator is then put where scan_open put a
+   get of one column (at sc->coltg, or its first entry below the range's
+   end). KV_NO_MEMORY leaves fr's iterator as it was, or NULL. */
+static kv_status merge_deferred(kv_engine_scan *sc, fam_reader *fr, bool position) {
+    kv_iter *kids[1 + MAX_DEFERRED];
+    size_t n = 0;
+    kids[n++] = fr->it;
+    for (size_t i = 0; i < fr->ndeferred; i++) {
+        kv_iter *k = kv_sstfile_iter(fr->deferred[i], fr->fill_cache && fr->desc.blockcache, fr->desc.in_memory);
+        if (!k) {
+            while (--n > 0) kids[n]->destroy(kids[n]);
+            return KV_NO_MEMORY;
+        }
+        kids[n++] = k;
+    }
+    fr->ndeferred = 0;
+    fr->it = kv_merge_iter_new(kids, n);
+    if (!fr->it) return KV_NO_MEMORY;
+    if (position) {
+        kv_buf *ct = &sc->coltg;
+        size_t len = ct->len;
+        if (fr->range_seek && kv_key_append_ts(ct, fr->matcher.time_max - 1)) return KV_NO_MEMORY;
+        fr->it->seek(fr->it, ct->data, ct->len);
+        ct->len = len;
+    }
+    return KV_OK;
+}
+
 /* Opens a scan of table t (catalog_lock held shared by the caller).
    single_row: a get of start_row, which lets bloom filters skip files. */
 static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, const kv_read_options *ropts,
@@ -522,11 +590,17 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
         fam_reader *fr = &sc->fams[i];
         fr->matcher.snapshot = sc->snapshot;
         if (built) {
+            /* a get of one column may leave out files (fam_reader.deferred):
+               not a raw read (it shows every marker), nor one with a filter
+               (it sees versions the matcher does not count) */
+            bool may_defer = point_row && sc->nfams == 1 && fr->ncols == 1 && !o->raw && !o->filter &&
+                             !o->reversed;
+            fr->fill_cache = o->fill_cache;
             /* a raw read shows what lies above the range too */
             fr->it = family_iterator(&srcs[i], &fr->desc, &fr->files, point_row,
                                      has_stop ? &stop_key : NULL, fr->cols, fr->ncols, o->fill_cache,
                                      &sc->colkey, o->raw ? KV_TIME_MAX : fr->matcher.time_max,
-                                     &fr->range_seek, &fr->no_family_markers);
+                                     &fr->range_seek, &fr->no_family_markers, may_defer ? fr : NULL);
             built = fr->it != NULL;
         } else {
             kv_memstore_unref(srcs[i].mem);
@@ -576,7 +650,10 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             ct->len = len;
             sc->have_coltg = true;
         } else {
-            for (size_t i = 0; i < sc->nfams; i++) sc->fams[i].it->seek(sc->fams[i].it, tg->data, tg->len);
+            for (size_t i = 0; i < sc->nfams; i++) {
+                if (sc->fams[i].ndeferred && merge_deferred(sc, &sc->fams[i], false) != KV_OK) goto nomem;
+                sc->fams[i].it->seek(sc->fams[i].it, tg->data, tg->len);
+            }
         }
     } else {
         /* The first row is the largest <= start_row (and within prefix). */
@@ -945,9 +1022,31 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
            when it is at one of the column's entries that is the column's
            first: no seek (a get of the row's first column seeks once).
            With range_seek, to the first entry below the range's end. */
+        /* a row in parts reads every file from the start */
+        if (fr->ndeferred && sc->batch && (st = merge_deferred(sc, fr, true)) != KV_OK) return st;
+        size_t ncells = sc->ncells, nbytes = sc->bytes.len;
         if (!mid) seek_column(fr, tg);
         sc->col_finished = false;
         st = read_entries(sc, fi, tg->data, tg->len, true, mid, &done);
+        if (st == KV_OK && fr->ndeferred) {
+            /* Its versions all above every file left out: those can add
+               nothing (strictly above: a put at the same timestamp in one
+               of them may replace one found). Else the column is read
+               again with them. */
+            const kv_matcher *m = &fr->matcher;
+            bool enough = m->versions >= m->max_versions && sc->ncells > ncells &&
+                          sc->refs[sc->ncells - 1].ts > fr->deferred_max_ts;
+            if (enough) {
+                fr->ndeferred = 0;
+            } else {
+                sc->ncells = ncells;
+                sc->bytes.len = nbytes;
+                kv_matcher_start_row(&fr->matcher);
+                if ((st = merge_deferred(sc, fr, true)) != KV_OK) return st;
+                sc->col_finished = false;
+                st = read_entries(sc, fi, tg->data, tg->len, true, false, &done);
+            }
+        }
         if (st == KV_OK && sc->paused) {
             /* the next part starts in this column, or at the next one
                when the column ended with the part (the iterator is still
@@ -1065,7 +1164,7 @@ static kv_status scan_failed(kv_engine_scan *sc, kv_status st) {
 /* Whether sc is a get of one family whose iterator is at the get's row:
    esc() is prefix-free, so a key that starts with esc(row) is of that row
    and needs no decoding to tell. */
-static bool get_at_point(kv_engine_scan *sc) {
+static inline bool get_at_point(kv_engine_scan *sc) {
     if (!sc->point.len || sc->nfams != 1 || sc->opts.reversed) return false;
     kv_iter *it = sc->fams[0].it;
     if (!it->valid(it)) return false;
@@ -1076,7 +1175,13 @@ static bool get_at_point(kv_engine_scan *sc) {
 
 static kv_status start_row(kv_engine_scan *sc, size_t *row_len, bool *want, bool *stop) {
     if (sc->opts.limit && sc->rows_returned >= sc->opts.limit) return KV_END;
-    if (get_at_point(sc)) {
+    bool at = get_at_point(sc);
+    if (!at && sc->nfams == 1 && sc->fams[0].ndeferred) {
+        /* the files a get read first hold nothing of its row: the others may */
+        if (merge_deferred(sc, &sc->fams[0], true) != KV_OK) return KV_NO_MEMORY;
+        at = get_at_point(sc);
+    }
+    if (at) {
         /* the row is the get's: its key and bytes are at hand */
         sc->row_key.len = 0;
         sc->bytes.len = 0;

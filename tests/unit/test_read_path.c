@@ -8,6 +8,7 @@
  * Through kvcore.h only.
  */
 #include "kvcore.h"
+#include "util/env.h"   /* a test env counts the reads of sorted files */
 #include "testutil.h"
 
 #include <inttypes.h>
@@ -15,21 +16,28 @@
 #define VERSIONS 40
 #define COLUMNS 12
 
-static kv_store *open_store(const char *dir) {
+/* A new store at dir (local settings lo, NULL: defaults) with table t of
+   family f. */
+static kv_store *open_table(const char *dir, const kv_local_options *lo, const kv_family_desc *f) {
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     o.create_if_missing = true;
+    o.local = lo;
     char msg[300];
     kv_store *s = NULL;
     if (kv_store_open(&s, dir, &o, msg, sizeof msg) != KV_OK) {
         fprintf(stderr, "open %s: %s\n", dir, msg);
         exit(1);
     }
+    if (kv_table_create(s, "t", f, 1) != KV_OK) exit(1);
+    return s;
+}
+
+static kv_store *open_store(const char *dir) {
     kv_family_desc f = KV_FAMILY_DESC_INIT;
     snprintf(f.name, sizeof f.name, "cf");
     f.versions = VERSIONS;
     f.blocksize = 1024; /* many blocks: seeks cross them */
-    if (kv_table_create(s, "t", &f, 1) != KV_OK) exit(1);
-    return s;
+    return open_table(dir, NULL, &f);
 }
 
 static void put(kv_store *s, const char *row, const char *q, int64_t ts, const char *v) {
@@ -426,11 +434,149 @@ static void check_versions_one_row_get(void) {
     free(dir);
 }
 
+/* A get of one column reads the sorted file with the newest timestamps
+   first and leaves out the files whose timestamps all lie below the
+   versions it found (HBase's lazy seek): counted by the env's reads, with
+   no block cache. It still reads them when they may matter: a version
+   found at a timestamp equal to another file's newest (a later put there
+   replaces it), too few versions, a marker in an older file, NEW_VERSION_
+   BEHAVIOR, a time range, a raw read. */
+static kv_store *open_counted(const char *dir, kv_fault_env *fe, bool nvb) {
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+    lo.env = kv_fault_env_env(fe);
+    lo.block_cache_size = 0;
+    lo.compaction = KV_COMPACTION_MANUAL;
+    kv_family_desc f = KV_FAMILY_DESC_INIT;
+    snprintf(f.name, sizeof f.name, "cf");
+    f.versions = 3;
+    f.new_version_behavior = nvb;
+    return open_table(dir, &lo, &f);
+}
+
+/* The cells of a get of cf:q (VERSIONS versions, time range [min, max),
+   raw or not), their timestamps and values' first letters in ts[] and
+   v[]; *reads: the env's reads it made. */
+static size_t counted_get(kv_store *s, kv_fault_env *fe, const char *q, int32_t versions, int64_t min,
+                          int64_t max, bool raw, int64_t ts[4], char v[4], uint64_t *reads) {
+    kv_column col = {"cf", q, strlen(q)};
+    kv_read_options ro = KV_READ_OPTIONS_INIT;
+    ro.columns = &col;
+    ro.ncolumns = 1;
+    ro.max_versions = versions;
+    ro.time_min = min;
+    ro.time_max = max;
+    ro.raw = raw;
+    uint64_t before = kv_fault_env_calls(fe, "read_at");
+    kv_result *r = NULL;
+    REQUIRE(kv_get(&r, s, "t", "r", 1, &ro) == KV_OK);
+    *reads = kv_fault_env_calls(fe, "read_at") - before;
+    size_t n = r->ncells;
+    for (size_t i = 0; i < n && i < 4; i++) {
+        ts[i] = r->cells[i].timestamp;
+        v[i] = r->cells[i].value_len ? ((const char *)r->cells[i].value)[0] : (char)r->cells[i].type;
+    }
+    kv_result_free(r);
+    return n;
+}
+
+static void check_timestamp_skip(void) {
+    for (int nvb = 0; nvb < 2; nvb++) {
+        char *dir = test_tmpdir("readpath-tsskip");
+        kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
+        REQUIRE(fe != NULL);
+        kv_store *s = open_counted(dir, fe, nvb);
+        /* file 1 (oldest): a@100, and a DeleteColumn of b at 150 over b@120;
+           c@50; file 2: a@200, b@250, c@60, e@300 "old";
+           file 3 (newest): c@1000 (its max), e@300 "new" */
+        put(s, "r", "a", 100, "x");
+        put(s, "r", "b", 120, "x");
+        put(s, "r", "c", 50, "x");
+        delete_column(s, "r", "b", 150);
+        CHECK_EQ(kv_flush(s, "t"), KV_OK);
+        put(s, "r", "a", 200, "y");
+        put(s, "r", "b", 250, "y");
+        put(s, "r", "c", 60, "y");
+        put(s, "r", "e", 300, "o");
+        CHECK_EQ(kv_flush(s, "t"), KV_OK);
+        put(s, "r", "e", 300, "n");
+        put(s, "r", "c", 1000, "z");
+        CHECK_EQ(kv_flush(s, "t"), KV_OK);
+        int64_t ts[4];
+        char v[4];
+        uint64_t one, all;
+        size_t n;
+        /* c: its newest version in file 3, above the others' max (300):
+           they are not read; VERSIONS 3 reads them */
+        REQUIRE(counted_get(s, fe, "c", 3, KV_TIME_MIN, KV_TIME_MAX, false, ts, v, &all) == 3);
+        CHECK(ts[0] == 1000 && ts[1] == 60 && ts[2] == 50);
+        REQUIRE(counted_get(s, fe, "c", 1, KV_TIME_MIN, KV_TIME_MAX, false, ts, v, &one) == 1);
+        CHECK(ts[0] == 1000 && v[0] == 'z');
+        if (one >= all)
+            fprintf(stderr, "a get of the newest version read %" PRIu64 " times, of two %" PRIu64 "\n",
+                    one, all);
+        CHECK(one < all);
+        /* a: in files 1 and 2, not 3 */
+        REQUIRE(counted_get(s, fe, "a", 2, KV_TIME_MIN, KV_TIME_MAX, false, ts, v, &all) == 2);
+        CHECK(ts[0] == 200 && ts[1] == 100);
+        REQUIRE(counted_get(s, fe, "a", 1, KV_TIME_MIN, KV_TIME_MAX, false, ts, v, &one) == 1);
+        CHECK(ts[0] == 200 && v[0] == 'y');
+        /* b: the marker in file 1 masks b@120, not b@250 */
+        REQUIRE(counted_get(s, fe, "b", 1, KV_TIME_MIN, KV_TIME_MAX, false, ts, v, &one) == 1);
+        CHECK(ts[0] == 250);
+        CHECK_EQ(counted_get(s, fe, "b", 3, KV_TIME_MIN, KV_TIME_MAX, false, ts, v, &one), 1);
+        /* e@300 in files 2 and 3: the later put wins whichever is read first */
+        REQUIRE(counted_get(s, fe, "e", 1, KV_TIME_MIN, KV_TIME_MAX, false, ts, v, &one) == 1);
+        CHECK(ts[0] == 300 && v[0] == 'n');
+        /* time ranges: below file 2, and above file 1 (not read at all) */
+        REQUIRE(counted_get(s, fe, "a", 3, 0, 150, false, ts, v, &one) == 1);
+        CHECK(ts[0] == 100);
+        REQUIRE(counted_get(s, fe, "a", 3, 160, 2000, false, ts, v, &one) == 1);
+        CHECK(ts[0] == 200);
+        /* raw: the marker and the masked put are shown */
+        n = counted_get(s, fe, "b", 3, KV_TIME_MIN, KV_TIME_MAX, true, ts, v, &one);
+        CHECK(n >= 2 && ts[0] == 250 && ts[1] == 150);
+        /* a newer file whose max is below: a DeleteColumn of a at 50 (file
+           4) neither masks a@200 nor, NVB or not, a@100 (at 100 > 50) */
+        delete_column(s, "r", "a", 50);
+        CHECK_EQ(kv_flush(s, "t"), KV_OK);
+        CHECK_EQ(counted_get(s, fe, "a", 3, KV_TIME_MIN, KV_TIME_MAX, false, ts, v, &one), 2);
+        /* file 5: a DeleteColumn of a at 100 masks a@100 only without
+           NEW_VERSION_BEHAVIOR... written after it, it masks it either way */
+        delete_column(s, "r", "a", 100);
+        CHECK_EQ(kv_flush(s, "t"), KV_OK);
+        REQUIRE(counted_get(s, fe, "a", 3, KV_TIME_MIN, KV_TIME_MAX, false, ts, v, &one) == 1);
+        CHECK(ts[0] == 200);
+        /* under NVB a put written after a marker at its timestamp shows */
+        put(s, "r", "a", 90, "w");
+        CHECK_EQ(kv_flush(s, "t"), KV_OK);
+        n = counted_get(s, fe, "a", 3, KV_TIME_MIN, KV_TIME_MAX, false, ts, v, &one);
+        CHECK_EQ(n, nvb ? 2u : 1u);
+        if (n == 2) CHECK(ts[1] == 90 && v[1] == 'w');
+        /* g@2000 in files 6 and 7; file 8 (newest, max 3000) is read,
+           file 7 (max 2000) waits, file 6 (max 5000) is read: g@2000 there
+           is not above file 7's max, where a later put of it replaces it */
+        put(s, "r", "g", 2000, "o");
+        put(s, "r", "h", 5000, "o");
+        CHECK_EQ(kv_flush(s, "t"), KV_OK);
+        put(s, "r", "g", 2000, "n");
+        CHECK_EQ(kv_flush(s, "t"), KV_OK);
+        put(s, "r", "k", 3000, "k");
+        CHECK_EQ(kv_flush(s, "t"), KV_OK);
+        REQUIRE(counted_get(s, fe, "g", 1, KV_TIME_MIN, KV_TIME_MAX, false, ts, v, &one) == 1);
+        CHECK(ts[0] == 2000 && v[0] == 'n');
+        CHECK_EQ(kv_store_close(s), KV_OK);
+        kv_fault_env_free(fe);
+        test_rmtree(dir);
+        free(dir);
+    }
+}
+
 int main(void) {
     check_scan_across_flush();
     check_range_seek();
     check_column_seek();
     check_versions_one_row_get();
+    check_timestamp_skip();
     for (int mode = 0; mode < 3; mode++) {
         char *dir = test_tmpdir("readpath");
         kv_store *s = open_store(dir);
