@@ -189,10 +189,13 @@ teardown() {
     sleep 2.5
     run stat -c %s "$C/q"
     [ "$status" -ne 0 ]
-    # Without a TTL the cell (still in the store) shows again, and stays.
+    # Without a TTL the cell (still in the store) shows again, and stays:
+    # where the store keeps expired cells until a compaction.
     printf "{NAME => 'cf', TTL => 'FOREVER'}\n" > "$T/.schema"
-    [ "$(cat "$C/q")" = v ]
-    [ "$(stat -c %s "$C/q")" -eq 2 ]
+    if backend_has expired_cells_kept; then
+        [ "$(cat "$C/q")" = v ]
+        [ "$(stat -c %s "$C/q")" -eq 2 ]
+    fi
     # A table dropped and made anew under the same name has new families:
     # g is gone with the old table.
     printf "{NAME => 'cf', TTL => '2'}\n{NAME => 'g'}\n" > "$T/.schema"

@@ -30,13 +30,17 @@ backend_store() {
 #                     (max(previous + 1, now) by the client's clock)
 #   store_stats       kv_store_stat's figures (cellsh status, df on a mount)
 #   negative_timestamps  timestamps before 1970
+#   expired_cells_kept  a cell past its TTL stays in the store until a
+#                     compaction, so removing the TTL shows it again
+#                     (Bigtable's garbage collection deletes it on a timer
+#                     of its own, the emulator's within seconds)
 backend_lacks() {
     case "$CELLFS_BACKEND" in
         bigtable)
             echo "delete_markers delete_family_version raw_scans namespaces flush compact" \
                  "snapshot_scans keep_deleted_cells min_versions new_version_behavior" \
                  "disable_tables exclusive local_store storage_settings timestamp_rules" \
-                 "store_stats negative_timestamps table_attributes" \
+                 "store_stats negative_timestamps table_attributes expired_cells_kept" \
                  "$([ -n "${BIGTABLE_EMULATOR_HOST:-}" ] && echo reversed_scans)" ;;
         *) echo "" ;;
     esac
