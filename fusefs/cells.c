@@ -210,14 +210,13 @@ static int64_t ts_after(int64_t t)
     return t < INT64_MAX - 1 ? t + 1 : t;
 }
 
-/* Whether a marker of the raw read @p r (cells of @p p's column and
-   family) hides a put at @p ts of the column. */
-static bool raw_hides(const kv_result *r, const fs_path *p, int64_t ts)
+bool fs_raw_hides(const kv_result *r, const char *family, const uint8_t *q, size_t qlen,
+                  int64_t ts)
 {
     for (size_t i = 0; i < r->ncells; i++) {
         const kv_cell *c = &r->cells[i];
-        if (strcmp(c->family, p->family) != 0) continue;
-        bool col = same_qual(c, p->qual, p->qual_len);
+        if (strcmp(c->family, family) != 0) continue;
+        bool col = same_qual(c, q, qlen);
         switch (c->type) {
         case KV_TYPE_DELETE_FAMILY:
             if (c->timestamp >= ts) return true;
@@ -235,6 +234,12 @@ static bool raw_hides(const kv_result *r, const fs_path *p, int64_t ts)
         }
     }
     return false;
+}
+
+/* fs_raw_hides for @p p's column. */
+static bool raw_hides(const kv_result *r, const fs_path *p, int64_t ts)
+{
+    return fs_raw_hides(r, p->family, p->qual, p->qual_len, ts);
 }
 
 bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts)

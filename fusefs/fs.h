@@ -153,6 +153,12 @@ int fs_cell_versions(cellfs *fs, const fs_path *p, int64_t **ts, size_t *n);
  *  delete marker already in the store (HBase: deletes mask puts; never in
  *  a family with NEW_VERSION_BEHAVIOR, where they mask only earlier ones). */
 bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts);
+/** Whether a delete marker among the cells of the raw read @p r hides a
+    put at @p ts of column @p family : @p q (HBase's rule without
+    NEW_VERSION_BEHAVIOR: a family or column marker at or after ts, a
+    version marker at exactly ts). */
+bool fs_raw_hides(const kv_result *r, const char *family, const uint8_t *q, size_t qlen,
+                  int64_t ts);
 /**
  * One raw read of the column @p p names at times at or after @p from
  * (every version the store holds there, delete markers of the column and

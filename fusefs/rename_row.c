@@ -64,23 +64,7 @@ static bool nvb(const move *m, const char *family)
    column (HBase: deletes mask puts; not with NEW_VERSION_BEHAVIOR). */
 static bool masked(const move *m, const char *fam, const uint8_t *q, size_t qlen, int64_t ts)
 {
-    if (!m->raw || !m->dst || nvb(m, fam)) return false;
-    for (size_t i = 0; i < m->dst->ncells; i++) {
-        const kv_cell *c = &m->dst->cells[i];
-        if (strcmp(c->family, fam) != 0) continue;
-        switch (c->type) {
-        case KV_TYPE_DELETE_FAMILY: if (c->timestamp >= ts) return true; break;
-        case KV_TYPE_DELETE_FAMILY_VERSION: if (c->timestamp == ts) return true; break;
-        case KV_TYPE_DELETE_COLUMN:
-            if (same_qual(c, q, qlen) && c->timestamp >= ts) return true;
-            break;
-        case KV_TYPE_DELETE:
-            if (same_qual(c, q, qlen) && c->timestamp == ts) return true;
-            break;
-        case KV_TYPE_PUT: break;
-        }
-    }
-    return false;
+    return m->raw && m->dst && !nvb(m, fam) && fs_raw_hides(m->dst, fam, q, qlen, ts);
 }
 
 /* Whether one of the moved versions lands at @p ts (cell moves). */
