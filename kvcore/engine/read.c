@@ -19,6 +19,7 @@
 #include "table/iter.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,33 +105,17 @@ typedef struct cell_ref {       /* a cell while its bytes may still move */
 struct kv_engine_scan {
     kv_engine *store;
     kv_read_options opts;
-    kv_buf bounds;              /* owned copies of start/stop/prefix */
     uint64_t snapshot;
     int64_t now;                /* the clock, read for a family with a TTL */
     size_t nfams;
-    fam_reader *fams;
     kv_filter_run *filter;
     uint64_t rows_returned;
     bool finished;
     kv_status error;
-    kv_buf row_key;             /* esc(row) of the current row */
-    kv_buf upper;               /* reversed: next rows are below this key */
     bool have_upper;
-    kv_buf target;
-    kv_buf colkey;              /* the column being read */
-    kv_buf scratch;
-    kv_buf bytes;               /* row, qualifiers, values of the result */
-    cell_ref *refs;
-    kv_cell *cells;
-    size_t ncells, cap;
+    size_t ncells;
     kv_result result;
-    size_t fams_cap;            /* room in fams (kept when pooled) */
     kv_filter_hints hints;      /* what the filter drops anyway (not raw) */
-    kv_buf point;               /* a get: esc(row), for the bloom filters */
-    kv_buf skip;                /* the key skip_prefix seeks to */
-    /* A get of one column of one family without family markers: the
-       column's prefix esc(row) 0x01 esc(q), built once by scan_open. */
-    kv_buf coltg;
     bool have_coltg;
     size_t col_prefix_len;      /* read_entries: colkey's length */
     /* Rows in parts of at most batch cells (0: whole rows): */
@@ -141,6 +126,32 @@ struct kv_engine_scan {
     size_t row_fam;             /* the family it stopped in */
     size_t row_len;             /* the row's unescaped length */
     bool row_started;           /* a part of this row was returned */
+
+    /* ---- kept by scan_reset for the next scan (buffers emptied) ---- */
+    kv_buf bounds;              /* owned copies of start/stop/prefix */
+    kv_buf row_key;             /* esc(row) of the current row */
+    kv_buf upper;               /* reversed: next rows are below this key */
+    kv_buf target;
+    kv_buf colkey;              /* the column being read */
+    kv_buf scratch;
+    kv_buf bytes;               /* row, qualifiers, values of the result */
+    kv_buf point;               /* a get: esc(row), for the bloom filters */
+    kv_buf skip;                /* the key skip_prefix seeks to */
+    /* A get of one column of one family without family markers: the
+       column's prefix esc(row) 0x01 esc(q), built once by scan_open. */
+    kv_buf coltg;
+    cell_ref *refs;
+    kv_cell *cells;
+    size_t cap;                 /* room in refs and cells */
+    fam_reader *fams;
+    size_t fams_cap;            /* room in fams */
+    /* The table the last scan opened through this (pooled) scan read,
+       and the name it was asked by (NUL-terminated): while the engine's
+       catalog_gen is still ctx_gen, the same name is the same table and
+       the catalog is not searched again (catalog_lock held shared). */
+    kv_table *ctx_table;
+    uint64_t ctx_gen;
+    kv_buf ctx_name;
 };
 
 /* Buffers above this stay out of the pool: a scan of one huge row must not
@@ -318,51 +329,27 @@ static bool selected(const kv_read_options *o, kv_family *const *colfam, const k
     return false;
 }
 
-/* The buffers a pooled scan keeps, emptied (a large one is freed). */
-static kv_buf keep_buf(kv_buf *b) {
-    if (b->cap > POOL_KEEP_BYTES) {
-        kv_buf_free(b);
-        return (kv_buf){0};
-    }
-    return (kv_buf){b->data, 0, b->cap};
+/* Empties a buffer a pooled scan keeps (a large one is freed). */
+static void keep_buf(kv_buf *b) {
+    if (b->cap > POOL_KEEP_BYTES) kv_buf_free(b);
+    b->len = 0;
 }
 
-/* Empties a closed scan for reuse, keeping its buffers and arrays. */
+/* Empties a closed scan for reuse, keeping its buffers, arrays and cached
+   table: only the fields before them are cleared (a copy or a clearing of
+   the whole scan costs more). */
 static void scan_reset(kv_engine_scan *sc) {
-    /* only what is kept is saved (a copy of the whole scan costs more) */
-    kv_buf bounds = keep_buf(&sc->bounds), row_key = keep_buf(&sc->row_key),
-           upper = keep_buf(&sc->upper), target = keep_buf(&sc->target),
-           colkey = keep_buf(&sc->colkey), scratch = keep_buf(&sc->scratch),
-           bytes = keep_buf(&sc->bytes), point = keep_buf(&sc->point), skip = keep_buf(&sc->skip),
-           coltg = keep_buf(&sc->coltg);
-    cell_ref *refs = sc->refs;
-    kv_cell *cells = sc->cells;
-    size_t cap = sc->cap;
-    if (cap > POOL_KEEP_CELLS) {
-        free(refs);
-        free(cells);
-        refs = NULL;
-        cells = NULL;
-        cap = 0;
+    kv_buf *kept[] = {&sc->bounds, &sc->row_key, &sc->upper, &sc->target, &sc->colkey,
+                      &sc->scratch, &sc->bytes, &sc->point, &sc->skip, &sc->coltg};
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) keep_buf(kept[i]);
+    if (sc->cap > POOL_KEEP_CELLS) {
+        free(sc->refs);
+        free(sc->cells);
+        sc->refs = NULL;
+        sc->cells = NULL;
+        sc->cap = 0;
     }
-    fam_reader *fams = sc->fams;
-    size_t fams_cap = sc->fams_cap;
-    memset(sc, 0, sizeof *sc);
-    sc->bounds = bounds;
-    sc->row_key = row_key;
-    sc->upper = upper;
-    sc->target = target;
-    sc->colkey = colkey;
-    sc->scratch = scratch;
-    sc->bytes = bytes;
-    sc->point = point;
-    sc->skip = skip;
-    sc->coltg = coltg;
-    sc->refs = refs;
-    sc->cells = cells;
-    sc->cap = cap;
-    sc->fams = fams;
-    sc->fams_cap = fams_cap;
+    memset(sc, 0, offsetof(kv_engine_scan, bounds));
 }
 
 /* A scan from the engine's pool, or a new one; NULL on out-of-memory. */
@@ -397,6 +384,7 @@ static void scan_free(kv_engine_scan *sc) {
     kv_buf_free(&sc->point);
     kv_buf_free(&sc->skip);
     kv_buf_free(&sc->coltg);
+    kv_buf_free(&sc->ctx_name);
     free(sc->refs);
     free(sc->cells);
     free(sc);
@@ -453,13 +441,13 @@ static kv_status merge_deferred(kv_engine_scan *sc, fam_reader *fr, bool positio
     return KV_OK;
 }
 
-/* Opens a scan of table t (catalog_lock held shared by the caller).
-   single_row: a get of start_row, which lets bloom filters skip files. */
-static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, const kv_read_options *ropts,
-                           bool single_row) {
-    kv_read_options defaults = KV_READ_OPTIONS_INIT;
+/* Opens sc (from scan_get, store set) as a scan of table t (catalog_lock
+   held shared by the caller). single_row: a get of start_row, which lets
+   bloom filters skip files. On failure the caller closes sc. */
+static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_options *ropts, bool single_row) {
+    static const kv_read_options defaults = KV_READ_OPTIONS_INIT;
     const kv_read_options *o = ropts ? ropts : &defaults;
-    *out = NULL;
+    kv_engine *s = sc->store;
     /* each column's family, looked up once by name (a few columns) */
     kv_family *colfam_stack[STACK_FAMS];
     kv_family **colfam = o->columns && o->ncolumns <= STACK_FAMS ? colfam_stack : NULL;
@@ -475,9 +463,6 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
         }
     if (o->time_min > o->time_max) return kv_fail(s, KV_INVALID, "time range [%lld, %lld) is empty",
                                                   (long long)o->time_min, (long long)o->time_max);
-    kv_engine_scan *sc = scan_get(s);
-    if (!sc) return KV_NO_MEMORY;
-    sc->store = s;
     sc->opts = *o;
     const kv_buf *point_row = NULL;
     if (single_row) {
@@ -684,10 +669,8 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             kv_buf_free(&succ);
         }
     }
-    *out = sc;
     return KV_OK;
 nomem:
-    kv_engine_scan_close(sc);
     return KV_NO_MEMORY;
 }
 
@@ -1303,30 +1286,64 @@ kv_status kv_engine_scan_set_batch(kv_engine_scan *sc, size_t max_cells) {
 
 /* ---- entry points ---- */
 
-static kv_status resolve_for_read(kv_engine *s, const char *table, kv_table **out) {
-    kv_table *t = kv_catalog_find(s, table);
+/* sc's table: the one it cached when the name and the catalog are the
+   same (catalog_lock held shared), else looked up and cached. */
+static kv_status resolve_for_read(kv_engine *s, kv_engine_scan *sc, const char *table, kv_table **out) {
+    kv_table *t = sc->ctx_table;
+    if (!t || sc->ctx_gen != s->catalog_gen || !table || strcmp(table, (const char *)sc->ctx_name.data) != 0) {
+        t = kv_catalog_find(s, table);
+        sc->ctx_table = NULL;
+        sc->ctx_name.len = 0;
+        if (t && kv_buf_append(&sc->ctx_name, table, strlen(table) + 1) == 0) {
+            sc->ctx_table = t;
+            sc->ctx_gen = s->catalog_gen;
+        }
+    }
     if (!t) return kv_fail(s, KV_NOT_FOUND, "table '%s' does not exist", table ? table : "(null)");
     if (!t->enabled) return kv_fail(s, KV_DISABLED, "table '%s' is disabled", table);
     *out = t;
     return KV_OK;
 }
 
+/* A scan from the pool (or new) with its store set, or NULL. */
+static kv_engine_scan *scan_start(kv_engine *s) {
+    kv_engine_scan *sc = scan_get(s);
+    if (sc) sc->store = s;
+    return sc;
+}
+
 /* Opens a scan of t (catalog_lock held); single_row: a get of start_row,
    which lets the bloom filters skip files. */
 static kv_status scan_open_table(kv_engine_scan **out, kv_engine *s, kv_table *t,
                                  const kv_read_options *o, bool single_row) {
-    return scan_open(out, s, t, o, single_row);
+    *out = NULL;
+    kv_engine_scan *sc = scan_start(s);
+    if (!sc) return KV_NO_MEMORY;
+    kv_status st = scan_open(sc, t, o, single_row);
+    if (st != KV_OK) {
+        kv_engine_scan_close(sc);
+        return st;
+    }
+    *out = sc;
+    return KV_OK;
 }
 
 kv_status kv_engine_scan_open(kv_engine *s, const char *table, const kv_read_options *ro,
                               bool single_row, kv_engine_scan **out) {
     *out = NULL;
+    kv_engine_scan *sc = scan_start(s);
+    if (!sc) return KV_NO_MEMORY;
     pthread_rwlock_rdlock(&s->catalog_lock);
     kv_table *t = NULL;
-    kv_status st = resolve_for_read(s, table, &t);
-    if (st == KV_OK) st = scan_open_table(out, s, t, ro, single_row);
+    kv_status st = resolve_for_read(s, sc, table, &t);
+    if (st == KV_OK) st = scan_open(sc, t, ro, single_row);
     pthread_rwlock_unlock(&s->catalog_lock);
-    return st;
+    if (st != KV_OK) {
+        kv_engine_scan_close(sc);
+        return st;
+    }
+    *out = sc;
+    return KV_OK;
 }
 
 kv_status kv_read_newest(kv_engine *s, kv_table *t, const void *row, size_t row_len,
