@@ -51,6 +51,15 @@ static inline bool has_prefix(const uint8_t *key, size_t klen, const uint8_t *pr
     }
 }
 
+/* kv_buf_append without a call when b has room (a pooled scan's buffers
+   most often have). */
+static inline int buf_add(kv_buf *b, const void *p, size_t n) {
+    if (n > b->cap - b->len) return kv_buf_append(b, p, n);
+    if (n) memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
 /* Sorted files a get may leave out at first (fam_reader.deferred). */
 #define MAX_DEFERRED 4
 
@@ -192,7 +201,7 @@ static bool file_may_hold(const kv_sstfile *file, const kv_family_desc *desc, co
         /* c == ncols: family markers, stored under the empty qualifier */
         uint8_t kind = c < ncols ? KV_KIND_COLUMN : KV_KIND_FAMILY_MARKER;
         colkey->len = 0;
-        if (kv_buf_append(colkey, row, point_row->len) || kv_buf_append(colkey, &kind, 1) ||
+        if (buf_add(colkey, row, point_row->len) || buf_add(colkey, &kind, 1) ||
             kv_key_encode_row(colkey, c < ncols ? cols[c].qualifier : "", c < ncols ? cols[c].qualifier_len : 0))
             return true;
         if (kv_sst_may_contain_column(file->reader, colkey->data, colkey->len)) return true;
@@ -306,7 +315,7 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
 static int bounds_copy(kv_buf *b, const void *p, size_t n, const void **out) {
     if (!p) return 0;
     size_t off = b->len;
-    if (kv_buf_append(b, p, n) != 0) return -1;
+    if (buf_add(b, p, n) != 0) return -1;
     *out = (const void *)(uintptr_t)off; /* fixed up once b stops growing */
     return 0;
 }
@@ -609,7 +618,7 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
         }
         /* a get's row is escaped already (the bloom filters' point key) */
         if (lo && lo == sc->opts.start_row && point_row) {
-            if (kv_buf_append(tg, point_row->data, point_row->len)) goto nomem;
+            if (buf_add(tg, point_row->data, point_row->len)) goto nomem;
         } else if (lo && kv_key_encode_row(tg, lo, lolen) != 0) {
             goto nomem;
         }
@@ -626,7 +635,7 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
             uint8_t kind = KV_KIND_COLUMN;
             kv_buf *ct = &sc->coltg;
             ct->len = 0;
-            if (kv_buf_append(ct, point_row->data, point_row->len) || kv_buf_append(ct, &kind, 1) ||
+            if (buf_add(ct, point_row->data, point_row->len) || buf_add(ct, &kind, 1) ||
                 kv_key_encode_row(ct, f0->cols[0].qualifier, f0->cols[0].qualifier_len))
                 goto nomem;
             size_t len = ct->len;
@@ -652,7 +661,7 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
         if (sc->opts.row_prefix) {
             /* successor of the prefix: first string above every string with it */
             kv_buf succ = {0};
-            if (kv_buf_append(&succ, sc->opts.row_prefix, sc->opts.row_prefix_len)) goto nomem;
+            if (buf_add(&succ, sc->opts.row_prefix, sc->opts.row_prefix_len)) goto nomem;
             while (succ.len > 0 && succ.data[succ.len - 1] == 0xFF) succ.len--;
             if (succ.len > 0) {
                 succ.data[succ.len - 1]++;
@@ -661,7 +670,7 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
                 enc.len -= 2;
                 if (!sc->have_upper || kv_key_compare(enc.data, enc.len, sc->upper.data, sc->upper.len) < 0) {
                     sc->upper.len = 0;
-                    kv_buf_append(&sc->upper, enc.data, enc.len);
+                    buf_add(&sc->upper, enc.data, enc.len);
                     sc->have_upper = true;
                 }
                 kv_buf_free(&enc);
@@ -800,7 +809,7 @@ static void skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_
     }
     kv_buf *tg = &sc->skip;
     tg->len = 0;
-    if (kv_buf_append(tg, key, len)) {
+    if (buf_add(tg, key, len)) {
         it->next(it); /* out of memory: step on instead */
         return;
     }
@@ -874,7 +883,7 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
                              !has_prefix(key, klen, colkey->data, col_prefix_len))) {
             other_column = false;
             colkey->len = 0;
-            if (kv_buf_append(colkey, key, kp.column_prefix_len)) return KV_NO_MEMORY;
+            if (buf_add(colkey, key, kp.column_prefix_len)) return KV_NO_MEMORY;
             col_prefix_len = kp.column_prefix_len;
             if (kp.kind == KV_KIND_COLUMN) kv_matcher_start_column(m);
         }
@@ -980,7 +989,7 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
         /* Family-level markers lead the row and apply to every column. */
         tg->len = 0;
         uint8_t kind = KV_KIND_FAMILY_MARKER;
-        if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &kind, 1))
+        if (buf_add(tg, sc->row_key.data, sc->row_key.len) || buf_add(tg, &kind, 1))
             return KV_NO_MEMORY;
         st = read_entries(sc, fi, tg->data, tg->len, false, mid, &done);
         if (st == KV_OK && sc->paused) {
@@ -997,7 +1006,7 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
         if (!sc->have_coltg) {
             tg->len = 0;
             uint8_t col = KV_KIND_COLUMN;
-            if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &col, 1) ||
+            if (buf_add(tg, sc->row_key.data, sc->row_key.len) || buf_add(tg, &col, 1) ||
                 kv_key_encode_row(tg, fr->cols[c].qualifier, fr->cols[c].qualifier_len))
                 return KV_NO_MEMORY;
         }
@@ -1050,7 +1059,7 @@ static void skip_family_row(kv_engine_scan *sc, size_t fi) {
     kv_iter *it = sc->fams[fi].it;
     kv_buf *tg = &sc->target;
     tg->len = 0;
-    if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len)) return;
+    if (buf_add(tg, sc->row_key.data, sc->row_key.len)) return;
     tg->data[tg->len - 1] = 0x02;
     it->seek(it, tg->data, tg->len);
 }
@@ -1092,10 +1101,10 @@ static kv_status next_row_key(kv_engine_scan *sc) {
     }
     if (!best) return KV_END;
     sc->row_key.len = 0;
-    if (kv_buf_append(&sc->row_key, best, best_len)) return KV_NO_MEMORY;
+    if (buf_add(&sc->row_key, best, best_len)) return KV_NO_MEMORY;
     if (sc->opts.reversed) {
         sc->upper.len = 0;
-        if (kv_buf_append(&sc->upper, best, best_len)) return KV_NO_MEMORY;
+        if (buf_add(&sc->upper, best, best_len)) return KV_NO_MEMORY;
         sc->have_upper = true;
         for (size_t i = 0; i < sc->nfams; i++)
             sc->fams[i].it->seek(sc->fams[i].it, sc->row_key.data, sc->row_key.len);
@@ -1169,8 +1178,8 @@ static kv_status start_row(kv_engine_scan *sc, size_t *row_len, bool *want, bool
         sc->row_key.len = 0;
         sc->bytes.len = 0;
         sc->ncells = 0;
-        if (kv_buf_append(&sc->row_key, sc->point.data, sc->point.len) ||
-            kv_buf_append(&sc->bytes, sc->opts.start_row, sc->opts.start_row_len))
+        if (buf_add(&sc->row_key, sc->point.data, sc->point.len) ||
+            buf_add(&sc->bytes, sc->opts.start_row, sc->opts.start_row_len))
             return KV_NO_MEMORY;
         *row_len = sc->opts.start_row_len;
     } else {
@@ -1294,7 +1303,7 @@ static kv_status resolve_for_read(kv_engine *s, kv_engine_scan *sc, const char *
         t = kv_catalog_find(s, table);
         sc->ctx_table = NULL;
         sc->ctx_name.len = 0;
-        if (t && kv_buf_append(&sc->ctx_name, table, strlen(table) + 1) == 0) {
+        if (t && buf_add(&sc->ctx_name, table, strlen(table) + 1) == 0) {
             sc->ctx_table = t;
             sc->ctx_gen = s->catalog_gen;
         }
@@ -1367,7 +1376,7 @@ kv_status kv_read_newest(kv_engine *s, kv_table *t, const void *row, size_t row_
         *ts = r->cells[0].timestamp;
         if (value) {
             value->len = 0;
-            if (kv_buf_append(value, r->cells[0].value, r->cells[0].value_len)) st = KV_NO_MEMORY;
+            if (buf_add(value, r->cells[0].value, r->cells[0].value_len)) st = KV_NO_MEMORY;
         }
     } else if (st == KV_OK || st == KV_END) {
         st = KV_OK;

@@ -191,6 +191,26 @@ static void check_binary_rows(kv_store *s) {
     }
     CHECK_EQ(seen, 7);
     kv_scan_close(sc);
+    /* gets of each row, whole and by a column whose name holds zero bytes
+       (the row and qualifier are escaped for the seek as when written) */
+    static const char zq[] = {'q', '\0', '\0', 'x'};
+    for (size_t i = 0; i < 3; i++)
+        CHECK_EQ(kv_put(s, "t", rows[i], lens[i], "cf", zq, sizeof zq, 1, rows[i], lens[i], NULL), KV_OK);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < 3; i++) {
+            kv_column col = {"cf", zq, sizeof zq};
+            kv_read_options ro = KV_READ_OPTIONS_INIT;
+            ro.columns = pass ? &col : NULL;
+            ro.ncolumns = pass ? 1 : 0;
+            kv_result *g = NULL;
+            REQUIRE(kv_get(&g, s, "t", rows[i], lens[i], &ro) == KV_OK);
+            CHECK_EQ(g->ncells, pass ? 1u : 2u);
+            const kv_cell *c = &g->cells[0];
+            if (g->ncells == 1u)
+                CHECK(c->qualifier_len == sizeof zq && memcmp(c->qualifier, zq, sizeof zq) == 0 &&
+                      c->value_len == lens[i] && memcmp(c->value, rows[i], lens[i]) == 0);
+            kv_result_free(g);
+        }
 }
 
 /* A scan returns memstore values where they lie in the memstore: each row
