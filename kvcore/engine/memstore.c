@@ -683,6 +683,7 @@ typedef struct mem_iter {
     kv_iter it;          /* first member: kv_iter * and mem_iter * convert */
     kv_memstore *m;      /* one reference held */
     const node *cur;     /* NULL when not valid */
+    bool ends;           /* seeks look at the first and last keys first */
 } mem_iter;
 
 static mem_iter *mi(kv_iter *it) { return (mem_iter *)(void *)it; }
@@ -721,7 +722,7 @@ static void mi_seek(kv_iter *it, const uint8_t *target, size_t len) {
     node *n;
     if (len == 0 || !target)
         x->cur = next_of(x->m->head, 0);
-    else if (find_ge_at_ends(x->m, target, len, &n))
+    else if (x->ends && find_ge_at_ends(x->m, target, len, &n))
         x->cur = n;
     else
         x->cur = find_ge(x->m, target, len, NULL);
@@ -807,7 +808,7 @@ static void mi_destroy(kv_iter *it) {
     kv_memstore_unref(m);
 }
 
-kv_iter *kv_memstore_iter_adopt(kv_memstore *m) {
+static kv_iter *adopt(kv_memstore *m, bool ends) {
     if (!m)
         return NULL;
     mem_iter *x = NULL;
@@ -831,7 +832,16 @@ kv_iter *kv_memstore_iter_adopt(kv_memstore *m) {
     };
     x->m = m;
     x->cur = NULL;
+    x->ends = ends;
     return &x->it;
+}
+
+kv_iter *kv_memstore_iter_adopt(kv_memstore *m) {
+    return adopt(m, true);
+}
+
+kv_iter *kv_memstore_iter_adopt_near(kv_memstore *m) {
+    return adopt(m, false);
 }
 
 kv_iter *kv_memstore_iter(kv_memstore *m) {

@@ -68,5 +68,10 @@ kv_iter *kv_memstore_iter(kv_memstore *m);
    new one: a get's two atomic updates fewer). On out-of-memory (NULL) the
    reference is still the caller's. */
 kv_iter *kv_memstore_iter_adopt(kv_memstore *m);
+/* As kv_memstore_iter_adopt, for a caller that found the keys it will
+   seek within m's range (kv_memstore_may_hold, a get): its seeks search
+   at once instead of first comparing the target with m's first and last
+   keys (the same answers, found without those two compares). */
+kv_iter *kv_memstore_iter_adopt_near(kv_memstore *m);
 
 #endif

@@ -255,14 +255,19 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
         if (src->mem && (!point_row || mem_may_hold(src->mem, point_row, hi, hi_len))) {
             below = below && mem_below(src->mem, range_end);
             nofam = nofam && !kv_memstore_has_family_markers(src->mem);
-            /* the iterator takes over the reference */
-            if ((kids[n] = kv_memstore_iter_adopt(src->mem))) src->mem = NULL;
+            /* the iterator takes over the reference (a get's: its row
+               lies within the memstore's keys, mem_may_hold) */
+            if ((kids[n] = point_row ? kv_memstore_iter_adopt_near(src->mem)
+                                     : kv_memstore_iter_adopt(src->mem)))
+                src->mem = NULL;
             n++;
         }
         if (src->imm && (!point_row || mem_may_hold(src->imm, point_row, hi, hi_len))) {
             below = below && mem_below(src->imm, range_end);
             nofam = nofam && !kv_memstore_has_family_markers(src->imm);
-            if ((kids[n] = kv_memstore_iter_adopt(src->imm))) src->imm = NULL;
+            if ((kids[n] = point_row ? kv_memstore_iter_adopt_near(src->imm)
+                                     : kv_memstore_iter_adopt(src->imm)))
+                src->imm = NULL;
             n++;
         }
         for (size_t i = 0; i < nfiles; i++) {
