@@ -149,6 +149,8 @@ struct kv_engine_scan {
     /* A get of one column of one family without family markers: the
        column's prefix esc(row) 0x01 esc(q), built once by scan_open. */
     kv_buf coltg;
+    kv_key_parts col_parts;     /* have_coltg: the parts of the column's
+                                   keys but their suffix (read_entries) */
     cell_ref *refs;
     kv_cell *cells;
     size_t cap;                 /* room in refs and cells */
@@ -648,6 +650,10 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
             f0->it->seek(f0->it, ct->data, ct->len);
             ct->len = len;
             sc->have_coltg = true;
+            sc->col_parts = (kv_key_parts){
+                .row = sc->opts.start_row, .row_len = sc->opts.start_row_len,
+                .qualifier = f0->cols[0].qualifier, .qualifier_len = f0->cols[0].qualifier_len,
+                .kind = KV_KIND_COLUMN, .row_prefix_len = point_row->len, .column_prefix_len = len};
         } else {
             for (size_t i = 0; i < sc->nfams; i++) {
                 if (sc->fams[i].ndeferred && merge_deferred(sc, &sc->fams[i], false) != KV_OK) goto nomem;
@@ -861,6 +867,9 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
     kv_key_parts kp;
     bool have_kp = false;        /* kp: the last entry decoded, of colkey's column */
     size_t qoff = SIZE_MAX;      /* kp.qualifier's offset in that key (else in scratch) */
+    /* prefix is a get's whole column prefix (scan_open's coltg): an entry
+       with it is of that column, and its parts but the suffix are known */
+    bool col_known = sc->have_coltg && prefix == sc->coltg.data && prefix_len == sc->col_parts.column_prefix_len;
     while (it->valid(it)) {
         /* a full part: stop here, after the entry of its last cell */
         if (sc->paused) {
@@ -876,6 +885,12 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
             /* another version of the column at hand: only the suffix is new */
             if (!same_column_entry(&kp, key, klen, qoff))
                 return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
+        } else if (col_known && klen == prefix_len + KV_KEY_SUFFIX_LEN) {
+            kp = sc->col_parts;
+            if (!same_column_entry(&kp, key, klen, SIZE_MAX))
+                return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
+            have_kp = true;
+            qoff = SIZE_MAX;
         } else if (kv_key_decode(&kp, key, klen, &sc->scratch) != KV_OK) {
             return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
         } else {
