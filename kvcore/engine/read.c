@@ -355,9 +355,16 @@ static void keep_buf(kv_buf *b) {
    table: only the fields before them are cleared (a copy or a clearing of
    the whole scan costs more). */
 static void scan_reset(kv_engine_scan *sc) {
-    kv_buf *kept[] = {&sc->bounds, &sc->row_key, &sc->upper, &sc->target, &sc->colkey,
-                      &sc->scratch, &sc->bytes, &sc->point, &sc->skip, &sc->coltg};
-    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) keep_buf(kept[i]);
+    keep_buf(&sc->bounds);
+    keep_buf(&sc->row_key);
+    keep_buf(&sc->upper);
+    keep_buf(&sc->target);
+    keep_buf(&sc->colkey);
+    keep_buf(&sc->scratch);
+    keep_buf(&sc->bytes);
+    keep_buf(&sc->point);
+    keep_buf(&sc->skip);
+    keep_buf(&sc->coltg);
     if (sc->cap > POOL_KEEP_CELLS) {
         free(sc->refs);
         free(sc->cells);
