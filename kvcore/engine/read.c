@@ -55,7 +55,23 @@ static inline bool has_prefix(const uint8_t *key, size_t klen, const uint8_t *pr
    most often have). */
 static inline int buf_add(kv_buf *b, const void *p, size_t n) {
     if (n > b->cap - b->len) return kv_buf_append(b, p, n);
-    if (n) memcpy(b->data + b->len, p, n);
+    uint8_t *d = b->data + b->len;
+    const uint8_t *src = p;
+    if (n >= 8 && n <= 32) {
+        /* a row or row key: words, the last one ending at n (it may
+           overlap the one before), no call */
+        uint64_t w;
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&w, src + i, 8);
+            memcpy(d + i, &w, 8);
+        }
+        memcpy(&w, src + n - 8, 8);
+        memcpy(d + n - 8, &w, 8);
+    } else if (n < 8) {
+        for (size_t i = 0; i < n; i++) d[i] = src[i];
+    } else {
+        memcpy(d, src, n);
+    }
     b->len += n;
     return 0;
 }
