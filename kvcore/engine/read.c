@@ -167,6 +167,9 @@ struct kv_engine_scan {
     kv_buf coltg;
     kv_key_parts col_parts;     /* have_coltg: the parts of the column's
                                    keys but their suffix (read_entries) */
+    /* The first family's memstore iterators of a get (memstore and
+       snapshot), kept for the next get: kv_memstore_iter_adopt_kept. */
+    kv_iter *mem_keep[2];
     cell_ref *refs;
     kv_cell *cells;
     size_t cap;                 /* room in refs and cells */
@@ -252,7 +255,8 @@ static bool mem_below(const kv_memstore *m, int64_t range_end) {
 static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv_fileset **files_out,
                                 const kv_buf *point_row, const kv_buf *stop_key, const kv_column *cols,
                                 size_t ncols, bool fill_cache, kv_buf *colkey, int64_t range_end,
-                                bool *range_seek, bool *no_family_markers, fam_reader *fr) {
+                                bool *range_seek, bool *no_family_markers, fam_reader *fr,
+                                kv_iter **mem_keep) {
     bool below = range_end != KV_TIME_MAX && range_end != KV_TIME_MIN, nofam = true;
     size_t nfiles = src->files ? src->files->n : 0, n = 0;
     kv_iter *stack_kids[STACK_KIDS];
@@ -274,17 +278,20 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
             below = below && mem_below(src->mem, range_end);
             nofam = nofam && !kv_memstore_has_family_markers(src->mem);
             /* the iterator takes over the reference (a get's: its row
-               lies within the memstore's keys, mem_may_hold) */
-            if ((kids[n] = point_row ? kv_memstore_iter_adopt_near(src->mem)
-                                     : kv_memstore_iter_adopt(src->mem)))
+               lies within the memstore's keys, mem_may_hold; in the
+               scan's own iterator when it keeps one) */
+            if ((kids[n] = !point_row ? kv_memstore_iter_adopt(src->mem)
+                           : mem_keep ? kv_memstore_iter_adopt_kept(src->mem, &mem_keep[0])
+                                      : kv_memstore_iter_adopt_near(src->mem)))
                 src->mem = NULL;
             n++;
         }
         if (src->imm && (!point_row || mem_may_hold(src->imm, point_row, hi, hi_len))) {
             below = below && mem_below(src->imm, range_end);
             nofam = nofam && !kv_memstore_has_family_markers(src->imm);
-            if ((kids[n] = point_row ? kv_memstore_iter_adopt_near(src->imm)
-                                     : kv_memstore_iter_adopt(src->imm)))
+            if ((kids[n] = !point_row ? kv_memstore_iter_adopt(src->imm)
+                           : mem_keep ? kv_memstore_iter_adopt_kept(src->imm, &mem_keep[1])
+                                      : kv_memstore_iter_adopt_near(src->imm)))
                 src->imm = NULL;
             n++;
         }
@@ -424,6 +431,8 @@ static void scan_free(kv_engine_scan *sc) {
     kv_buf_free(&sc->skip);
     kv_buf_free(&sc->coltg);
     kv_buf_free(&sc->ctx_name);
+    kv_memstore_iter_free(sc->mem_keep[0]);
+    kv_memstore_iter_free(sc->mem_keep[1]);
     free(sc->refs);
     free(sc->cells);
     free(sc);
@@ -624,7 +633,8 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
             fr->it = family_iterator(&srcs[i], &fr->desc, &fr->files, point_row,
                                      has_stop ? &stop_key : NULL, fr->cols, fr->ncols, o->fill_cache,
                                      &sc->colkey, o->raw ? KV_TIME_MAX : fr->matcher.time_max,
-                                     &fr->range_seek, &fr->no_family_markers, may_defer ? fr : NULL);
+                                     &fr->range_seek, &fr->no_family_markers, may_defer ? fr : NULL,
+                                     i == 0 ? sc->mem_keep : NULL);
             built = fr->it != NULL;
         } else {
             kv_memstore_unref(srcs[i].mem);
