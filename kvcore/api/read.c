@@ -149,8 +149,15 @@ kv_status kv_scan_next(const kv_result **row, kv_scan *sc) {
 /* A copy of r (or an empty result for row when r is NULL) in one block. */
 static kv_result *copy_result(const void *row, size_t row_len, const kv_result *r) {
     size_t n = r ? r->ncells : 0, bytes = row_len;
-    for (size_t i = 0; i < n; i++)
-        bytes += r->cells[i].qualifier_len + r->cells[i].value_len + strlen(r->cells[i].family) + 1;
+    /* a family's name once for each run of its cells */
+    const char *fam = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (r->cells[i].family != fam) {
+            fam = r->cells[i].family;
+            bytes += strlen(fam) + 1;
+        }
+        bytes += r->cells[i].qualifier_len + r->cells[i].value_len;
+    }
     kv_result *res = malloc(sizeof *res + n * sizeof(kv_cell) + bytes + 1);
     if (!res) return NULL;
     kv_cell *cells = (kv_cell *)(res + 1);
@@ -162,10 +169,14 @@ static kv_result *copy_result(const void *row, size_t row_len, const kv_result *
     for (size_t i = 0; i < n; i++) {
         kv_cell c = r->cells[i];
         c.row = res->row;
-        size_t fl = strlen(c.family) + 1;
-        memcpy(p, c.family, fl);
-        c.family = (const char *)p;
-        p += fl;
+        if (i > 0 && c.family == r->cells[i - 1].family) {
+            c.family = cells[i - 1].family;   /* the copy made for the cell before */
+        } else {
+            size_t fl = strlen(c.family) + 1;
+            memcpy(p, c.family, fl);
+            c.family = (const char *)p;
+            p += fl;
+        }
         if (c.qualifier_len) memcpy(p, c.qualifier, c.qualifier_len);
         c.qualifier = p;
         p += c.qualifier_len;
@@ -188,8 +199,9 @@ kv_status kv_get(kv_result **out, kv_store *s, const char *table, const void *ro
     kv_api_begin(s);
     if (!s) return KV_INVALID;
     if (!row && row_len) return kv_api_fail(s, KV_INVALID, "get: a %zu-byte row at NULL", row_len);
-    kv_read_options o = KV_READ_OPTIONS_INIT;
+    kv_read_options o;
     if (ropts) o = *ropts;
+    else o = (kv_read_options)KV_READ_OPTIONS_INIT;
     kv_status st = check_read(s, &o);
     if (st != KV_OK) return st;
     /* One row: from the row to its successor (the row and a zero byte).

@@ -53,6 +53,7 @@ static kv_status begin_change(kv_engine *s) {
 }
 
 static kv_status end_change(kv_engine *s, kv_status st) {
+    s->catalog_gen++;   /* what a get cached of the catalog is stale */
     pthread_rwlock_unlock(&s->catalog_lock);
     return st;
 }

@@ -76,6 +76,9 @@ struct kv_engine {
     struct kv_table **tables;
     uint32_t next_id;
     struct kv_family *graveyard; /* dropped families, freed at close */
+    uint64_t catalog_gen;       /* bumped by every catalog change (catalog
+                                   lock exclusive): a pooled scan's cached
+                                   table (read.c) holds while it is equal */
 
     /* log and sequence (mu, and the write leader) */
     struct kv_wal_writer *wal;

@@ -683,6 +683,8 @@ typedef struct mem_iter {
     kv_iter it;          /* first member: kv_iter * and mem_iter * convert */
     kv_memstore *m;      /* one reference held */
     const node *cur;     /* NULL when not valid */
+    bool ends;           /* seeks look at the first and last keys first */
+    bool kept;           /* the caller's (kv_memstore_iter_adopt_kept) */
 } mem_iter;
 
 static mem_iter *mi(kv_iter *it) { return (mem_iter *)(void *)it; }
@@ -721,7 +723,7 @@ static void mi_seek(kv_iter *it, const uint8_t *target, size_t len) {
     node *n;
     if (len == 0 || !target)
         x->cur = next_of(x->m->head, 0);
-    else if (find_ge_at_ends(x->m, target, len, &n))
+    else if (x->ends && find_ge_at_ends(x->m, target, len, &n))
         x->cur = n;
     else
         x->cur = find_ge(x->m, target, len, NULL);
@@ -803,21 +805,17 @@ static void mi_destroy(kv_iter *it) {
     if (!it)
         return;
     kv_memstore *m = mi(it)->m;
-    mi_keep(m, mi(it));   /* before the unref that may free m and its slots */
+    if (mi(it)->kept) {
+        mi(it)->m = NULL;
+        mi(it)->cur = NULL;
+    } else {
+        mi_keep(m, mi(it));   /* before the unref that may free m and its slots */
+    }
     kv_memstore_unref(m);
 }
 
-kv_iter *kv_memstore_iter_adopt(kv_memstore *m) {
-    if (!m)
-        return NULL;
-    mem_iter *x = NULL;
-    for (size_t i = 0; !x && i < sizeof m->spare / sizeof m->spare[0]; i++)
-        if (atomic_load_explicit(&m->spare[i], memory_order_relaxed))
-            x = atomic_exchange_explicit(&m->spare[i], NULL, memory_order_acquire);
-    if (!x)
-        x = malloc(sizeof *x);
-    if (!x)
-        return NULL;
+/* Sets x up as an iterator over m (taking over a reference). */
+static kv_iter *iter_init(mem_iter *x, kv_memstore *m, bool ends, bool kept) {
     x->it = (kv_iter){
         .seek = mi_seek,
         .seek_before = mi_seek_before,
@@ -831,7 +829,45 @@ kv_iter *kv_memstore_iter_adopt(kv_memstore *m) {
     };
     x->m = m;
     x->cur = NULL;
+    x->ends = ends;
+    x->kept = kept;
     return &x->it;
+}
+
+static kv_iter *adopt(kv_memstore *m, bool ends) {
+    if (!m)
+        return NULL;
+    mem_iter *x = NULL;
+    for (size_t i = 0; !x && i < sizeof m->spare / sizeof m->spare[0]; i++)
+        if (atomic_load_explicit(&m->spare[i], memory_order_relaxed))
+            x = atomic_exchange_explicit(&m->spare[i], NULL, memory_order_acquire);
+    if (!x)
+        x = malloc(sizeof *x);
+    if (!x)
+        return NULL;
+    return iter_init(x, m, ends, false);
+}
+
+kv_iter *kv_memstore_iter_adopt_kept(kv_memstore *m, kv_iter **keep) {
+    if (!m)
+        return NULL;
+    mem_iter *x = *keep ? mi(*keep) : malloc(sizeof *x);
+    if (!x)
+        return NULL;
+    *keep = &x->it;
+    return iter_init(x, m, false, true);
+}
+
+void kv_memstore_iter_free(kv_iter *kept) {
+    free(kept ? mi(kept) : NULL);
+}
+
+kv_iter *kv_memstore_iter_adopt(kv_memstore *m) {
+    return adopt(m, true);
+}
+
+kv_iter *kv_memstore_iter_adopt_near(kv_memstore *m) {
+    return adopt(m, false);
 }
 
 kv_iter *kv_memstore_iter(kv_memstore *m) {

@@ -68,5 +68,21 @@ kv_iter *kv_memstore_iter(kv_memstore *m);
    new one: a get's two atomic updates fewer). On out-of-memory (NULL) the
    reference is still the caller's. */
 kv_iter *kv_memstore_iter_adopt(kv_memstore *m);
+/* As kv_memstore_iter_adopt, for a caller that found the keys it will
+   seek within m's range (kv_memstore_may_hold, a get): its seeks search
+   at once instead of first comparing the target with m's first and last
+   keys (the same answers, found without those two compares). */
+kv_iter *kv_memstore_iter_adopt_near(kv_memstore *m);
+/* As kv_memstore_iter_adopt_near, in the iterator *keep when not NULL
+   (one this call made for an earlier read and that read destroyed), else
+   in a new one left in *keep: a caller that keeps its iterators (a pooled
+   scan) takes no memstore's spare slot (two atomic exchanges) nor
+   memory. Destroying it drops its reference only; the caller frees *keep
+   with kv_memstore_iter_free once it reads no more. NULL on
+   out-of-memory (the reference is still the caller's). */
+kv_iter *kv_memstore_iter_adopt_kept(kv_memstore *m, kv_iter **keep);
+/* Frees an iterator kv_memstore_iter_adopt_kept left (destroyed, or never
+   used); NULL is a no-op. */
+void kv_memstore_iter_free(kv_iter *kept);
 
 #endif

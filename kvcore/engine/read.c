@@ -19,6 +19,7 @@
 #include "table/iter.h"
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,31 @@ static inline bool has_prefix(const uint8_t *key, size_t klen, const uint8_t *pr
         if (i == 0)
             return true;
     }
+}
+
+/* kv_buf_append without a call when b has room (a pooled scan's buffers
+   most often have). */
+static inline int buf_add(kv_buf *b, const void *p, size_t n) {
+    if (n > b->cap - b->len) return kv_buf_append(b, p, n);
+    uint8_t *d = b->data + b->len;
+    const uint8_t *src = p;
+    if (n >= 8 && n <= 32) {
+        /* a row or row key: words, the last one ending at n (it may
+           overlap the one before), no call */
+        uint64_t w;
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&w, src + i, 8);
+            memcpy(d + i, &w, 8);
+        }
+        memcpy(&w, src + n - 8, 8);
+        memcpy(d + n - 8, &w, 8);
+    } else if (n < 8) {
+        for (size_t i = 0; i < n; i++) d[i] = src[i];
+    } else {
+        memcpy(d, src, n);
+    }
+    b->len += n;
+    return 0;
 }
 
 /* Sorted files a get may leave out at first (fam_reader.deferred). */
@@ -104,33 +130,17 @@ typedef struct cell_ref {       /* a cell while its bytes may still move */
 struct kv_engine_scan {
     kv_engine *store;
     kv_read_options opts;
-    kv_buf bounds;              /* owned copies of start/stop/prefix */
     uint64_t snapshot;
     int64_t now;                /* the clock, read for a family with a TTL */
     size_t nfams;
-    fam_reader *fams;
     kv_filter_run *filter;
     uint64_t rows_returned;
     bool finished;
     kv_status error;
-    kv_buf row_key;             /* esc(row) of the current row */
-    kv_buf upper;               /* reversed: next rows are below this key */
     bool have_upper;
-    kv_buf target;
-    kv_buf colkey;              /* the column being read */
-    kv_buf scratch;
-    kv_buf bytes;               /* row, qualifiers, values of the result */
-    cell_ref *refs;
-    kv_cell *cells;
-    size_t ncells, cap;
+    size_t ncells;
     kv_result result;
-    size_t fams_cap;            /* room in fams (kept when pooled) */
     kv_filter_hints hints;      /* what the filter drops anyway (not raw) */
-    kv_buf point;               /* a get: esc(row), for the bloom filters */
-    kv_buf skip;                /* the key skip_prefix seeks to */
-    /* A get of one column of one family without family markers: the
-       column's prefix esc(row) 0x01 esc(q), built once by scan_open. */
-    kv_buf coltg;
     bool have_coltg;
     size_t col_prefix_len;      /* read_entries: colkey's length */
     /* Rows in parts of at most batch cells (0: whole rows): */
@@ -141,6 +151,37 @@ struct kv_engine_scan {
     size_t row_fam;             /* the family it stopped in */
     size_t row_len;             /* the row's unescaped length */
     bool row_started;           /* a part of this row was returned */
+
+    /* ---- kept by scan_reset for the next scan (buffers emptied) ---- */
+    kv_buf bounds;              /* owned copies of start/stop/prefix */
+    kv_buf row_key;             /* esc(row) of the current row */
+    kv_buf upper;               /* reversed: next rows are below this key */
+    kv_buf target;
+    kv_buf colkey;              /* the column being read */
+    kv_buf scratch;
+    kv_buf bytes;               /* row, qualifiers, values of the result */
+    kv_buf point;               /* a get: esc(row), for the bloom filters */
+    kv_buf skip;                /* the key skip_prefix seeks to */
+    /* A get of one column of one family without family markers: the
+       column's prefix esc(row) 0x01 esc(q), built once by scan_open. */
+    kv_buf coltg;
+    kv_key_parts col_parts;     /* have_coltg: the parts of the column's
+                                   keys but their suffix (read_entries) */
+    /* The first family's memstore iterators of a get (memstore and
+       snapshot), kept for the next get: kv_memstore_iter_adopt_kept. */
+    kv_iter *mem_keep[2];
+    cell_ref *refs;
+    kv_cell *cells;
+    size_t cap;                 /* room in refs and cells */
+    fam_reader *fams;
+    size_t fams_cap;            /* room in fams */
+    /* The table the last scan opened through this (pooled) scan read,
+       and the name it was asked by (NUL-terminated): while the engine's
+       catalog_gen is still ctx_gen, the same name is the same table and
+       the catalog is not searched again (catalog_lock held shared). */
+    kv_table *ctx_table;
+    uint64_t ctx_gen;
+    kv_buf ctx_name;
 };
 
 /* Buffers above this stay out of the pool: a scan of one huge row must not
@@ -181,7 +222,7 @@ static bool file_may_hold(const kv_sstfile *file, const kv_family_desc *desc, co
         /* c == ncols: family markers, stored under the empty qualifier */
         uint8_t kind = c < ncols ? KV_KIND_COLUMN : KV_KIND_FAMILY_MARKER;
         colkey->len = 0;
-        if (kv_buf_append(colkey, row, point_row->len) || kv_buf_append(colkey, &kind, 1) ||
+        if (buf_add(colkey, row, point_row->len) || buf_add(colkey, &kind, 1) ||
             kv_key_encode_row(colkey, c < ncols ? cols[c].qualifier : "", c < ncols ? cols[c].qualifier_len : 0))
             return true;
         if (kv_sst_may_contain_column(file->reader, colkey->data, colkey->len)) return true;
@@ -214,7 +255,8 @@ static bool mem_below(const kv_memstore *m, int64_t range_end) {
 static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv_fileset **files_out,
                                 const kv_buf *point_row, const kv_buf *stop_key, const kv_column *cols,
                                 size_t ncols, bool fill_cache, kv_buf *colkey, int64_t range_end,
-                                bool *range_seek, bool *no_family_markers, fam_reader *fr) {
+                                bool *range_seek, bool *no_family_markers, fam_reader *fr,
+                                kv_iter **mem_keep) {
     bool below = range_end != KV_TIME_MAX && range_end != KV_TIME_MIN, nofam = true;
     size_t nfiles = src->files ? src->files->n : 0, n = 0;
     kv_iter *stack_kids[STACK_KIDS];
@@ -235,14 +277,22 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
         if (src->mem && (!point_row || mem_may_hold(src->mem, point_row, hi, hi_len))) {
             below = below && mem_below(src->mem, range_end);
             nofam = nofam && !kv_memstore_has_family_markers(src->mem);
-            /* the iterator takes over the reference */
-            if ((kids[n] = kv_memstore_iter_adopt(src->mem))) src->mem = NULL;
+            /* the iterator takes over the reference (a get's: its row
+               lies within the memstore's keys, mem_may_hold; in the
+               scan's own iterator when it keeps one) */
+            if ((kids[n] = !point_row ? kv_memstore_iter_adopt(src->mem)
+                           : mem_keep ? kv_memstore_iter_adopt_kept(src->mem, &mem_keep[0])
+                                      : kv_memstore_iter_adopt_near(src->mem)))
+                src->mem = NULL;
             n++;
         }
         if (src->imm && (!point_row || mem_may_hold(src->imm, point_row, hi, hi_len))) {
             below = below && mem_below(src->imm, range_end);
             nofam = nofam && !kv_memstore_has_family_markers(src->imm);
-            if ((kids[n] = kv_memstore_iter_adopt(src->imm))) src->imm = NULL;
+            if ((kids[n] = !point_row ? kv_memstore_iter_adopt(src->imm)
+                           : mem_keep ? kv_memstore_iter_adopt_kept(src->imm, &mem_keep[1])
+                                      : kv_memstore_iter_adopt_near(src->imm)))
+                src->imm = NULL;
             n++;
         }
         for (size_t i = 0; i < nfiles; i++) {
@@ -295,7 +345,7 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
 static int bounds_copy(kv_buf *b, const void *p, size_t n, const void **out) {
     if (!p) return 0;
     size_t off = b->len;
-    if (kv_buf_append(b, p, n) != 0) return -1;
+    if (buf_add(b, p, n) != 0) return -1;
     *out = (const void *)(uintptr_t)off; /* fixed up once b stops growing */
     return 0;
 }
@@ -318,51 +368,34 @@ static bool selected(const kv_read_options *o, kv_family *const *colfam, const k
     return false;
 }
 
-/* The buffers a pooled scan keeps, emptied (a large one is freed). */
-static kv_buf keep_buf(kv_buf *b) {
-    if (b->cap > POOL_KEEP_BYTES) {
-        kv_buf_free(b);
-        return (kv_buf){0};
-    }
-    return (kv_buf){b->data, 0, b->cap};
+/* Empties a buffer a pooled scan keeps (a large one is freed). */
+static void keep_buf(kv_buf *b) {
+    if (b->cap > POOL_KEEP_BYTES) kv_buf_free(b);
+    b->len = 0;
 }
 
-/* Empties a closed scan for reuse, keeping its buffers and arrays. */
+/* Empties a closed scan for reuse, keeping its buffers, arrays and cached
+   table: only the fields before them are cleared (a copy or a clearing of
+   the whole scan costs more). */
 static void scan_reset(kv_engine_scan *sc) {
-    /* only what is kept is saved (a copy of the whole scan costs more) */
-    kv_buf bounds = keep_buf(&sc->bounds), row_key = keep_buf(&sc->row_key),
-           upper = keep_buf(&sc->upper), target = keep_buf(&sc->target),
-           colkey = keep_buf(&sc->colkey), scratch = keep_buf(&sc->scratch),
-           bytes = keep_buf(&sc->bytes), point = keep_buf(&sc->point), skip = keep_buf(&sc->skip),
-           coltg = keep_buf(&sc->coltg);
-    cell_ref *refs = sc->refs;
-    kv_cell *cells = sc->cells;
-    size_t cap = sc->cap;
-    if (cap > POOL_KEEP_CELLS) {
-        free(refs);
-        free(cells);
-        refs = NULL;
-        cells = NULL;
-        cap = 0;
+    keep_buf(&sc->bounds);
+    keep_buf(&sc->row_key);
+    keep_buf(&sc->upper);
+    keep_buf(&sc->target);
+    keep_buf(&sc->colkey);
+    keep_buf(&sc->scratch);
+    keep_buf(&sc->bytes);
+    keep_buf(&sc->point);
+    keep_buf(&sc->skip);
+    keep_buf(&sc->coltg);
+    if (sc->cap > POOL_KEEP_CELLS) {
+        free(sc->refs);
+        free(sc->cells);
+        sc->refs = NULL;
+        sc->cells = NULL;
+        sc->cap = 0;
     }
-    fam_reader *fams = sc->fams;
-    size_t fams_cap = sc->fams_cap;
-    memset(sc, 0, sizeof *sc);
-    sc->bounds = bounds;
-    sc->row_key = row_key;
-    sc->upper = upper;
-    sc->target = target;
-    sc->colkey = colkey;
-    sc->scratch = scratch;
-    sc->bytes = bytes;
-    sc->point = point;
-    sc->skip = skip;
-    sc->coltg = coltg;
-    sc->refs = refs;
-    sc->cells = cells;
-    sc->cap = cap;
-    sc->fams = fams;
-    sc->fams_cap = fams_cap;
+    memset(sc, 0, offsetof(kv_engine_scan, bounds));
 }
 
 /* A scan from the engine's pool, or a new one; NULL on out-of-memory. */
@@ -397,6 +430,9 @@ static void scan_free(kv_engine_scan *sc) {
     kv_buf_free(&sc->point);
     kv_buf_free(&sc->skip);
     kv_buf_free(&sc->coltg);
+    kv_buf_free(&sc->ctx_name);
+    kv_memstore_iter_free(sc->mem_keep[0]);
+    kv_memstore_iter_free(sc->mem_keep[1]);
     free(sc->refs);
     free(sc->cells);
     free(sc);
@@ -453,13 +489,13 @@ static kv_status merge_deferred(kv_engine_scan *sc, fam_reader *fr, bool positio
     return KV_OK;
 }
 
-/* Opens a scan of table t (catalog_lock held shared by the caller).
-   single_row: a get of start_row, which lets bloom filters skip files. */
-static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, const kv_read_options *ropts,
-                           bool single_row) {
-    kv_read_options defaults = KV_READ_OPTIONS_INIT;
+/* Opens sc (from scan_get, store set) as a scan of table t (catalog_lock
+   held shared by the caller). single_row: a get of start_row, which lets
+   bloom filters skip files. On failure the caller closes sc. */
+static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_options *ropts, bool single_row) {
+    static const kv_read_options defaults = KV_READ_OPTIONS_INIT;
     const kv_read_options *o = ropts ? ropts : &defaults;
-    *out = NULL;
+    kv_engine *s = sc->store;
     /* each column's family, looked up once by name (a few columns) */
     kv_family *colfam_stack[STACK_FAMS];
     kv_family **colfam = o->columns && o->ncolumns <= STACK_FAMS ? colfam_stack : NULL;
@@ -475,9 +511,6 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
         }
     if (o->time_min > o->time_max) return kv_fail(s, KV_INVALID, "time range [%lld, %lld) is empty",
                                                   (long long)o->time_min, (long long)o->time_max);
-    kv_engine_scan *sc = scan_get(s);
-    if (!sc) return KV_NO_MEMORY;
-    sc->store = s;
     sc->opts = *o;
     const kv_buf *point_row = NULL;
     if (single_row) {
@@ -600,7 +633,8 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             fr->it = family_iterator(&srcs[i], &fr->desc, &fr->files, point_row,
                                      has_stop ? &stop_key : NULL, fr->cols, fr->ncols, o->fill_cache,
                                      &sc->colkey, o->raw ? KV_TIME_MAX : fr->matcher.time_max,
-                                     &fr->range_seek, &fr->no_family_markers, may_defer ? fr : NULL);
+                                     &fr->range_seek, &fr->no_family_markers, may_defer ? fr : NULL,
+                                     i == 0 ? sc->mem_keep : NULL);
             built = fr->it != NULL;
         } else {
             kv_memstore_unref(srcs[i].mem);
@@ -624,7 +658,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
         }
         /* a get's row is escaped already (the bloom filters' point key) */
         if (lo && lo == sc->opts.start_row && point_row) {
-            if (kv_buf_append(tg, point_row->data, point_row->len)) goto nomem;
+            if (buf_add(tg, point_row->data, point_row->len)) goto nomem;
         } else if (lo && kv_key_encode_row(tg, lo, lolen) != 0) {
             goto nomem;
         }
@@ -641,7 +675,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             uint8_t kind = KV_KIND_COLUMN;
             kv_buf *ct = &sc->coltg;
             ct->len = 0;
-            if (kv_buf_append(ct, point_row->data, point_row->len) || kv_buf_append(ct, &kind, 1) ||
+            if (buf_add(ct, point_row->data, point_row->len) || buf_add(ct, &kind, 1) ||
                 kv_key_encode_row(ct, f0->cols[0].qualifier, f0->cols[0].qualifier_len))
                 goto nomem;
             size_t len = ct->len;
@@ -649,6 +683,10 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             f0->it->seek(f0->it, ct->data, ct->len);
             ct->len = len;
             sc->have_coltg = true;
+            sc->col_parts = (kv_key_parts){
+                .row = sc->opts.start_row, .row_len = sc->opts.start_row_len,
+                .qualifier = f0->cols[0].qualifier, .qualifier_len = f0->cols[0].qualifier_len,
+                .kind = KV_KIND_COLUMN, .row_prefix_len = point_row->len, .column_prefix_len = len};
         } else {
             for (size_t i = 0; i < sc->nfams; i++) {
                 if (sc->fams[i].ndeferred && merge_deferred(sc, &sc->fams[i], false) != KV_OK) goto nomem;
@@ -667,7 +705,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
         if (sc->opts.row_prefix) {
             /* successor of the prefix: first string above every string with it */
             kv_buf succ = {0};
-            if (kv_buf_append(&succ, sc->opts.row_prefix, sc->opts.row_prefix_len)) goto nomem;
+            if (buf_add(&succ, sc->opts.row_prefix, sc->opts.row_prefix_len)) goto nomem;
             while (succ.len > 0 && succ.data[succ.len - 1] == 0xFF) succ.len--;
             if (succ.len > 0) {
                 succ.data[succ.len - 1]++;
@@ -676,7 +714,7 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
                 enc.len -= 2;
                 if (!sc->have_upper || kv_key_compare(enc.data, enc.len, sc->upper.data, sc->upper.len) < 0) {
                     sc->upper.len = 0;
-                    kv_buf_append(&sc->upper, enc.data, enc.len);
+                    buf_add(&sc->upper, enc.data, enc.len);
                     sc->have_upper = true;
                 }
                 kv_buf_free(&enc);
@@ -684,10 +722,8 @@ static kv_status scan_open(kv_engine_scan **out, kv_engine *s, kv_table *t, cons
             kv_buf_free(&succ);
         }
     }
-    *out = sc;
     return KV_OK;
 nomem:
-    kv_engine_scan_close(sc);
     return KV_NO_MEMORY;
 }
 
@@ -817,7 +853,7 @@ static void skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_
     }
     kv_buf *tg = &sc->skip;
     tg->len = 0;
-    if (kv_buf_append(tg, key, len)) {
+    if (buf_add(tg, key, len)) {
         it->next(it); /* out of memory: step on instead */
         return;
     }
@@ -864,6 +900,9 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
     kv_key_parts kp;
     bool have_kp = false;        /* kp: the last entry decoded, of colkey's column */
     size_t qoff = SIZE_MAX;      /* kp.qualifier's offset in that key (else in scratch) */
+    /* prefix is a get's whole column prefix (scan_open's coltg): an entry
+       with it is of that column, and its parts but the suffix are known */
+    bool col_known = sc->have_coltg && prefix == sc->coltg.data && prefix_len == sc->col_parts.column_prefix_len;
     while (it->valid(it)) {
         /* a full part: stop here, after the entry of its last cell */
         if (sc->paused) {
@@ -879,6 +918,12 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
             /* another version of the column at hand: only the suffix is new */
             if (!same_column_entry(&kp, key, klen, qoff))
                 return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
+        } else if (col_known && klen == prefix_len + KV_KEY_SUFFIX_LEN) {
+            kp = sc->col_parts;
+            if (!same_column_entry(&kp, key, klen, SIZE_MAX))
+                return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
+            have_kp = true;
+            qoff = SIZE_MAX;
         } else if (kv_key_decode(&kp, key, klen, &sc->scratch) != KV_OK) {
             return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
         } else {
@@ -891,7 +936,7 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
                              !has_prefix(key, klen, colkey->data, col_prefix_len))) {
             other_column = false;
             colkey->len = 0;
-            if (kv_buf_append(colkey, key, kp.column_prefix_len)) return KV_NO_MEMORY;
+            if (buf_add(colkey, key, kp.column_prefix_len)) return KV_NO_MEMORY;
             col_prefix_len = kp.column_prefix_len;
             if (kp.kind == KV_KIND_COLUMN) kv_matcher_start_column(m);
         }
@@ -997,7 +1042,7 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
         /* Family-level markers lead the row and apply to every column. */
         tg->len = 0;
         uint8_t kind = KV_KIND_FAMILY_MARKER;
-        if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &kind, 1))
+        if (buf_add(tg, sc->row_key.data, sc->row_key.len) || buf_add(tg, &kind, 1))
             return KV_NO_MEMORY;
         st = read_entries(sc, fi, tg->data, tg->len, false, mid, &done);
         if (st == KV_OK && sc->paused) {
@@ -1014,7 +1059,7 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
         if (!sc->have_coltg) {
             tg->len = 0;
             uint8_t col = KV_KIND_COLUMN;
-            if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len) || kv_buf_append(tg, &col, 1) ||
+            if (buf_add(tg, sc->row_key.data, sc->row_key.len) || buf_add(tg, &col, 1) ||
                 kv_key_encode_row(tg, fr->cols[c].qualifier, fr->cols[c].qualifier_len))
                 return KV_NO_MEMORY;
         }
@@ -1067,7 +1112,7 @@ static void skip_family_row(kv_engine_scan *sc, size_t fi) {
     kv_iter *it = sc->fams[fi].it;
     kv_buf *tg = &sc->target;
     tg->len = 0;
-    if (kv_buf_append(tg, sc->row_key.data, sc->row_key.len)) return;
+    if (buf_add(tg, sc->row_key.data, sc->row_key.len)) return;
     tg->data[tg->len - 1] = 0x02;
     it->seek(it, tg->data, tg->len);
 }
@@ -1109,10 +1154,10 @@ static kv_status next_row_key(kv_engine_scan *sc) {
     }
     if (!best) return KV_END;
     sc->row_key.len = 0;
-    if (kv_buf_append(&sc->row_key, best, best_len)) return KV_NO_MEMORY;
+    if (buf_add(&sc->row_key, best, best_len)) return KV_NO_MEMORY;
     if (sc->opts.reversed) {
         sc->upper.len = 0;
-        if (kv_buf_append(&sc->upper, best, best_len)) return KV_NO_MEMORY;
+        if (buf_add(&sc->upper, best, best_len)) return KV_NO_MEMORY;
         sc->have_upper = true;
         for (size_t i = 0; i < sc->nfams; i++)
             sc->fams[i].it->seek(sc->fams[i].it, sc->row_key.data, sc->row_key.len);
@@ -1186,8 +1231,8 @@ static kv_status start_row(kv_engine_scan *sc, size_t *row_len, bool *want, bool
         sc->row_key.len = 0;
         sc->bytes.len = 0;
         sc->ncells = 0;
-        if (kv_buf_append(&sc->row_key, sc->point.data, sc->point.len) ||
-            kv_buf_append(&sc->bytes, sc->opts.start_row, sc->opts.start_row_len))
+        if (buf_add(&sc->row_key, sc->point.data, sc->point.len) ||
+            buf_add(&sc->bytes, sc->opts.start_row, sc->opts.start_row_len))
             return KV_NO_MEMORY;
         *row_len = sc->opts.start_row_len;
     } else {
@@ -1303,30 +1348,64 @@ kv_status kv_engine_scan_set_batch(kv_engine_scan *sc, size_t max_cells) {
 
 /* ---- entry points ---- */
 
-static kv_status resolve_for_read(kv_engine *s, const char *table, kv_table **out) {
-    kv_table *t = kv_catalog_find(s, table);
+/* sc's table: the one it cached when the name and the catalog are the
+   same (catalog_lock held shared), else looked up and cached. */
+static kv_status resolve_for_read(kv_engine *s, kv_engine_scan *sc, const char *table, kv_table **out) {
+    kv_table *t = sc->ctx_table;
+    if (!t || sc->ctx_gen != s->catalog_gen || !table || strcmp(table, (const char *)sc->ctx_name.data) != 0) {
+        t = kv_catalog_find(s, table);
+        sc->ctx_table = NULL;
+        sc->ctx_name.len = 0;
+        if (t && buf_add(&sc->ctx_name, table, strlen(table) + 1) == 0) {
+            sc->ctx_table = t;
+            sc->ctx_gen = s->catalog_gen;
+        }
+    }
     if (!t) return kv_fail(s, KV_NOT_FOUND, "table '%s' does not exist", table ? table : "(null)");
     if (!t->enabled) return kv_fail(s, KV_DISABLED, "table '%s' is disabled", table);
     *out = t;
     return KV_OK;
 }
 
+/* A scan from the pool (or new) with its store set, or NULL. */
+static kv_engine_scan *scan_start(kv_engine *s) {
+    kv_engine_scan *sc = scan_get(s);
+    if (sc) sc->store = s;
+    return sc;
+}
+
 /* Opens a scan of t (catalog_lock held); single_row: a get of start_row,
    which lets the bloom filters skip files. */
 static kv_status scan_open_table(kv_engine_scan **out, kv_engine *s, kv_table *t,
                                  const kv_read_options *o, bool single_row) {
-    return scan_open(out, s, t, o, single_row);
+    *out = NULL;
+    kv_engine_scan *sc = scan_start(s);
+    if (!sc) return KV_NO_MEMORY;
+    kv_status st = scan_open(sc, t, o, single_row);
+    if (st != KV_OK) {
+        kv_engine_scan_close(sc);
+        return st;
+    }
+    *out = sc;
+    return KV_OK;
 }
 
 kv_status kv_engine_scan_open(kv_engine *s, const char *table, const kv_read_options *ro,
                               bool single_row, kv_engine_scan **out) {
     *out = NULL;
+    kv_engine_scan *sc = scan_start(s);
+    if (!sc) return KV_NO_MEMORY;
     pthread_rwlock_rdlock(&s->catalog_lock);
     kv_table *t = NULL;
-    kv_status st = resolve_for_read(s, table, &t);
-    if (st == KV_OK) st = scan_open_table(out, s, t, ro, single_row);
+    kv_status st = resolve_for_read(s, sc, table, &t);
+    if (st == KV_OK) st = scan_open(sc, t, ro, single_row);
     pthread_rwlock_unlock(&s->catalog_lock);
-    return st;
+    if (st != KV_OK) {
+        kv_engine_scan_close(sc);
+        return st;
+    }
+    *out = sc;
+    return KV_OK;
 }
 
 kv_status kv_read_newest(kv_engine *s, kv_table *t, const void *row, size_t row_len,
@@ -1350,7 +1429,7 @@ kv_status kv_read_newest(kv_engine *s, kv_table *t, const void *row, size_t row_
         *ts = r->cells[0].timestamp;
         if (value) {
             value->len = 0;
-            if (kv_buf_append(value, r->cells[0].value, r->cells[0].value_len)) st = KV_NO_MEMORY;
+            if (buf_add(value, r->cells[0].value, r->cells[0].value_len)) st = KV_NO_MEMORY;
         }
     } else if (st == KV_OK || st == KV_END) {
         st = KV_OK;

@@ -41,6 +41,25 @@ static uint8_t *put_escaped(uint8_t *out, const uint8_t *p, size_t n) {
 }
 
 static int append_escaped(kv_buf *b, const uint8_t *p, size_t n) {
+    if (n <= 32 && b->cap - b->len >= 2 * n + 2) {
+        /* short (a get's row or qualifier) with room for the longest
+           escape: one pass, no memchr calls */
+        uint8_t *out = b->data + b->len;
+        size_t i = 0;
+        for (uint64_t w; i + 8 <= n; i += 8, out += 8) {   /* 8 bytes without a zero at once */
+            memcpy(&w, p + i, 8);
+            if ((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull) break;
+            memcpy(out, &w, 8);
+        }
+        for (; i < n; i++) {
+            *out++ = p[i];
+            if (p[i] == ESC_BYTE) *out++ = ESC_ZERO;
+        }
+        *out++ = ESC_BYTE;
+        *out++ = ESC_END;
+        b->len = (size_t)(out - b->data);
+        return 0;
+    }
     if (kv_buf_reserve(b, escaped_len(p, n)) != 0) return -1;
     b->len = (size_t)(put_escaped(b->data + b->len, p, n) - b->data);
     return 0;

@@ -85,6 +85,27 @@ int main(void) {
     kv_key_encode_row(&b, "r\0w", 3);
     CHECK_EQ(kv_key_row_prefix_len(a.data, a.len), b.len);
     CHECK(memcmp(a.data, b.data, b.len) == 0);
+    /* Rows of 0..40 bytes with zero bytes anywhere (none, one at each
+       place, every third): kv_key_encode_row gives the prefix of
+       kv_key_encode's key into an empty buffer and into one with room
+       (short rows are escaped by another path there). */
+    for (size_t n = 0; n <= 40; n++)
+        for (size_t z = 0; z <= n + 1; z++) {
+            uint8_t row[40];
+            for (size_t i = 0; i < n; i++)
+                row[i] = z == n + 1 ? (i % 3 ? (uint8_t)('a' + i) : 0) : i == z ? 0 : (uint8_t)(i + 1);
+            kv_buf fresh = {0};
+            a.len = 0;
+            REQUIRE(kv_key_encode(&a, row, n, KV_KIND_COLUMN, "q", 1, 5, KV_TYPE_PUT, 1) == 0);
+            REQUIRE(kv_key_encode_row(&fresh, row, n) == 0);
+            b.len = 0;
+            REQUIRE(kv_buf_reserve(&b, 256) == 0);
+            REQUIRE(kv_key_encode_row(&b, row, n) == 0);
+            CHECK_EQ(kv_key_row_prefix_len(a.data, a.len), fresh.len);
+            CHECK(fresh.len == b.len && memcmp(fresh.data, b.data, b.len) == 0 &&
+                  memcmp(a.data, b.data, b.len) == 0);
+            kv_buf_free(&fresh);
+        }
     /* Malformed keys are reported, not misread. */
     kv_key_parts p;
     CHECK_EQ(kv_key_decode(&p, (const uint8_t *)"abc", 3, &scratch), KV_CORRUPT);

@@ -121,6 +121,40 @@ static kv_iter *check_against(kv_memstore *m, const ref_key *ref, size_t nref, u
             wrong++;
     }
     CHECK_EQ(wrong, 0);
+    /* an iterator that skips the end checks (kv_memstore_iter_adopt_near)
+       answers the same, also for targets before the first key and after
+       the last */
+    kv_memstore_ref(m);
+    kv_iter *near = kv_memstore_iter_adopt_near(m);
+    REQUIRE(near != NULL);
+    wrong = 0;
+    for (int t = 0; t < 1000; t++) {
+        ref_key k;
+        random_key(&s, &k);
+        if (k.len == 0)
+            continue;
+        size_t lb = 0;
+        while (lb < nref && cmp_ref(&ref[lb], &k) < 0)
+            lb++;
+        near->seek(near, k.k, k.len);
+        if (lb == nref ? near->valid(near) : !at_key(near, &ref[lb]))
+            wrong++;
+    }
+    CHECK_EQ(wrong, 0);
+    near->destroy(near);
+    /* an iterator the caller keeps is built again in the same memory,
+       walks as any other, and its destroy drops only its reference */
+    kv_iter *keep = NULL, *first = NULL;
+    for (int round = 0; round < 2; round++) {
+        kv_memstore_ref(m);
+        kv_iter *k = kv_memstore_iter_adopt_kept(m, &keep);
+        REQUIRE(k != NULL && k == keep);
+        if (!first) first = k;
+        CHECK(k == first);
+        CHECK_EQ(walk_wrong(k, ref, nref), 0);
+        k->destroy(k);
+    }
+    kv_memstore_iter_free(keep);
     it->seek_before(it, NULL, 0);
     CHECK(at_key(it, &ref[nref - 1]));
     it->next(it);

@@ -191,6 +191,26 @@ static void check_binary_rows(kv_store *s) {
     }
     CHECK_EQ(seen, 7);
     kv_scan_close(sc);
+    /* gets of each row, whole and by a column whose name holds zero bytes
+       (the row and qualifier are escaped for the seek as when written) */
+    static const char zq[] = {'q', '\0', '\0', 'x'};
+    for (size_t i = 0; i < 3; i++)
+        CHECK_EQ(kv_put(s, "t", rows[i], lens[i], "cf", zq, sizeof zq, 1, rows[i], lens[i], NULL), KV_OK);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < 3; i++) {
+            kv_column col = {"cf", zq, sizeof zq};
+            kv_read_options ro = KV_READ_OPTIONS_INIT;
+            ro.columns = pass ? &col : NULL;
+            ro.ncolumns = pass ? 1 : 0;
+            kv_result *g = NULL;
+            REQUIRE(kv_get(&g, s, "t", rows[i], lens[i], &ro) == KV_OK);
+            CHECK_EQ(g->ncells, pass ? 1u : 2u);
+            const kv_cell *c = &g->cells[0];
+            if (g->ncells == 1u)
+                CHECK(c->qualifier_len == sizeof zq && memcmp(c->qualifier, zq, sizeof zq) == 0 &&
+                      c->value_len == lens[i] && memcmp(c->value, rows[i], lens[i]) == 0);
+            kv_result_free(g);
+        }
 }
 
 /* A scan returns memstore values where they lie in the memstore: each row
@@ -571,7 +591,70 @@ static void check_timestamp_skip(void) {
     }
 }
 
+/* The cells a get of row r of table t finds (column cf:q, or the whole
+   row when q is NULL; at most versions each), or -1 with *st set. */
+static long cached_get(kv_store *s, const char *t, const char *q, int32_t versions, kv_status *st) {
+    kv_column col = {"cf", q, q ? strlen(q) : 0};
+    kv_read_options ro = KV_READ_OPTIONS_INIT;
+    ro.columns = q ? &col : NULL;
+    ro.ncolumns = q ? 1 : 0;
+    ro.max_versions = versions;
+    kv_result *r = NULL;
+    *st = kv_get(&r, s, t, "r", 1, &ro);
+    long n = *st == KV_OK ? (long)r->ncells : -1;
+    kv_result_free(r);
+    return n;
+}
+
+/* A get keeps what it looked up of the catalog for the next get of the
+   same table: every catalog change in between is seen (disable, alter,
+   a family deleted, the table dropped and made again under its name). */
+static void check_catalog_changes(void) {
+    char *dir = test_tmpdir("readpath-catalog");
+    kv_store *s = open_store(dir);
+    kv_family_desc g = KV_FAMILY_DESC_INIT;
+    snprintf(g.name, sizeof g.name, "g");
+    CHECK_EQ(kv_table_create(s, "u", &g, 1), KV_OK);
+    for (int ts = 1; ts <= 3; ts++) put(s, "r", "a", ts, "v");
+    kv_status st;
+    CHECK_EQ(cached_get(s, "t", "a", 5, &st), 3);
+    CHECK_EQ(cached_get(s, "default:t", "a", 5, &st), 3);
+    CHECK_EQ(cached_get(s, "u", NULL, 5, &st), 0);
+    CHECK_EQ(cached_get(s, "t", "a", 5, &st), 3);
+    /* disabled, then enabled again */
+    CHECK_EQ(kv_table_disable(s, "t"), KV_OK);
+    CHECK_EQ(cached_get(s, "t", "a", 5, &st), -1);
+    CHECK_EQ(st, KV_DISABLED);
+    CHECK_EQ(kv_table_enable(s, "t"), KV_OK);
+    CHECK_EQ(cached_get(s, "t", "a", 5, &st), 3);
+    /* VERSIONS lowered: reads that start afterwards return one */
+    kv_family_desc f = KV_FAMILY_DESC_INIT;
+    snprintf(f.name, sizeof f.name, "cf");
+    f.versions = 1;
+    CHECK_EQ(kv_table_alter_family(s, "t", &f), KV_OK);
+    CHECK_EQ(cached_get(s, "t", "a", 5, &st), 1);
+    /* the family deleted (another one added first: a table keeps one) */
+    CHECK_EQ(kv_table_alter_family(s, "t", &g), KV_OK);
+    CHECK_EQ(kv_table_delete_family(s, "t", "cf"), KV_OK);
+    CHECK_EQ(cached_get(s, "t", "a", 5, &st), -1);
+    CHECK_EQ(st, KV_NO_FAMILY);
+    /* dropped, then made again with cf: empty */
+    CHECK_EQ(kv_table_disable(s, "t"), KV_OK);
+    CHECK_EQ(kv_table_drop(s, "t"), KV_OK);
+    CHECK_EQ(cached_get(s, "t", NULL, 5, &st), -1);
+    CHECK_EQ(st, KV_NOT_FOUND);
+    CHECK_EQ(kv_table_create(s, "t", &f, 1), KV_OK);
+    CHECK_EQ(cached_get(s, "t", "a", 5, &st), 0);
+    CHECK_EQ(cached_get(s, "t", NULL, 5, &st), 0);
+    put(s, "r", "a", 9, "w");
+    CHECK_EQ(cached_get(s, "t", "a", 5, &st), 1);
+    CHECK_EQ(kv_store_close(s), KV_OK);
+    test_rmtree(dir);
+    free(dir);
+}
+
 int main(void) {
+    check_catalog_changes();
     check_scan_across_flush();
     check_range_seek();
     check_column_seek();
