@@ -220,6 +220,7 @@ static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
        buffer stays its whole value, and it replaces this version later. */
     bool placeholder = h->whole && !h->written && h->len == 0 && !p->has_version;
     pthread_mutex_lock(&fs->stamp_mu);
+    fs_handle_settle(fs, h);     /* a row move since its last commit */
     int rc = commit_cell_locked(fs, h, &w);
     pthread_mutex_unlock(&fs->stamp_mu);
     if (rc) return rc;
@@ -298,6 +299,7 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
             fs_wopts(fs, false, &w);
             kv_mutation *m = NULL;
             pthread_mutex_lock(&fs->stamp_mu);
+            fs_handle_settle(fs, h);
             kv_status st = kv_mutation_new(&m, h->ref.row, h->ref.row_len);
             if (st == KV_OK)
                 st = kv_mutation_delete_version(m, h->ref.family, h->ref.qual, h->ref.qual_len,
@@ -360,6 +362,17 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
         }
     }
     pthread_mutex_unlock(&h->mu);
+    if (changed && path) {      /* a row move meanwhile took it elsewhere */
+        pthread_mutex_lock(&fs->mu);
+        if (strcmp(path, h->path) != 0) {
+            char *np = strdup(h->path);
+            if (np) {
+                free(path);
+                path = np;
+            }
+        }
+        pthread_mutex_unlock(&fs->mu);
+    }
     /* A paged writer's bytes are in the kernel's pages: when its commit
        failed they were never stored, and readers must not be served them. */
     fs_ino ino = 0;                  /* the file's node, found by the notification */

@@ -18,6 +18,7 @@ void fs_handle_free(fs_handle *h)
     free(h->path);
     free(h->ref_row);
     free(h->ref_qual);
+    free(h->moved_row);
     pthread_mutex_destroy(&h->mu);
     free(h);
 }
@@ -151,32 +152,67 @@ static void handle_moved(cellfs *fs, fs_handle *h, char *np)
     pthread_mutex_unlock(&fs->mu);
 }
 
-void fs_handles_rename_below(cellfs *fs, const char *from, const char *to, const fs_path *prow)
+void fs_handles_move_below(cellfs *fs, const char *from, const char *to, const fs_path *prow)
 {
-    fs_handle **v;
-    size_t n = collect(fs, from, true, &v);
     size_t flen = strlen(from), tlen = strlen(to);
-    for (size_t i = 0; i < n; i++) {
-        fs_handle *h = v[i];
-        pthread_mutex_lock(&fs->mu);
+    pthread_mutex_lock(&fs->mu);
+    for (fs_handle *h = fs->handles; h; h = h->next) {
+        if (h->orphan || !handle_at(h, from, true)) continue;
         const char *rest = h->path + flen;
         char *np = malloc(tlen + strlen(rest) + 1);
-        if (np) {
-            memcpy(np, to, tlen);
-            strcpy(np + tlen, rest);
+        uint8_t *row = NULL;
+        if (np && h->kind == FS_H_CELL) {
+            row = malloc(prow->row_len ? prow->row_len : 1);
+            if (!row) {
+                free(np);
+                np = NULL;
+            } else if (prow->row_len) {
+                memcpy(row, prow->row, prow->row_len);
+            }
         }
-        pthread_mutex_unlock(&fs->mu);
-        pthread_mutex_lock(&h->mu);
-        fs_path ref = h->ref;
-        ref.row = prow->row;
-        ref.row_len = prow->row_len;
-        ref.row_name = prow->row_name;
-        if (np && h->kind == FS_H_CELL && fs_handle_set_ref(h, &ref) != 0) {
-            free(np);
-            np = NULL;
+        if (!np) {             /* out of memory: it can no longer be written */
+            h->orphan = true;
+            continue;
         }
-        pthread_mutex_unlock(&h->mu);
-        handle_moved(fs, h, np);
+        memcpy(np, to, tlen);
+        strcpy(np + tlen, rest);
+        free(h->path);
+        h->path = np;
+        if (row) {
+            free(h->moved_row);
+            h->moved_row = row;
+            h->moved_row_len = prow->row_len;
+            h->moved_row_name = prow->row_name;
+        }
+    }
+    pthread_mutex_unlock(&fs->mu);
+}
+
+void fs_handle_settle(cellfs *fs, fs_handle *h)
+{
+    pthread_mutex_lock(&fs->mu);
+    uint8_t *row = h->moved_row;
+    size_t len = h->moved_row_len;
+    if (row) {
+        h->moved_row = NULL;
+        h->ref.row_name = h->moved_row_name;
+    }
+    pthread_mutex_unlock(&fs->mu);
+    if (!row) return;
+    free(h->ref_row);
+    h->ref_row = row;
+    h->ref.row = row;
+    h->ref.row_len = len;
+}
+
+void fs_handles_settle_below(cellfs *fs, const char *dir)
+{
+    fs_handle **v;
+    size_t n = collect(fs, dir, true, &v);
+    for (size_t i = 0; i < n; i++) {
+        pthread_mutex_lock(&v[i]->mu);
+        fs_handle_settle(fs, v[i]);
+        pthread_mutex_unlock(&v[i]->mu);
     }
     fs_handles_drop(fs, v, n);
 }

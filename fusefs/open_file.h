@@ -108,6 +108,12 @@ typedef struct fs_handle {
     fs_scratch *scratch;
     uint64_t ino;                /* the kernel's inode number of the file
                                     (lowlevel.c, at open; registry, fs->mu) */
+    uint8_t *moved_row;          /* a row move took the file to this row (its
+                                    path already names it); the ref follows
+                                    at the next commit or fs_handles_settle_below
+                                    (fs->mu) */
+    size_t moved_row_len;
+    fs_name_key moved_row_name;
 } fs_handle;
 
 /** Opens a handle for @p path (already parsed and resolved into @p p) for
@@ -191,9 +197,22 @@ int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size);
 int fs_handles_commit_path(cellfs *fs, const char *path);
 /** Commits every dirty handle open on a name below the directory @p dir. */
 int fs_handles_commit_below(cellfs *fs, const char *dir);
-/** A row directory @p from became @p to (@p prow, its resolved row): the
- *  handles open below it follow (their paths and rows). */
-void fs_handles_rename_below(cellfs *fs, const char *from, const char *to, const fs_path *prow);
+/**
+ * A row directory @p from became @p to (@p prow, its resolved row): the
+ * handles open below it follow. Called by the move with fs->stamp_mu held,
+ * right after the store has the move, so that no commit can go to the old
+ * row in between: their paths change at once, and their rows (which a
+ * handle's mu guards) at their next commit, which looks under
+ * fs->stamp_mu (fs_handle_settle), or at fs_handles_settle_below. Takes
+ * fs->mu only.
+ */
+void fs_handles_move_below(cellfs *fs, const char *from, const char *to, const fs_path *prow);
+/** Applies the row move of every handle open below @p dir (after
+ *  fs_handles_move_below, without fs->stamp_mu). */
+void fs_handles_settle_below(cellfs *fs, const char *dir);
+/** Applies a row move fs_handles_move_below recorded for @p h (h->mu held;
+ *  takes fs->mu). */
+void fs_handle_settle(cellfs *fs, fs_handle *h);
 /** Marks handles open on @p path orphaned (after unlink / overwrite). */
 void fs_handles_orphan(cellfs *fs, const char *path);
 /** Moves handles open on @p from to @p to (after rename). */

@@ -226,6 +226,9 @@ static int move_run(move *m, bool empty_ok)
     int rc = read_both(m);
     if (rc == 0 && m->nputs == 0 && !empty_ok) rc = -ENOENT;
     if (rc == 0) rc = apply(m);
+    /* Before any commit can go to the old row: the files open below a
+       moved row follow it now. */
+    if (rc == 0 && !m->cell) fs_handles_move_below(m->fs, m->from, m->to, m->pt);
     pthread_mutex_unlock(&m->fs->stamp_mu);
     return rc;
 }
@@ -286,7 +289,7 @@ int fs_rename_row(cellfs *fs, const char *from, const char *to, fs_path *pf, fs_
     fs_notify_changed(fs, from);
     fs_notify_changed(fs, to);
     if (rc) return rc;
-    fs_handles_rename_below(fs, from, to, pt);
+    fs_handles_settle_below(fs, to);
     fs_pending_remove(fs, pf->table, pf->row, pf->row_len);
     if (empty) (void)fs_pending_add(fs, pt);
     else fs_pending_remove(fs, pt->table, pt->row, pt->row_len);

@@ -1,0 +1,58 @@
+#!/usr/bin/env bats
+# cellfs under concurrency and from outside (issue 8, second attack): each
+# test failed on the driver before its fix, or covers a sequence no other
+# test runs.
+
+load helpers/mount
+
+setup() {
+    fs_setup
+    T="$MNT/default/t"
+    mkdir "$T"
+}
+
+teardown() {
+    fs_teardown
+}
+
+@test "mv of a row while a process writes and fsyncs a cell in it: the file follows the row, the old row does not come back" {
+    cd "$T"
+    run timeout 60 python3 - <<'PY'
+import os, subprocess, threading, time
+bad = 0
+for k in range(25):
+    src, dst = "src%d" % k, "dst%d" % k
+    os.makedirs(src + "/cf")
+    with open(src + "/cf/a", "w") as f:
+        f.write("s\n")
+    fd = os.open(src + "/cf/q", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    stop = False
+    n = 0
+    def write():
+        global n
+        while not stop:
+            os.write(fd, b"%d\n" % n)
+            n += 1
+            if n % 2:
+                os.fsync(fd)          # a commit while the row moves
+    t = threading.Thread(target=write)
+    t.start()
+    time.sleep(0.005)
+    r = subprocess.run(["mv", "-T", src, dst], capture_output=True, text=True)
+    time.sleep(0.005)
+    stop = True
+    t.join()
+    os.close(fd)
+    want = "".join("%d\n" % i for i in range(n))
+    got = open(dst + "/cf/q").read() if os.path.exists(dst + "/cf/q") else None
+    if r.returncode or os.path.exists(src) or got != want:
+        bad += 1
+        print(k, "mv:", r.returncode, r.stderr.strip(),
+              "; old row:", sorted(os.listdir(src + "/cf")) if os.path.exists(src) else "gone",
+              "; new q:", None if got is None else len(got), "bytes of", len(want))
+print("bad", bad)
+PY
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"bad 0"* ]]
+}
