@@ -377,6 +377,14 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
        failed they were never stored, and readers must not be served them. */
     fs_ino ino = 0;                  /* the file's node, found by the notification */
     if ((changed || (rc != 0 && h->paged)) && path) ino = fs_notify_changed(fs, path);
+    if (changed) {
+        /* Its buffer is the committed value now, unless another change
+           came since it opened or meanwhile (fs_handle_release). */
+        pthread_mutex_lock(&fs->mu);
+        if (h->open_commits == before && atomic_load(&fs->commits) == before + 1)
+            h->open_commits = before + 1;
+        pthread_mutex_unlock(&fs->mu);
+    }
     if (stored && path) store_pages(fs, h, path, ino, before, stored, stored_len);
     free(stored);
     free(path);

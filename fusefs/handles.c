@@ -97,22 +97,30 @@ int fs_handle_release(cellfs *fs, fs_handle *h)
     pthread_mutex_unlock(&fs->mu);
     if (!last) return 0;
     int rc = fs_handle_commit(fs, h, false, false);
+    /* A direct open file's value may predate a commit that happened while
+       it was open (a reader's snapshot; a writer's buffer, which readers
+       of its process share): its short reads have then told the kernel an
+       old size, and a private mapping of it (MAP_PRIVATE maps a direct-I/O
+       file through the kernel's one set of pages) filled pages with that
+       old value; a cached reader whose lease a writer broke may have done
+       the same. Neither may outlive the file, and both go before it leaves
+       the registry: until then no new reader uses the page cache
+       (fs_lease_may_cache). A writer's own last commit does not count
+       (fs_handle_commit moves its open_commits on). */
     pthread_mutex_lock(&fs->mu);
-    fs_handle_unregister(fs, h);
-    /* A direct reader's snapshot may predate a commit that happened while
-       it read, and its short reads have then told the kernel an old size;
-       a cached reader whose lease a writer broke may have filled pages with
-       its old value. Neither may outlive the reader. */
-    bool stale = h->kind == FS_H_CELL && !h->writable &&
+    bool stale = h->kind == FS_H_CELL && !h->paged &&
                  (h->cached ? h->lease_broken
                             : atomic_load(&fs->commits) != h->open_commits);
     char *path = stale ? strdup(h->path) : NULL;
+    pthread_mutex_unlock(&fs->mu);
+    if (path) fs_kernel_forget(fs, path);
+    free(path);
+    pthread_mutex_lock(&fs->mu);
+    fs_handle_unregister(fs, h);
     if (h->cached || h->writable) pthread_cond_broadcast(&fs->readers_gone);
     h->released = true;
     fs_handle_unref(fs, h);
     pthread_mutex_unlock(&fs->mu);
-    if (path) fs_kernel_forget(fs, path);
-    free(path);
     return rc;
 }
 

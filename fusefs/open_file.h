@@ -103,7 +103,8 @@ typedef struct fs_handle {
                                     joined it (groups.c; fs->mu) */
     bool leaving;                /* its last descriptor is being released:
                                     no open joins it any more (fs->mu) */
-    uint64_t open_commits;       /* fs->commits when opened or last followed
+    uint64_t open_commits;       /* fs->commits when opened, last followed or
+                                    last committed by itself
                                     (fs->mu once registered) */
     fs_scratch *scratch;
     uint64_t ino;                /* the kernel's inode number of the file

@@ -56,3 +56,31 @@ PY
     [ "$status" -eq 0 ]
     [[ "$output" == *"bad 0"* ]]
 }
+
+@test "pages a private mapping filled from an open file's older value are dropped when it closes: later readers read the new value" {
+    mkdir -p "$T/r/cf"
+    cd "$T/r/cf"
+    head -c 300000 /dev/zero | tr '\0' A > "$FS_TMP/A"
+    head -c 200000 /dev/zero | tr '\0' B > "$FS_TMP/B"
+    cp "$FS_TMP/A" q
+    run python3 - "$FS_TMP/B" <<'PY'
+import mmap, os, subprocess, sys
+w = os.open("q", os.O_WRONLY)        # a writer, never written
+r = os.open("q", os.O_RDONLY)        # joins it: one open file, direct I/O
+subprocess.run(["cp", sys.argv[1], "q"], check=True)   # another process commits
+os.close(w)
+size = os.fstat(r).st_size
+m = mmap.mmap(r, size, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ)
+print("mapped", size, sorted(set(bytes(m))))
+m.close()
+os.close(r)
+for i in range(3):
+    with open("q", "rb") as f:
+        d = f.read()
+    print("read", len(d), sorted(set(d)))
+PY
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(grep -c '^read 200000 \[66\]$' <<< "$output")" -eq 3 ]
+    cmp "$FS_TMP/B" q
+}
