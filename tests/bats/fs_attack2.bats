@@ -16,11 +16,11 @@ teardown() {
 }
 
 @test "mv of a row while a process writes and fsyncs a cell in it: the file follows the row, the old row does not come back" {
-    cd "$T"
-    run timeout 60 python3 - <<'PY'
-import os, subprocess, threading, time
+    run timeout 60 python3 - "$T" <<'PY'
+import os, subprocess, sys, threading, time
+os.chdir(sys.argv[1])
 bad = 0
-for k in range(25):
+for k in range(40):
     src, dst = "src%d" % k, "dst%d" % k
     os.makedirs(src + "/cf")
     with open(src + "/cf/a", "w") as f:
@@ -59,12 +59,12 @@ PY
 
 @test "pages a private mapping filled from an open file's older value are dropped when it closes: later readers read the new value" {
     mkdir -p "$T/r/cf"
-    cd "$T/r/cf"
     head -c 300000 /dev/zero | tr '\0' A > "$FS_TMP/A"
     head -c 200000 /dev/zero | tr '\0' B > "$FS_TMP/B"
-    cp "$FS_TMP/A" q
-    run python3 - "$FS_TMP/B" <<'PY'
+    cp "$FS_TMP/A" "$T/r/cf/q"
+    run python3 - "$FS_TMP/B" "$T/r/cf" <<'PY'
 import mmap, os, subprocess, sys
+os.chdir(sys.argv[2])
 w = os.open("q", os.O_WRONLY)        # a writer, never written
 r = os.open("q", os.O_RDONLY)        # joins it: one open file, direct I/O
 subprocess.run(["cp", sys.argv[1], "q"], check=True)   # another process commits
@@ -82,5 +82,13 @@ PY
     echo "$output"
     [ "$status" -eq 0 ]
     [ "$(grep -c '^read 200000 \[66\]$' <<< "$output")" -eq 3 ]
-    cmp "$FS_TMP/B" q
+    cmp "$FS_TMP/B" "$T/r/cf/q"
+}
+
+@test "values of 256 KiB to 2 MiB rewritten by cp, dd conv=notrunc, O_TRUNC and O_RDWR writers: cat, dd and mmap readers see whole values" {
+    mkdir -p "$T/r/cf" "$FS_TMP/vals"
+    export TORN_TMP="$FS_TMP/vals" TORN_WRITERS=cp,dd,py,rw TORN_READERS=cat,dd,mmap,cat
+    run timeout 120 python3 "$BATS_TEST_DIRNAME/helpers/torn_big.py" "$T/r/cf/x" 6 1 4
+    echo "$output"
+    [ "$status" -eq 0 ]
 }
