@@ -65,7 +65,10 @@ static int make_durable(cellfs *fs, fs_handle *h)
     fs_wopts(fs, true, &w);
     kv_status st = put_one(fs, &h->ref, ts, v, n, &w);
     free(v);
-    return fs_fail(fs, st, "fsync", h->path);
+    char *hp = fs_handle_path(fs, h);
+    rc = fs_fail(fs, st, "fsync", hp ? hp : "?");
+    free(hp);
+    return rc;
 }
 
 /* The value an append-only handle commits: the current value @p v with
@@ -88,8 +91,10 @@ static int commit_ts(cellfs *fs, fs_handle *h, int64_t *ts)
     const fs_path *p = &h->ref;
     if (p->has_version) {
         if (fs_put_masked(fs, p, p->version)) {
+            char *hp = fs_handle_path(fs, h);
             fs_log(fs, "write %s: a delete marker at or after %lld hides a put at that time",
-                   h->path, (long long)p->version);
+                   hp ? hp : "?", (long long)p->version);
+            free(hp);
             return -EPERM;
         }
         *ts = p->version;
@@ -100,8 +105,10 @@ static int commit_ts(cellfs *fs, fs_handle *h, int64_t *ts)
             *ts = h->set_ts;
             return 0;
         }
+        char *hp = fs_handle_path(fs, h);
         fs_log(fs, "write %s: timestamp %lld is hidden by a delete marker; writing as the "
-               "newest version", h->path, (long long)h->set_ts);
+               "newest version", hp ? hp : "?", (long long)h->set_ts);
+        free(hp);
     }
     return fs_next_ts(fs, p, ts);
 }
@@ -206,7 +213,12 @@ static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *
         free(r);
     }
     free(gone);
-    if (st != KV_OK) return fs_fail(fs, st, "write", h->path);
+    if (st != KV_OK) {
+        char *hp = fs_handle_path(fs, h);
+        rc = fs_fail(fs, st, "write", hp ? hp : "?");
+        free(hp);
+        return rc;
+    }
     h->ts = ts;
     return 0;
 }

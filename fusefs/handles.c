@@ -23,6 +23,14 @@ void fs_handle_free(fs_handle *h)
     free(h);
 }
 
+char *fs_handle_path(cellfs *fs, const fs_handle *h)
+{
+    pthread_mutex_lock(&fs->mu);
+    char *p = strdup(h->path);
+    pthread_mutex_unlock(&fs->mu);
+    return p;
+}
+
 /* fs->mu held. */
 void fs_handle_unref(cellfs *fs, fs_handle *h)
 {

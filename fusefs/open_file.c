@@ -364,8 +364,11 @@ static int scratch_write(cellfs *fs, fs_handle *h, const char *buf, size_t size,
         }
     }
     pthread_mutex_unlock(&fs->mu);
-    if (rc == -EFBIG) fs_log(fs, "write %s: a temporary file above %u bytes", h->path,
-                             FS_SCRATCH_BYTES);
+    if (rc == -EFBIG) {
+        char *hp = fs_handle_path(fs, h);
+        fs_log(fs, "write %s: a temporary file above %u bytes", hp ? hp : "?", FS_SCRATCH_BYTES);
+        free(hp);
+    }
     return rc ? rc : (int)size;
 }
 
@@ -388,8 +391,10 @@ int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_
     if (h->kind == FS_H_CELL && end > fs->max_value) {
         h->failed = true;
         pthread_mutex_unlock(&h->mu);
+        char *hp = fs_handle_path(fs, h);
         fs_log(fs, "write %s: value of %zu bytes is above the limit of %zu bytes (EFBIG)",
-               h->path, end, fs->max_value);
+               hp ? hp : "?", end, fs->max_value);
+        free(hp);
         return -EFBIG;
     }
     /* An append stores its new bytes; any other write the whole value. */
@@ -397,8 +402,10 @@ int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_
     if (h->kind == FS_H_CELL && no_room(fs, need)) {
         h->failed = true;
         pthread_mutex_unlock(&h->mu);
+        char *hp = fs_handle_path(fs, h);
         fs_log(fs, "write %s: %zu bytes do not fit on the disk of the store (no space left on "
-               "device)", h->path, need);
+               "device)", hp ? hp : "?", need);
+        free(hp);
         return -ENOSPC;
     }
     size_t old_len = h->len;
@@ -457,8 +464,10 @@ int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size)
     if (h->kind == FS_H_CELL && (size_t)size > fs->max_value) {
         h->failed = true;
         pthread_mutex_unlock(&h->mu);
+        char *hp = fs_handle_path(fs, h);
         fs_log(fs, "truncate %s: %lld bytes is above the value limit of %zu bytes (EFBIG)",
-               h->path, (long long)size, fs->max_value);
+               hp ? hp : "?", (long long)size, fs->max_value);
+        free(hp);
         return -EFBIG;
     }
     size_t n = (size_t)size;
