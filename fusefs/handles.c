@@ -19,6 +19,7 @@ void fs_handle_free(fs_handle *h)
     free(h->ref_row);
     free(h->ref_qual);
     free(h->moved_row);
+    free(h->fill);
     pthread_mutex_destroy(&h->mu);
     free(h);
 }
@@ -298,6 +299,30 @@ int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t 
     fs_handle_unref(fs, o);
     pthread_mutex_unlock(&fs->mu);
     return 1;
+}
+
+int fs_handles_paged_read(cellfs *fs, const fs_handle *h, char *buf, size_t size, off_t off)
+{
+    pthread_mutex_lock(&fs->mu);
+    fs_handle *o = fs->handles;
+    while (o && !(o != h && o->paged && !atomic_load(&o->closed) && !o->orphan &&
+                  strcmp(o->path, h->path) == 0))
+        o = o->next;
+    if (o) o->refs++;
+    pthread_mutex_unlock(&fs->mu);
+    if (!o) return -1;
+    pthread_mutex_lock(&o->mu);
+    size_t n = 0;
+    if (off >= 0 && (size_t)off < o->len) {
+        n = o->len - (size_t)off;
+        if (n > size) n = size;
+        memcpy(buf, o->buf + off, n);
+    }
+    pthread_mutex_unlock(&o->mu);
+    pthread_mutex_lock(&fs->mu);
+    fs_handle_unref(fs, o);
+    pthread_mutex_unlock(&fs->mu);
+    return (int)n;
 }
 
 int fs_handles_stat_ino(cellfs *fs, uint64_t ino, struct stat *st)

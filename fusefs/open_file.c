@@ -318,13 +318,58 @@ void fs_handle_follow(cellfs *fs, fs_handle *h)
     pthread_mutex_unlock(&fs->mu);
 }
 
-int fs_handle_read(cellfs *fs, fs_handle *h, char *buf, size_t size, off_t off)
+/* The committed value of @p h's cell, read again after any change since
+   @p h opened (h->mu held): what the kernel's pages of the file hold.
+   NULL with *len 0 when the cell is gone; false on a store error. */
+static bool committed_value(cellfs *fs, fs_handle *h, const uint8_t **data, size_t *len)
 {
+    uint64_t now = atomic_load(&fs->commits);
+    pthread_mutex_lock(&fs->mu);
+    bool current = h->open_commits == now;
+    pthread_mutex_unlock(&fs->mu);
+    if (current) {               /* its snapshot is the committed value */
+        *data = h->buf;
+        *len = h->len;
+        return true;
+    }
+    if (!h->fill_valid || h->fill_commits != now) {
+        uint8_t *v = NULL;
+        size_t n = 0;
+        int64_t ts;
+        int rc = fs_cell_get(fs, &h->ref, &v, &n, &ts);
+        if (rc && rc != -ENOENT) return false;
+        free(h->fill);
+        h->fill = v;
+        h->fill_len = rc ? 0 : n;
+        h->fill_commits = now;
+        h->fill_valid = true;
+    }
+    *data = h->fill;
+    *len = h->fill_len;
+    return true;
+}
+
+int fs_handle_read(cellfs *fs, fs_handle *h, char *buf, size_t size, off_t off, bool to_pages)
+{
+    bool shared = to_pages && h->kind == FS_H_CELL && !h->writable;
+    if (shared) {
+        pthread_mutex_lock(&fs->mu);
+        shared = !h->cached && !h->paged;
+        pthread_mutex_unlock(&fs->mu);
+    }
+    if (shared) {
+        int n = fs_handles_paged_read(fs, h, buf, size, off);
+        if (n >= 0) return n;
+    }
     pthread_mutex_t *mu = h->kind == FS_H_SCRATCH ? &fs->mu : &h->mu;
     pthread_mutex_lock(mu);
     fs_handle_follow(fs, h);
     const uint8_t *data = h->buf;
     size_t len = h->len;
+    if (shared && !committed_value(fs, h, &data, &len)) {
+        pthread_mutex_unlock(mu);
+        return -EIO;
+    }
     if (h->kind == FS_H_SCRATCH) {
         data = h->scratch->buf;
         len = h->scratch->len;

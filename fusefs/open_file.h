@@ -115,6 +115,11 @@ typedef struct fs_handle {
                                     (fs->mu) */
     size_t moved_row_len;
     fs_name_key moved_row_name;
+    uint8_t *fill;               /* the committed value, as the kernel's pages
+                                    of a direct open file get it (fs_handle_read) */
+    size_t fill_len;
+    uint64_t fill_commits;       /* fs->commits when fill was read */
+    bool fill_valid;
 } fs_handle;
 
 /** Opens a handle for @p path (already parsed and resolved into @p p) for
@@ -183,7 +188,19 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush);
 /** Unregisters and frees (after a last commit attempt). */
 int fs_handle_release(cellfs *fs, fs_handle *h);
 
-int fs_handle_read(cellfs *fs, fs_handle *h, char *buf, size_t size, off_t off);
+/**
+ * Reads @p size bytes at @p off of what @p h shows. @p to_pages: the
+ * kernel is filling its pages of the file (a mapping, readahead), not
+ * serving a read(2) by direct I/O (FUSE sends a lock owner with the
+ * latter only). The kernel keeps one set of pages per file, shared by
+ * every open file, and MAP_PRIVATE maps a direct-I/O file through them:
+ * so a direct reader answers such a fill with the file's current bytes
+ * (those of the paged writer open on it, else the committed value), never
+ * with its own older snapshot, which would stand in others' pages (a
+ * paged writer's, which it then reads and commits). A writer answers with
+ * its own buffer, as its process sees it.
+ */
+int fs_handle_read(cellfs *fs, fs_handle *h, char *buf, size_t size, off_t off, bool to_pages);
 /** A cached reader whose lease was broken reloads the committed value
  *  when the cell changed since it loaded. h->mu held. */
 void fs_handle_follow(cellfs *fs, fs_handle *h);
@@ -233,6 +250,10 @@ int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64
  *  other than @p h and not closed since it last wrote: 1 when there is
  *  one, else 0. */
 int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t *ts_ms);
+/** Copies up to @p size bytes at @p off of the paged writer open on the
+ *  cell @p h names, other than @p h and not closed since it last wrote:
+ *  the bytes copied, or -1 when there is none. */
+int fs_handles_paged_read(cellfs *fs, const fs_handle *h, char *buf, size_t size, off_t off);
 /** Attributes of the open cell file the kernel knows as @p ino, whatever
  *  its name now (fstat of a descriptor whose file was unlinked or
  *  replaced): its buffer's size and time. 1 when one is open, else 0. */

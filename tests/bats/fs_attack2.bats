@@ -93,13 +93,11 @@ PY
     [ "$status" -eq 0 ]
 }
 
-@test "a private mapping in another process while a paged (O_RDWR) writer is open does not change what the writer reads or commits (known defect: FS_ATTACK_STRICT=1)" {
+@test "a private mapping in another process while a paged (O_RDWR) writer is open does not change what the writer reads or commits" {
     # The kernel keeps one set of pages per file. A reader of another
-    # process reads by direct I/O, but MAP_PRIVATE maps those pages and
-    # fills them from the reader's own older value; the paged writer then
-    # reads them, and a write through its mapping commits them
-    # (cellfs(1), CACHING). Found by this attack; not fixed yet.
-    [ -n "${FS_ATTACK_STRICT:-}" ] || skip "known defect: a private mapping fills a paged writer's pages (cellfs(1), CACHING)"
+    # process reads by direct I/O, but MAP_PRIVATE maps those pages; they
+    # were filled from the reader's own older value, which the paged writer
+    # then read, and a write through its mapping committed.
     mkdir -p "$T/r/cf"
     python3 -c "open('$T/r/cf/q', 'wb').write(b'x' * 8192)"
     run python3 - "$T/r/cf/q" <<'PY'
