@@ -281,7 +281,10 @@ int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64
     return found;
 }
 
-int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t *ts_ms)
+/* The paged writer open on the cell @p h names, other than @p h and not
+   closed since it last wrote, with a reference (fs_handles_unref); NULL
+   when there is none. */
+static fs_handle *paged_other(cellfs *fs, const fs_handle *h)
 {
     pthread_mutex_lock(&fs->mu);
     fs_handle *o = fs->handles;
@@ -290,6 +293,12 @@ int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t 
         o = o->next;
     if (o) o->refs++;
     pthread_mutex_unlock(&fs->mu);
+    return o;
+}
+
+int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t *ts_ms)
+{
+    fs_handle *o = paged_other(fs, h);
     if (!o) return 0;
     pthread_mutex_lock(&o->mu);
     *size = o->len;
@@ -303,13 +312,7 @@ int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t 
 
 int fs_handles_paged_read(cellfs *fs, const fs_handle *h, char *buf, size_t size, off_t off)
 {
-    pthread_mutex_lock(&fs->mu);
-    fs_handle *o = fs->handles;
-    while (o && !(o != h && o->paged && !atomic_load(&o->closed) && !o->orphan &&
-                  strcmp(o->path, h->path) == 0))
-        o = o->next;
-    if (o) o->refs++;
-    pthread_mutex_unlock(&fs->mu);
+    fs_handle *o = paged_other(fs, h);
     if (!o) return -1;
     pthread_mutex_lock(&o->mu);
     size_t n = 0;
