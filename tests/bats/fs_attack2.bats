@@ -187,3 +187,47 @@ PY
     [ "$status" -eq 0 ]
     [[ "$output" == *"stale 0"* ]]
 }
+
+@test "-o versions: while sed -i and mv rewrite a cell, every q@ts a reader lists reads whole and never changes" {
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o versions
+    mkdir -p "$T/r/cf"
+    head -c 5000 /dev/zero | tr '\0' a > "$T/r/cf/s"
+    run timeout 60 python3 - "$T/r/cf" <<'PY'
+import multiprocessing as mp, os, subprocess, sys, time
+os.chdir(sys.argv[1])
+def rewrite():
+    i = 0
+    end = time.time() + 4
+    while time.time() < end:
+        subprocess.run(["sed", "-i", "s/^./%s/" % "bcdefgh"[i % 7], "s"], check=True)
+        i += 1
+        if i % 3 == 0:
+            subprocess.run(["mv", "s", "s2"], check=True)
+            subprocess.run(["mv", "s2", "s"], check=True)
+if __name__ == "__main__":
+    w = mp.Process(target=rewrite)
+    w.start()
+    seen, bad, reads = {}, 0, 0
+    while w.is_alive():
+        for n in os.listdir("."):
+            if not n.startswith("s@"):
+                continue
+            try:
+                with open(n, "rb") as f:
+                    d = f.read()
+            except FileNotFoundError:      # fell out of VERSIONS meanwhile
+                continue
+            reads += 1
+            if len(d) != 5000 or seen.setdefault(n, d) != d:
+                bad += 1
+                print("bad", n, len(d))
+    w.join()
+    print("reads", reads, "versions", len(seen), "bad", bad, "writer", w.exitcode)
+PY
+    echo "$output" | tail -5
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"bad 0 writer 0"* ]]
+    [[ "$output" =~ versions\ ([0-9]+) ]]
+    [ "${BASH_REMATCH[1]}" -gt 3 ]
+}
