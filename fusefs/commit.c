@@ -65,7 +65,10 @@ static int make_durable(cellfs *fs, fs_handle *h)
     fs_wopts(fs, true, &w);
     kv_status st = put_one(fs, &h->ref, ts, v, n, &w);
     free(v);
-    return fs_fail(fs, st, "fsync", h->path);
+    char *hp = fs_handle_path(fs, h);
+    rc = fs_fail(fs, st, "fsync", hp ? hp : "?");
+    free(hp);
+    return rc;
 }
 
 /* The value an append-only handle commits: the current value @p v with
@@ -88,8 +91,10 @@ static int commit_ts(cellfs *fs, fs_handle *h, int64_t *ts)
     const fs_path *p = &h->ref;
     if (p->has_version) {
         if (fs_put_masked(fs, p, p->version)) {
+            char *hp = fs_handle_path(fs, h);
             fs_log(fs, "write %s: a delete marker at or after %lld hides a put at that time",
-                   h->path, (long long)p->version);
+                   hp ? hp : "?", (long long)p->version);
+            free(hp);
             return -EPERM;
         }
         *ts = p->version;
@@ -100,8 +105,10 @@ static int commit_ts(cellfs *fs, fs_handle *h, int64_t *ts)
             *ts = h->set_ts;
             return 0;
         }
+        char *hp = fs_handle_path(fs, h);
         fs_log(fs, "write %s: timestamp %lld is hidden by a delete marker; writing as the "
-               "newest version", h->path, (long long)h->set_ts);
+               "newest version", hp ? hp : "?", (long long)h->set_ts);
+        free(hp);
     }
     return fs_next_ts(fs, p, ts);
 }
@@ -206,7 +213,12 @@ static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *
         free(r);
     }
     free(gone);
-    if (st != KV_OK) return fs_fail(fs, st, "write", h->path);
+    if (st != KV_OK) {
+        char *hp = fs_handle_path(fs, h);
+        rc = fs_fail(fs, st, "write", hp ? hp : "?");
+        free(hp);
+        return rc;
+    }
     h->ts = ts;
     return 0;
 }
@@ -220,6 +232,7 @@ static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
        buffer stays its whole value, and it replaces this version later. */
     bool placeholder = h->whole && !h->written && h->len == 0 && !p->has_version;
     pthread_mutex_lock(&fs->stamp_mu);
+    fs_handle_settle(fs, h);     /* a row move since its last commit */
     int rc = commit_cell_locked(fs, h, &w);
     pthread_mutex_unlock(&fs->stamp_mu);
     if (rc) return rc;
@@ -298,6 +311,7 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
             fs_wopts(fs, false, &w);
             kv_mutation *m = NULL;
             pthread_mutex_lock(&fs->stamp_mu);
+            fs_handle_settle(fs, h);
             kv_status st = kv_mutation_new(&m, h->ref.row, h->ref.row_len);
             if (st == KV_OK)
                 st = kv_mutation_delete_version(m, h->ref.family, h->ref.qual, h->ref.qual_len,
@@ -360,10 +374,29 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
         }
     }
     pthread_mutex_unlock(&h->mu);
+    if (changed && path) {      /* a row move meanwhile took it elsewhere */
+        pthread_mutex_lock(&fs->mu);
+        if (strcmp(path, h->path) != 0) {
+            char *np = strdup(h->path);
+            if (np) {
+                free(path);
+                path = np;
+            }
+        }
+        pthread_mutex_unlock(&fs->mu);
+    }
     /* A paged writer's bytes are in the kernel's pages: when its commit
        failed they were never stored, and readers must not be served them. */
     fs_ino ino = 0;                  /* the file's node, found by the notification */
     if ((changed || (rc != 0 && h->paged)) && path) ino = fs_notify_changed(fs, path);
+    if (changed) {
+        /* Its buffer is the committed value now, unless another change
+           came since it opened or meanwhile (fs_handle_release). */
+        pthread_mutex_lock(&fs->mu);
+        if (h->open_commits == before && atomic_load(&fs->commits) == before + 1)
+            h->open_commits = before + 1;
+        pthread_mutex_unlock(&fs->mu);
+    }
     if (stored && path) store_pages(fs, h, path, ino, before, stored, stored_len);
     free(stored);
     free(path);

@@ -18,8 +18,18 @@ void fs_handle_free(fs_handle *h)
     free(h->path);
     free(h->ref_row);
     free(h->ref_qual);
+    free(h->moved_row);
+    free(h->fill);
     pthread_mutex_destroy(&h->mu);
     free(h);
+}
+
+char *fs_handle_path(cellfs *fs, const fs_handle *h)
+{
+    pthread_mutex_lock(&fs->mu);
+    char *p = strdup(h->path);
+    pthread_mutex_unlock(&fs->mu);
+    return p;
 }
 
 /* fs->mu held. */
@@ -96,22 +106,30 @@ int fs_handle_release(cellfs *fs, fs_handle *h)
     pthread_mutex_unlock(&fs->mu);
     if (!last) return 0;
     int rc = fs_handle_commit(fs, h, false, false);
+    /* A direct open file's value may predate a commit that happened while
+       it was open (a reader's snapshot; a writer's buffer, which readers
+       of its process share): its short reads have then told the kernel an
+       old size, and a private mapping of it (MAP_PRIVATE maps a direct-I/O
+       file through the kernel's one set of pages) filled pages with that
+       old value; a cached reader whose lease a writer broke may have done
+       the same. Neither may outlive the file, and both go before it leaves
+       the registry: until then no new reader uses the page cache
+       (fs_lease_may_cache). A writer's own last commit does not count
+       (fs_handle_commit moves its open_commits on). */
     pthread_mutex_lock(&fs->mu);
-    fs_handle_unregister(fs, h);
-    /* A direct reader's snapshot may predate a commit that happened while
-       it read, and its short reads have then told the kernel an old size;
-       a cached reader whose lease a writer broke may have filled pages with
-       its old value. Neither may outlive the reader. */
-    bool stale = h->kind == FS_H_CELL && !h->writable &&
+    bool stale = h->kind == FS_H_CELL && !h->paged &&
                  (h->cached ? h->lease_broken
                             : atomic_load(&fs->commits) != h->open_commits);
     char *path = stale ? strdup(h->path) : NULL;
+    pthread_mutex_unlock(&fs->mu);
+    if (path) fs_kernel_forget(fs, path);
+    free(path);
+    pthread_mutex_lock(&fs->mu);
+    fs_handle_unregister(fs, h);
     if (h->cached || h->writable) pthread_cond_broadcast(&fs->readers_gone);
     h->released = true;
     fs_handle_unref(fs, h);
     pthread_mutex_unlock(&fs->mu);
-    if (path) fs_kernel_forget(fs, path);
-    free(path);
     return rc;
 }
 
@@ -151,32 +169,67 @@ static void handle_moved(cellfs *fs, fs_handle *h, char *np)
     pthread_mutex_unlock(&fs->mu);
 }
 
-void fs_handles_rename_below(cellfs *fs, const char *from, const char *to, const fs_path *prow)
+void fs_handles_move_below(cellfs *fs, const char *from, const char *to, const fs_path *prow)
 {
-    fs_handle **v;
-    size_t n = collect(fs, from, true, &v);
     size_t flen = strlen(from), tlen = strlen(to);
-    for (size_t i = 0; i < n; i++) {
-        fs_handle *h = v[i];
-        pthread_mutex_lock(&fs->mu);
+    pthread_mutex_lock(&fs->mu);
+    for (fs_handle *h = fs->handles; h; h = h->next) {
+        if (h->orphan || !handle_at(h, from, true)) continue;
         const char *rest = h->path + flen;
         char *np = malloc(tlen + strlen(rest) + 1);
-        if (np) {
-            memcpy(np, to, tlen);
-            strcpy(np + tlen, rest);
+        uint8_t *row = NULL;
+        if (np && h->kind == FS_H_CELL) {
+            row = malloc(prow->row_len ? prow->row_len : 1);
+            if (!row) {
+                free(np);
+                np = NULL;
+            } else if (prow->row_len) {
+                memcpy(row, prow->row, prow->row_len);
+            }
         }
-        pthread_mutex_unlock(&fs->mu);
-        pthread_mutex_lock(&h->mu);
-        fs_path ref = h->ref;
-        ref.row = prow->row;
-        ref.row_len = prow->row_len;
-        ref.row_name = prow->row_name;
-        if (np && h->kind == FS_H_CELL && fs_handle_set_ref(h, &ref) != 0) {
-            free(np);
-            np = NULL;
+        if (!np) {             /* out of memory: it can no longer be written */
+            h->orphan = true;
+            continue;
         }
-        pthread_mutex_unlock(&h->mu);
-        handle_moved(fs, h, np);
+        memcpy(np, to, tlen);
+        strcpy(np + tlen, rest);
+        free(h->path);
+        h->path = np;
+        if (row) {
+            free(h->moved_row);
+            h->moved_row = row;
+            h->moved_row_len = prow->row_len;
+            h->moved_row_name = prow->row_name;
+        }
+    }
+    pthread_mutex_unlock(&fs->mu);
+}
+
+void fs_handle_settle(cellfs *fs, fs_handle *h)
+{
+    pthread_mutex_lock(&fs->mu);
+    uint8_t *row = h->moved_row;
+    size_t len = h->moved_row_len;
+    if (row) {
+        h->moved_row = NULL;
+        h->ref.row_name = h->moved_row_name;
+    }
+    pthread_mutex_unlock(&fs->mu);
+    if (!row) return;
+    free(h->ref_row);
+    h->ref_row = row;
+    h->ref.row = row;
+    h->ref.row_len = len;
+}
+
+void fs_handles_settle_below(cellfs *fs, const char *dir)
+{
+    fs_handle **v;
+    size_t n = collect(fs, dir, true, &v);
+    for (size_t i = 0; i < n; i++) {
+        pthread_mutex_lock(&v[i]->mu);
+        fs_handle_settle(fs, v[i]);
+        pthread_mutex_unlock(&v[i]->mu);
     }
     fs_handles_drop(fs, v, n);
 }
@@ -228,7 +281,10 @@ int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64
     return found;
 }
 
-int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t *ts_ms)
+/* The paged writer open on the cell @p h names, other than @p h and not
+   closed since it last wrote, with a reference (fs_handles_unref); NULL
+   when there is none. */
+static fs_handle *paged_other(cellfs *fs, const fs_handle *h)
 {
     pthread_mutex_lock(&fs->mu);
     fs_handle *o = fs->handles;
@@ -237,6 +293,12 @@ int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t 
         o = o->next;
     if (o) o->refs++;
     pthread_mutex_unlock(&fs->mu);
+    return o;
+}
+
+int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t *ts_ms)
+{
+    fs_handle *o = paged_other(fs, h);
     if (!o) return 0;
     pthread_mutex_lock(&o->mu);
     *size = o->len;
@@ -246,6 +308,24 @@ int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t 
     fs_handle_unref(fs, o);
     pthread_mutex_unlock(&fs->mu);
     return 1;
+}
+
+int fs_handles_paged_read(cellfs *fs, const fs_handle *h, char *buf, size_t size, off_t off)
+{
+    fs_handle *o = paged_other(fs, h);
+    if (!o) return -1;
+    pthread_mutex_lock(&o->mu);
+    size_t n = 0;
+    if (off >= 0 && (size_t)off < o->len) {
+        n = o->len - (size_t)off;
+        if (n > size) n = size;
+        memcpy(buf, o->buf + off, n);
+    }
+    pthread_mutex_unlock(&o->mu);
+    pthread_mutex_lock(&fs->mu);
+    fs_handle_unref(fs, o);
+    pthread_mutex_unlock(&fs->mu);
+    return (int)n;
 }
 
 int fs_handles_stat_ino(cellfs *fs, uint64_t ino, struct stat *st)

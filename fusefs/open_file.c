@@ -318,13 +318,58 @@ void fs_handle_follow(cellfs *fs, fs_handle *h)
     pthread_mutex_unlock(&fs->mu);
 }
 
-int fs_handle_read(cellfs *fs, fs_handle *h, char *buf, size_t size, off_t off)
+/* The committed value of @p h's cell, read again after any change since
+   @p h opened (h->mu held): what the kernel's pages of the file hold.
+   NULL with *len 0 when the cell is gone; false on a store error. */
+static bool committed_value(cellfs *fs, fs_handle *h, const uint8_t **data, size_t *len)
 {
+    uint64_t now = atomic_load(&fs->commits);
+    pthread_mutex_lock(&fs->mu);
+    bool current = h->open_commits == now;
+    pthread_mutex_unlock(&fs->mu);
+    if (current) {               /* its snapshot is the committed value */
+        *data = h->buf;
+        *len = h->len;
+        return true;
+    }
+    if (!h->fill_valid || h->fill_commits != now) {
+        uint8_t *v = NULL;
+        size_t n = 0;
+        int64_t ts;
+        int rc = fs_cell_get(fs, &h->ref, &v, &n, &ts);
+        if (rc && rc != -ENOENT) return false;
+        free(h->fill);
+        h->fill = v;
+        h->fill_len = rc ? 0 : n;
+        h->fill_commits = now;
+        h->fill_valid = true;
+    }
+    *data = h->fill;
+    *len = h->fill_len;
+    return true;
+}
+
+int fs_handle_read(cellfs *fs, fs_handle *h, char *buf, size_t size, off_t off, bool to_pages)
+{
+    bool shared = to_pages && h->kind == FS_H_CELL && !h->writable;
+    if (shared) {
+        pthread_mutex_lock(&fs->mu);
+        shared = !h->cached && !h->paged;
+        pthread_mutex_unlock(&fs->mu);
+    }
+    if (shared) {
+        int n = fs_handles_paged_read(fs, h, buf, size, off);
+        if (n >= 0) return n;
+    }
     pthread_mutex_t *mu = h->kind == FS_H_SCRATCH ? &fs->mu : &h->mu;
     pthread_mutex_lock(mu);
     fs_handle_follow(fs, h);
     const uint8_t *data = h->buf;
     size_t len = h->len;
+    if (shared && !committed_value(fs, h, &data, &len)) {
+        pthread_mutex_unlock(mu);
+        return -EIO;
+    }
     if (h->kind == FS_H_SCRATCH) {
         data = h->scratch->buf;
         len = h->scratch->len;
@@ -364,8 +409,11 @@ static int scratch_write(cellfs *fs, fs_handle *h, const char *buf, size_t size,
         }
     }
     pthread_mutex_unlock(&fs->mu);
-    if (rc == -EFBIG) fs_log(fs, "write %s: a temporary file above %u bytes", h->path,
-                             FS_SCRATCH_BYTES);
+    if (rc == -EFBIG) {
+        char *hp = fs_handle_path(fs, h);
+        fs_log(fs, "write %s: a temporary file above %u bytes", hp ? hp : "?", FS_SCRATCH_BYTES);
+        free(hp);
+    }
     return rc ? rc : (int)size;
 }
 
@@ -388,8 +436,10 @@ int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_
     if (h->kind == FS_H_CELL && end > fs->max_value) {
         h->failed = true;
         pthread_mutex_unlock(&h->mu);
+        char *hp = fs_handle_path(fs, h);
         fs_log(fs, "write %s: value of %zu bytes is above the limit of %zu bytes (EFBIG)",
-               h->path, end, fs->max_value);
+               hp ? hp : "?", end, fs->max_value);
+        free(hp);
         return -EFBIG;
     }
     /* An append stores its new bytes; any other write the whole value. */
@@ -397,8 +447,10 @@ int fs_handle_write(cellfs *fs, fs_handle *h, const char *buf, size_t size, off_
     if (h->kind == FS_H_CELL && no_room(fs, need)) {
         h->failed = true;
         pthread_mutex_unlock(&h->mu);
+        char *hp = fs_handle_path(fs, h);
         fs_log(fs, "write %s: %zu bytes do not fit on the disk of the store (no space left on "
-               "device)", h->path, need);
+               "device)", hp ? hp : "?", need);
+        free(hp);
         return -ENOSPC;
     }
     size_t old_len = h->len;
@@ -457,8 +509,10 @@ int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size)
     if (h->kind == FS_H_CELL && (size_t)size > fs->max_value) {
         h->failed = true;
         pthread_mutex_unlock(&h->mu);
+        char *hp = fs_handle_path(fs, h);
         fs_log(fs, "truncate %s: %lld bytes is above the value limit of %zu bytes (EFBIG)",
-               h->path, (long long)size, fs->max_value);
+               hp ? hp : "?", (long long)size, fs->max_value);
+        free(hp);
         return -EFBIG;
     }
     size_t n = (size_t)size;

@@ -103,11 +103,23 @@ typedef struct fs_handle {
                                     joined it (groups.c; fs->mu) */
     bool leaving;                /* its last descriptor is being released:
                                     no open joins it any more (fs->mu) */
-    uint64_t open_commits;       /* fs->commits when opened or last followed
+    uint64_t open_commits;       /* fs->commits when opened, last followed or
+                                    last committed by itself
                                     (fs->mu once registered) */
     fs_scratch *scratch;
     uint64_t ino;                /* the kernel's inode number of the file
                                     (lowlevel.c, at open; registry, fs->mu) */
+    uint8_t *moved_row;          /* a row move took the file to this row (its
+                                    path already names it); the ref follows
+                                    at the next commit or fs_handles_settle_below
+                                    (fs->mu) */
+    size_t moved_row_len;
+    fs_name_key moved_row_name;
+    uint8_t *fill;               /* the committed value, as the kernel's pages
+                                    of a direct open file get it (fs_handle_read) */
+    size_t fill_len;
+    uint64_t fill_commits;       /* fs->commits when fill was read */
+    bool fill_valid;
 } fs_handle;
 
 /** Opens a handle for @p path (already parsed and resolved into @p p) for
@@ -176,7 +188,19 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush);
 /** Unregisters and frees (after a last commit attempt). */
 int fs_handle_release(cellfs *fs, fs_handle *h);
 
-int fs_handle_read(cellfs *fs, fs_handle *h, char *buf, size_t size, off_t off);
+/**
+ * Reads @p size bytes at @p off of what @p h shows. @p to_pages: the
+ * kernel is filling its pages of the file (a mapping, readahead), not
+ * serving a read(2) by direct I/O (FUSE sends a lock owner with the
+ * latter only). The kernel keeps one set of pages per file, shared by
+ * every open file, and MAP_PRIVATE maps a direct-I/O file through them:
+ * so a direct reader answers such a fill with the file's current bytes
+ * (those of the paged writer open on it, else the committed value), never
+ * with its own older snapshot, which would stand in others' pages (a
+ * paged writer's, which it then reads and commits). A writer answers with
+ * its own buffer, as its process sees it.
+ */
+int fs_handle_read(cellfs *fs, fs_handle *h, char *buf, size_t size, off_t off, bool to_pages);
 /** A cached reader whose lease was broken reloads the committed value
  *  when the cell changed since it loaded. h->mu held. */
 void fs_handle_follow(cellfs *fs, fs_handle *h);
@@ -191,9 +215,22 @@ int fs_handle_truncate(cellfs *fs, fs_handle *h, off_t size);
 int fs_handles_commit_path(cellfs *fs, const char *path);
 /** Commits every dirty handle open on a name below the directory @p dir. */
 int fs_handles_commit_below(cellfs *fs, const char *dir);
-/** A row directory @p from became @p to (@p prow, its resolved row): the
- *  handles open below it follow (their paths and rows). */
-void fs_handles_rename_below(cellfs *fs, const char *from, const char *to, const fs_path *prow);
+/**
+ * A row directory @p from became @p to (@p prow, its resolved row): the
+ * handles open below it follow. Called by the move with fs->stamp_mu held,
+ * right after the store has the move, so that no commit can go to the old
+ * row in between: their paths change at once, and their rows (which a
+ * handle's mu guards) at their next commit, which looks under
+ * fs->stamp_mu (fs_handle_settle), or at fs_handles_settle_below. Takes
+ * fs->mu only.
+ */
+void fs_handles_move_below(cellfs *fs, const char *from, const char *to, const fs_path *prow);
+/** Applies the row move of every handle open below @p dir (after
+ *  fs_handles_move_below, without fs->stamp_mu). */
+void fs_handles_settle_below(cellfs *fs, const char *dir);
+/** Applies a row move fs_handles_move_below recorded for @p h (h->mu held;
+ *  takes fs->mu). */
+void fs_handle_settle(cellfs *fs, fs_handle *h);
 /** Marks handles open on @p path orphaned (after unlink / overwrite). */
 void fs_handles_orphan(cellfs *fs, const char *path);
 /** Moves handles open on @p from to @p to (after rename). */
@@ -213,6 +250,10 @@ int fs_handles_stat(cellfs *fs, const char *path, pid_t pid, size_t *size, int64
  *  other than @p h and not closed since it last wrote: 1 when there is
  *  one, else 0. */
 int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t *ts_ms);
+/** Copies up to @p size bytes at @p off of the paged writer open on the
+ *  cell @p h names, other than @p h and not closed since it last wrote:
+ *  the bytes copied, or -1 when there is none. */
+int fs_handles_paged_read(cellfs *fs, const fs_handle *h, char *buf, size_t size, off_t off);
 /** Attributes of the open cell file the kernel knows as @p ino, whatever
  *  its name now (fstat of a descriptor whose file was unlinked or
  *  replaced): its buffer's size and time. 1 when one is open, else 0. */

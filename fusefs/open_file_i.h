@@ -13,6 +13,9 @@
 /* ---- handles.c ---- */
 /** Frees a handle no one refers to (not registered). */
 void fs_handle_free(fs_handle *h);
+/** A copy of @p h's path (fs->mu guards it: a rename may change it), for
+ *  log lines; NULL when out of memory. Takes fs->mu. */
+char *fs_handle_path(cellfs *fs, const fs_handle *h);
 /** Drops one reference; the last frees the handle (and puts its scratch
  *  file). fs->mu held. */
 void fs_handle_unref(cellfs *fs, fs_handle *h);

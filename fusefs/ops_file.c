@@ -141,7 +141,9 @@ int fs_op_create(cellfs *fs, pid_t pid, const char *path, struct fuse_file_info 
 
 int fs_op_read(cellfs *fs, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
 {
-    return fs_handle_read(fs, handle_of(fi), buf, size, off);
+    /* The kernel names a lock owner with a direct read(2), none when it
+       fills its pages (fs_handle_read). */
+    return fs_handle_read(fs, handle_of(fi), buf, size, off, fi->lock_owner == 0);
 }
 
 int fs_op_write(cellfs *fs, const char *buf, size_t size, off_t off, struct fuse_file_info *fi)

@@ -21,6 +21,7 @@ typedef struct move {
     const char *from, *to;
     const fs_path *pf, *pt;
     bool cell;                   /* one column, else the whole row */
+    bool noreplace;              /* RENAME_NOREPLACE: a full target is EEXIST */
     bool raw;                    /* the backend reads delete markers */
     kv_result *vis;              /* the versions the source shows, with values */
     kv_result *keys;             /* what the source holds (raw where it can) */
@@ -218,14 +219,27 @@ static int apply(move *m)
 }
 
 /* Reads and moves, under fs->stamp_mu (no commit picks a timestamp
-   meanwhile). A source without versions is ENOENT unless @p empty_ok. */
+   meanwhile). A source without versions is ENOENT unless @p empty_ok. A
+   row's target is checked for cells again here: a commit into it after
+   fs_rename_row's first look and before this lock would otherwise be
+   merged with the moved row (and, when a moved version lies in the future,
+   hidden by it), though it came first: ENOTEMPTY then, as a commit that
+   came before the first look. */
 static int move_run(move *m, bool empty_ok)
 {
     m->raw = (kv_store_capabilities(m->fs->store) & KV_CAP_RAW_SCANS) != 0;
     pthread_mutex_lock(&m->fs->stamp_mu);
-    int rc = read_both(m);
+    int rc = 0;
+    if (!m->cell) {
+        rc = fs_row_has_cells(m->fs, m->pt, NULL);
+        if (rc > 0) rc = m->noreplace ? -EEXIST : -ENOTEMPTY;
+    }
+    if (rc == 0) rc = read_both(m);
     if (rc == 0 && m->nputs == 0 && !empty_ok) rc = -ENOENT;
     if (rc == 0) rc = apply(m);
+    /* Before any commit can go to the old row: the files open below a
+       moved row follow it now. */
+    if (rc == 0 && !m->cell) fs_handles_move_below(m->fs, m->from, m->to, m->pt);
     pthread_mutex_unlock(&m->fs->stamp_mu);
     return rc;
 }
@@ -273,7 +287,8 @@ int fs_rename_row(cellfs *fs, const char *from, const char *to, fs_path *pf, fs_
        follow the row afterwards. */
     rc = fs_handles_commit_below(fs, from);
     if (rc) return rc;
-    move m = { .fs = fs, .from = from, .to = to, .pf = pf, .pt = pt, .cell = false };
+    move m = { .fs = fs, .from = from, .to = to, .pf = pf, .pt = pt, .cell = false,
+               .noreplace = (flags & RENAME_NOREPLACE) != 0 };
     rc = move_run(&m, fs_pending_has(fs, pf));
     bool empty = m.nputs == 0;
     if (rc == 0) young_follow(fs, pf, pt, m.desc);
@@ -286,7 +301,7 @@ int fs_rename_row(cellfs *fs, const char *from, const char *to, fs_path *pf, fs_
     fs_notify_changed(fs, from);
     fs_notify_changed(fs, to);
     if (rc) return rc;
-    fs_handles_rename_below(fs, from, to, pt);
+    fs_handles_settle_below(fs, to);
     fs_pending_remove(fs, pf->table, pf->row, pf->row_len);
     if (empty) (void)fs_pending_add(fs, pt);
     else fs_pending_remove(fs, pt->table, pt->row, pt->row_len);
