@@ -75,6 +75,20 @@ static int gone_is_stale(fuse_ino_t ino, int rc)
     return rc == -ENOENT && ino != FUSE_ROOT_ID ? -ESTALE : rc;
 }
 
+/* What a stat or an opendir of a node the kernel holds answers when its
+   name names nothing: ENOENT, as a local file system answers when the name
+   was removed (the kernel retries an ESTALE only once, so under churn, a
+   name removed, made and removed again, ls, find and du would see it),
+   except for a node detached by a rename over its name (sed -i, editors,
+   rsync), whose name lives on with another node: ESTALE, on which the
+   kernel looks the name up again and finds that one. (An open keeps
+   gone_is_stale: open(O_CREAT) reaches the daemon as OPEN when the kernel
+   still holds the name, and only a lookup again makes it a CREATE.) */
+static int gone_unless_replaced(cellfs *fs, fuse_ino_t ino, int rc)
+{
+    return rc == -ENOENT && fs_nodes_replaced(&fs->nodes, ino) ? -ESTALE : rc;
+}
+
 static void set_handle_ino(cellfs *fs, struct fuse_file_info *fi, fuse_ino_t ino)
 {
     fs_handle *h = (fs_handle *)(uintptr_t)fi->fh;
@@ -171,11 +185,10 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
     if (path || fi) {
         rc = stat_of(req, path, &st, fi, fi ? NULL : &rule);
-        if (path && !fi) rc = gone_is_stale(ino, rc);
     } else if (rc == -ENOENT && fs_handles_stat_ino(fs, ino, &st)) {
         rc = 0;                  /* fstat of an open file whose name went */
     } else {
-        rc = gone_is_stale(ino, rc);   /* detached: see ll_open */
+        rc = gone_unless_replaced(fs, ino, rc);
     }
     if (rc) fuse_reply_err(req, -rc);
     else reply_attr(req, ino, fi ? NULL : path, &st, &rule);
@@ -328,7 +341,8 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     cellfs *fs = fs_of(req);
     int rc;
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
-    if (path) rc = gone_is_stale(ino, fs_op_opendir(fs, path, fi));
+    if (path) rc = fs_op_opendir(fs, path, fi);
+    else rc = gone_unless_replaced(fs, ino, rc);
     if (rc == 0) {
         /* The kernel may keep a listing that only this mount changes: it
            is told when (fs_notify_changed, fs_kernel_forget_below), and

@@ -13,6 +13,7 @@ struct fs_node {
     fs_ino ino;
     fs_ino parent;           /* 0 when detached */
     char *name;                  /* NULL when detached */
+    bool replaced;               /* detached by a rename over its name */
     uint64_t lookups;            /* kernel references */
     fs_node *ino_next, *name_next;
 };
@@ -77,12 +78,15 @@ static void name_link(fs_nodes *t, fs_node *n)
     t->by_name[b] = n;
 }
 
-static void detach(fs_nodes *t, fs_node *n)
+/* @p replaced: the name lives on with another node (a rename over it),
+   not removed; fs_nodes_path tells the two apart. */
+static void detach(fs_nodes *t, fs_node *n, bool replaced)
 {
     name_unlink(t, n);
     free(n->name);
     n->name = NULL;
     n->parent = 0;
+    n->replaced = replaced;
 }
 
 /* Doubles both tables; on allocation failure they stay as they are
@@ -205,7 +209,7 @@ static void forget_locked(fs_nodes *t, fs_ino ino, uint64_t count)
     if (!n) return;
     n->lookups = count >= n->lookups ? 0 : n->lookups - count;
     if (n->lookups) return;
-    detach(t, n);
+    detach(t, n, false);
     fs_node **pp = &t->by_ino[ino_hash(ino, t->nbuckets)];
     while (*pp != n) pp = &(*pp)->ino_next;
     *pp = n->ino_next;
@@ -263,11 +267,27 @@ char *fs_nodes_path(fs_nodes *t, fs_ino ino, const char *child, int *err)
     return path;
 }
 
+bool fs_nodes_replaced(fs_nodes *t, fs_ino ino)
+{
+    pthread_mutex_lock(&t->mu);
+    bool replaced = false;
+    size_t depth = 0;
+    for (fs_node *m = by_ino(t, ino); m && m->ino != FS_ROOT_INO && ++depth <= NODES_MAX_DEPTH;
+         m = by_ino(t, m->parent)) {
+        if (!m->name) {
+            replaced = m->replaced;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&t->mu);
+    return replaced;
+}
+
 void fs_nodes_detach(fs_nodes *t, fs_ino parent, const char *name)
 {
     pthread_mutex_lock(&t->mu);
     fs_node *n = by_name(t, parent, name, strlen(name));
-    if (n) detach(t, n);
+    if (n) detach(t, n, false);
     pthread_mutex_unlock(&t->mu);
 }
 
@@ -280,7 +300,7 @@ void fs_nodes_rename(fs_nodes *t, fs_ino parent, const char *name, fs_ino newpar
     fs_node *np = by_ino(t, newparent);
     bool np_attached = np && (np->name || np->ino == FS_ROOT_INO);
     char *copy = n && np_attached ? strdup(newname) : NULL;
-    if (old && old != n) detach(t, old);
+    if (old && old != n) detach(t, old, true);
     if (n && copy) {
         name_unlink(t, n);
         free(n->name);
@@ -288,7 +308,7 @@ void fs_nodes_rename(fs_nodes *t, fs_ino parent, const char *name, fs_ino newpar
         n->parent = newparent;
         name_link(t, n);
     } else if (n) {
-        detach(t, n);            /* no memory, or no such directory: looked up anew */
+        detach(t, n, true);      /* no memory, or no such directory: looked up anew */
     }
     pthread_mutex_unlock(&t->mu);
 }

@@ -69,6 +69,14 @@ void fs_nodes_forget(fs_nodes *t, fs_ino ino, uint64_t n);
  */
 char *fs_nodes_path(fs_nodes *t, fs_ino ino, const char *child, int *err);
 
+/**
+ * Whether @p ino, or a directory above it, was detached by a rename over
+ * its name (fs_nodes_rename): the name holds another node now, which a new
+ * lookup finds. False when it is attached, unknown, or its name was
+ * removed (fs_nodes_detach).
+ */
+bool fs_nodes_replaced(fs_nodes *t, fs_ino ino);
+
 /** A name was removed: its node (if any) is detached. */
 void fs_nodes_detach(fs_nodes *t, fs_ino parent, const char *name);
 /** A rename succeeded: the node of @p name moves to @p newname in
