@@ -112,8 +112,17 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *
        put that a marker masks, so the markers go (the memstore's puts are
        then no longer masked, as in HBase). */
     bool drop_deletes = major || (lo == 0 && hi == fs->n);
+    /* The output holds at most the inputs' distinct bloom keys: its filter
+       is built in place at that size (a few MB at 10M rows, not 8 bytes
+       a key until the end). */
+    uint64_t bloom_keys = 0;
+    for (size_t i = lo; i < hi; i++) {
+        const kv_sstfile *f = fs->files[i];
+        bloom_keys += f->reader ? kv_sst_bloom_keys(f->reader, desc.bloom) : f->meta.entries;
+    }
     if (st == KV_OK)
-        st = kv_build_family_file(s, &desc, it, drop_deletes ? KV_MATCH_MAJOR : KV_MATCH_MINOR, &out);
+        st = kv_build_family_file(s, &desc, it, drop_deletes ? KV_MATCH_MAJOR : KV_MATCH_MINOR, bloom_keys,
+                                  &out);
     if (it) it->destroy(it);
     if (st != KV_OK) st = compaction_failed(s, &desc, fs, lo, hi, st);
 
