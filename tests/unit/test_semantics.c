@@ -361,6 +361,41 @@ static void test_some_files_minor_keeps_markers(void) {
     fx_end(&fx);
 }
 
+/* A close (AUTO) merges a family's newer files into one when together they
+   are no larger than the oldest, so that the store reopens with two sorted
+   runs; the merge takes only some files, so a marker stays. When the newer
+   files are larger than the oldest, the close leaves them alone. */
+static void test_close_leaves_two_runs(void) {
+    static char big[200000];
+    uint32_t x = 4321;   /* incompressible */
+    for (size_t i = 0; i + 1 < sizeof big; i++) {
+        x = x * 1103515245u + 12345u;
+        big[i] = (char)('a' + (x >> 16) % 26);
+    }
+    for (int big_first = 1; big_first >= 0; big_first--) {
+        fixture fx;
+        open_with_old_put(&fx, big_first ? "close2" : "close3", KV_COMPACTION_AUTO);
+        if (big_first) put(&fx, "t", "filler", "cf", "x", 1, big);
+        flush(&fx);
+        if (!big_first) put(&fx, "t", "filler", "cf", "x", 1, big);
+        delete_column(&fx, "t", "r", "cf", "q", 200);
+        flush(&fx);
+        put(&fx, "t", "r", "cf", "a", 1, "1");
+        flush(&fx);
+        kv_store_stats st;
+        CHECK_EQ(kv_store_stat(&st, fx.s), KV_OK);
+        CHECK_EQ(st.sorted_files, 3u);   /* the size-ratio rule merges none */
+        CHECK_EQ(kv_store_close(fx.s), KV_OK);
+        fx_open(&fx, false);
+        CHECK_EQ(kv_store_stat(&st, fx.s), KV_OK);
+        CHECK_EQ(st.sorted_files, big_first ? 2u : 3u);
+        kv_read_options raw = raw_all();
+        CHECK_STR(get_str(&fx, "t", "r", &raw), "cf:a@1=1;cf:q@200#12;cf:q@100=old;");
+        CHECK_STR(get_str(&fx, "t", "r", NULL), "cf:a@1=1;");
+        fx_end(&fx);
+    }
+}
+
 /* ---- versions reappear when newer ones are deleted ---- */
 
 static void test_versions_reappear(void) {
@@ -1123,6 +1158,7 @@ int main(void) {
     test_minor_compaction_drops_masked();
     test_all_files_minor_drops_markers();
     test_some_files_minor_keeps_markers();
+    test_close_leaves_two_runs();
     test_new_version_behavior();
     test_implicit_timestamps();
     test_counters();
