@@ -207,6 +207,7 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, pick_kind kind, bo
         kv_sstfile_unref(out);
     }
     kv_fileset_unref(fs);
+    kv_release_free_memory();
     return st;
 }
 

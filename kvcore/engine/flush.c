@@ -208,6 +208,7 @@ static kv_status flush_imm_locked(kv_engine *s) {
     }
     free(items);
     if (st == KV_OK) remove_old_logs(s, log_number);
+    kv_release_free_memory();
     return st;
 }
 
