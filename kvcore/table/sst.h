@@ -74,8 +74,9 @@ void kv_sst_last_error(const kv_sst_reader *r, char *buf, size_t len);
 uint64_t kv_sst_file_size(const kv_sst_reader *r);
 /* The meta block's count of distinct bloom keys (rows for ROW, columns for
    ROWCOL) when the file has a filter of @p kind; else (no such filter, or a
-   file that predates the count) its entry count: either way an upper
-   bound of the file's distinct keys of that kind. */
+   file that predates the count) its entry count, and never more than
+   that: either way an upper bound of the file's distinct keys of that
+   kind. */
 uint64_t kv_sst_bloom_keys(const kv_sst_reader *r, kv_bloom kind);
 /* Whether the file's meta block says it holds no DeleteColumn marker
    (keys.h type KV_TYPE_DELETE_COLUMN) at or above ts: a time-range read

@@ -469,7 +469,10 @@ static void load_column_deletes(kv_sst_reader *r, const uint8_t *p, const uint8_
 }
 
 uint64_t kv_sst_bloom_keys(const kv_sst_reader *r, kv_bloom kind) {
-    return r->bloom_keys_known && r->bloom && r->bloom_kind == kind ? r->bloom_keys : r->entries;
+    /* Never above the entries: a damaged or forged count must not size a
+       compaction's filter beyond what its inputs can hold. */
+    bool known = r->bloom_keys_known && r->bloom && r->bloom_kind == kind;
+    return known && r->bloom_keys < r->entries ? r->bloom_keys : r->entries;
 }
 
 bool kv_sst_column_deletes_below(const kv_sst_reader *r, int64_t ts) {
