@@ -8,6 +8,7 @@
  * the same.
  */
 #include "kvcore.h"
+#include "util/env.h"
 #include "testutil.h"
 
 #include <pthread.h>
@@ -331,6 +332,29 @@ static void test_all_files_minor_drops_markers(void) {
     fx_end(&fx);
 }
 
+/* Fills buf with n - 1 random letters and a NUL: incompressible, whatever
+   the family's compression. */
+static void incompressible(char *buf, size_t n, uint32_t x) {
+    for (size_t i = 0; i + 1 < n; i++) {
+        x = x * 1103515245u + 12345u;
+        buf[i] = (char)('a' + (x >> 16) % 26);
+    }
+    buf[n - 1] = 0;
+}
+
+/* On the store of open_with_old_put: three flushed files, the one holding
+   the large cell big (row filler) first (the oldest) or second, then one
+   with a DeleteColumn of r's q@100, then one with cf:a. */
+static void three_files(fixture *fx, const char *big, bool big_first) {
+    if (big_first) put(fx, "t", "filler", "cf", "x", 1, big);
+    flush(fx);
+    if (!big_first) put(fx, "t", "filler", "cf", "x", 1, big);
+    delete_column(fx, "t", "r", "cf", "q", 200);
+    flush(fx);
+    put(fx, "t", "r", "cf", "a", 1, "1");
+    flush(fx);
+}
+
 /* A minor compaction of only some files (AUTO: the size-ratio policy
    leaves out a large old file) keeps the markers: the file it leaves out
    may hold puts they mask. */
@@ -338,17 +362,8 @@ static void test_some_files_minor_keeps_markers(void) {
     fixture fx;
     open_with_old_put(&fx, "somefiles", KV_COMPACTION_AUTO);
     static char big[200000];
-    uint32_t x = 12345;   /* incompressible, whatever the family's compression */
-    for (size_t i = 0; i + 1 < sizeof big; i++) {
-        x = x * 1103515245u + 12345u;
-        big[i] = (char)('a' + (x >> 16) % 26);
-    }
-    put(&fx, "t", "filler", "cf", "x", 1, big);
-    flush(&fx);
-    delete_column(&fx, "t", "r", "cf", "q", 200);
-    flush(&fx);
-    put(&fx, "t", "r", "cf", "a", 1, "1");
-    flush(&fx);
+    incompressible(big, sizeof big, 12345);
+    three_files(&fx, big, true);
     put(&fx, "t", "r", "cf", "b", 1, "2");
     flush(&fx);
     CHECK_EQ(kv_compact(fx.s, "t", false), KV_OK);
@@ -367,21 +382,11 @@ static void test_some_files_minor_keeps_markers(void) {
    files are larger than the oldest, the close leaves them alone. */
 static void test_close_leaves_two_runs(void) {
     static char big[200000];
-    uint32_t x = 4321;   /* incompressible */
-    for (size_t i = 0; i + 1 < sizeof big; i++) {
-        x = x * 1103515245u + 12345u;
-        big[i] = (char)('a' + (x >> 16) % 26);
-    }
+    incompressible(big, sizeof big, 4321);
     for (int big_first = 1; big_first >= 0; big_first--) {
         fixture fx;
         open_with_old_put(&fx, big_first ? "close2" : "close3", KV_COMPACTION_AUTO);
-        if (big_first) put(&fx, "t", "filler", "cf", "x", 1, big);
-        flush(&fx);
-        if (!big_first) put(&fx, "t", "filler", "cf", "x", 1, big);
-        delete_column(&fx, "t", "r", "cf", "q", 200);
-        flush(&fx);
-        put(&fx, "t", "r", "cf", "a", 1, "1");
-        flush(&fx);
+        three_files(&fx, big, big_first);
         kv_store_stats st;
         CHECK_EQ(kv_store_stat(&st, fx.s), KV_OK);
         CHECK_EQ(st.sorted_files, 3u);   /* the size-ratio rule merges none */
@@ -394,6 +399,36 @@ static void test_close_leaves_two_runs(void) {
         CHECK_STR(get_str(&fx, "t", "r", NULL), "cf:a@1=1;");
         fx_end(&fx);
     }
+    /* A disk that fills during that merge: the close still succeeds, and
+       the store reopens with its three files and every cell. */
+    kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
+    REQUIRE(fe);
+    fixture fx;
+    fx.dir = test_tmpdir("closefull");
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+    lo.env = kv_fault_env_env(fe);
+    kv_store_options o = KV_STORE_OPTIONS_INIT;
+    o.create_if_missing = true;
+    o.local = &lo;
+    char err[512];
+    REQUIRE(kv_store_open(&fx.s, fx.dir, &o, err, sizeof err) == KV_OK);
+    kv_family_desc f = family("cf", 3);
+    REQUIRE(kv_table_create(fx.s, "t", &f, 1) == KV_OK);
+    put(&fx, "t", "r", "cf", "q", 100, "old");
+    three_files(&fx, big, true);
+    kv_fault_env_set_space(fe, 100);
+    uint64_t appends = kv_fault_env_calls(fe, "append");
+    CHECK_EQ(kv_store_close(fx.s), KV_OK);
+    CHECK(kv_fault_env_calls(fe, "append") > appends);   /* the merge was tried */
+    kv_fault_env_set_space(fe, -1);
+    fx_open(&fx, false);
+    kv_store_stats st;
+    CHECK_EQ(kv_store_stat(&st, fx.s), KV_OK);
+    CHECK_EQ(st.sorted_files, 3u);
+    kv_read_options raw = raw_all();
+    CHECK_STR(get_str(&fx, "t", "r", &raw), "cf:a@1=1;cf:q@200#12;cf:q@100=old;");
+    fx_end(&fx);
+    kv_fault_env_free(fe);
 }
 
 /* ---- versions reappear when newer ones are deleted ---- */
