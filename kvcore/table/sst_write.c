@@ -34,6 +34,9 @@
 
 /* Buffered output is appended to the file in chunks of this size. */
 #define OUT_FLUSH_BYTES ((size_t)256 << 10)
+/* A raw metadata block of this size or more (filter, index) is written
+   from its builder's memory, not copied into the output buffer. */
+#define DIRECT_WRITE_BYTES ((size_t)64 << 10)
 /* Above this the output buffer's memory is given back after a flush. */
 #define OUT_KEEP_BYTES ((size_t)4 << 20)
 /* Largest key or value accepted by one entry (blocks use 32-bit offsets). */
@@ -200,13 +203,14 @@ static kv_status write_block(kv_sst_writer *w, const uint8_t *raw, size_t n, boo
     return KV_OK;
 }
 
-/* Writes a large raw block (the bloom filter: megabytes at 10M keys)
+/* Writes a large raw block (the bloom filter, an uncompressed index:
+   megabytes at 10M keys)
    straight from the caller's memory instead of copying it into the output
    buffer; the checksum is the same XXH3 over type byte and payload,
    computed in two steps. */
 static kv_status write_raw_large(kv_sst_writer *w, const uint8_t *raw, size_t n, uint64_t *off,
                                  uint64_t *size) {
-    if (n < OUT_FLUSH_BYTES)
+    if (n < DIRECT_WRITE_BYTES)
         return write_block(w, raw, n, false, off, size);
     uint8_t type = KV_BLOCK_TYPE_RAW;
     XXH3_state_t xs;
@@ -417,7 +421,10 @@ static kv_status finish_file(kv_sst_writer *w) {
     const uint8_t *idx = kv_block_builder_finish(&w->index, &n);
     if (!idx)
         return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
-    if ((st = write_block(w, idx, n, true, &index_off, &index_size)) != KV_OK)
+    /* Uncompressed (the default), a large index (megabytes at 10M entries)
+       goes to the file from the builder, not through a copy. */
+    if ((st = w->opts.compression == KV_COMPRESSION_NONE ? write_raw_large(w, idx, n, &index_off, &index_size)
+                                                         : write_block(w, idx, n, true, &index_off, &index_size)) != KV_OK)
         return st;
     if (encode_meta(w, &w->scratch) != 0)
         return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
