@@ -70,17 +70,22 @@ static bool pick_minor(const kv_fileset *fs, size_t *lo, size_t *hi) {
     return found;
 }
 
+/* A close rewrites at most this many write buffers' worth of files (a
+   mount of a large store must not take minutes to unmount). */
+#define CLOSE_MERGE_BUFFERS 8
+
 /* At close (after its flush), a family of more than two files whose newer
-   files together are at most the size of the oldest merges those newer
-   files [0, n-1) into one: a reopened store then has two sorted runs to
-   position on each seek (a fillrandom of 10M entries leaves 765, 291, 53
-   and 8 MB: four), and the close rewrites at most half of the family. */
-static bool pick_close(const kv_fileset *fs, size_t *lo, size_t *hi) {
+   files together are at most the size of the oldest, and at most
+   CLOSE_MERGE_BUFFERS write buffers, merges those newer files [0, n-1)
+   into one: a reopened store then has two sorted runs to position on each
+   seek (a fillrandom of 10M entries leaves 765, 291, 53 and 8 MB: four),
+   and the close rewrites at most half of the family. */
+static bool pick_close(const kv_fileset *fs, uint64_t limit, size_t *lo, size_t *hi) {
     size_t n = fs->n;
     if (n <= 2) return false;
     uint64_t newer = 0;
     for (size_t i = 0; i + 1 < n; i++) newer += fs->files[i]->meta.file_size;
-    if (newer > fs->files[n - 1]->meta.file_size) return false;
+    if (newer > fs->files[n - 1]->meta.file_size || newer > limit) return false;
     *lo = 0;
     *hi = n - 1;
     return true;
@@ -111,7 +116,10 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, pick_kind kind, bo
     /* Manual compaction style: a minor compaction takes every file, so
        that the result depends on the calls made, not on file sizes. */
     bool all = major || s->local.compaction == KV_COMPACTION_MANUAL;
-    bool go = kind == PICK_CLOSE ? pick_close(fs, &lo, &hi) : all ? fs->n > 0 : pick_minor(fs, &lo, &hi);
+    uint64_t close_limit = (uint64_t)CLOSE_MERGE_BUFFERS * s->local.write_buffer_size;
+    bool go = kind == PICK_CLOSE ? pick_close(fs, close_limit, &lo, &hi)
+              : all              ? fs->n > 0
+                                 : pick_minor(fs, &lo, &hi);
     if (!go || fam->dropped) {
         pthread_mutex_unlock(&s->mu);
         return KV_OK;

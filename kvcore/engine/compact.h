@@ -13,7 +13,8 @@
 kv_status kv_compact_now(kv_engine *s, kv_table *t, bool major);
 /* At close, after the final flush (catalog_lock not held): with
    KV_COMPACTION_AUTO, each family of more than two files whose newer files
-   together are no larger than its oldest gets those newer files merged
+   together are no larger than its oldest, nor than 8 write buffers
+   (write_buffer_size), gets those newer files merged
    into one (a minor compaction: delete markers kept), so that the store
    reopens with at most two sorted runs there. A failure is logged and
    leaves the files as they were (nothing is lost). No-op when read-only. */

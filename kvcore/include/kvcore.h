@@ -110,7 +110,8 @@ typedef enum kv_compaction_style {
                                    kv_compact uses the same rule; a close
                                    merges a family's newer files into one
                                    when together they are no larger than
-                                   its oldest (two runs to seek) */
+                                   its oldest nor than 8 write buffers
+                                   (two runs to seek) */
     KV_COMPACTION_MANUAL = 1,   /* no background compaction; a minor
                                    kv_compact merges every sorted file of
                                    each family into one (keeping delete
@@ -272,8 +273,8 @@ bool kv_location_is_local(const char *location);
 /**
  * Flushes every memstore to sorted files, waits for background work
  * (with KV_COMPACTION_AUTO it then merges a family's newer files into one
- * when together they are no larger than its oldest; a failure there is
- * only logged), syncs,
+ * when together they are no larger than its oldest nor than 8 write
+ * buffers; a failure there is only logged), syncs,
  * releases the lock and frees the handle (a read-only store only releases
  * and frees). Every scan of the store must be closed first. Returns the
  * first error of the flush (KV_IO, KV_NO_SPACE, KV_CORRUPT): the cells it

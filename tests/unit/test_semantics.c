@@ -232,17 +232,22 @@ static void test_deletes_mask_puts(bool flushed) {
 
 /* ---- a minor compaction drops what a marker of its inputs masks ---- */
 
-static void fx_open_style(fixture *fx, const char *tag, kv_compaction_style style) {
+/* Creates a store in a new directory with the local options lo. */
+static void fx_open_local(fixture *fx, const char *tag, const kv_local_options *lo) {
     fx->dir = test_tmpdir(tag);
-    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
-    lo.compaction = style;
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     o.create_if_missing = true;
-    o.local = &lo;
+    o.local = lo;
     char err[512];
     kv_status st = kv_store_open(&fx->s, fx->dir, &o, err, sizeof err);
     if (st != KV_OK) fprintf(stderr, "open: %s\n", err);
     REQUIRE(st == KV_OK);
+}
+
+static void fx_open_style(fixture *fx, const char *tag, kv_compaction_style style) {
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+    lo.compaction = style;
+    fx_open_local(fx, tag, &lo);
 }
 
 /* HBase's minor compaction drops the puts that a marker among the same
@@ -399,19 +404,44 @@ static void test_close_leaves_two_runs(void) {
         CHECK_STR(get_str(&fx, "t", "r", NULL), "cf:a@1=1;");
         fx_end(&fx);
     }
+    /* Nor does it when the newer files are more than 8 write buffers (the
+       close must not take minutes): 2 x 20 KB against 8 x 4 KiB. */
+    static char mid[20000];
+    incompressible(mid, sizeof mid, 999);
+    for (int small_buffer = 0; small_buffer <= 1; small_buffer++) {
+        fixture fx;
+        kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+        if (small_buffer) lo.write_buffer_size = 4096;
+        fx_open_local(&fx, small_buffer ? "closelimit" : "closenolimit", &lo);
+        kv_family_desc f = family("cf", 3);
+        REQUIRE(kv_table_create(fx.s, "t", &f, 1) == KV_OK);
+        put(&fx, "t", "filler", "cf", "x", 1, big);
+        flush(&fx);
+        put(&fx, "t", "m1", "cf", "x", 1, mid);
+        flush(&fx);
+        put(&fx, "t", "m2", "cf", "x", 1, mid);
+        flush(&fx);
+        kv_store_stats st;
+        CHECK_EQ(kv_store_stat(&st, fx.s), KV_OK);
+        CHECK_EQ(st.sorted_files, 3u);
+        CHECK_EQ(kv_store_close(fx.s), KV_OK);
+        fx_open(&fx, false);
+        CHECK_EQ(kv_store_stat(&st, fx.s), KV_OK);
+        CHECK_EQ(st.sorted_files, small_buffer ? 3u : 2u);
+        kv_result *r = NULL;
+        CHECK_EQ(kv_get(&r, fx.s, "t", "m2", 2, NULL), KV_OK);
+        CHECK(r && r->ncells == 1 && r->cells[0].value_len == sizeof mid - 1);
+        kv_result_free(r);
+        fx_end(&fx);
+    }
     /* A disk that fills during that merge: the close still succeeds, and
        the store reopens with its three files and every cell. */
     kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
     REQUIRE(fe);
     fixture fx;
-    fx.dir = test_tmpdir("closefull");
     kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
     lo.env = kv_fault_env_env(fe);
-    kv_store_options o = KV_STORE_OPTIONS_INIT;
-    o.create_if_missing = true;
-    o.local = &lo;
-    char err[512];
-    REQUIRE(kv_store_open(&fx.s, fx.dir, &o, err, sizeof err) == KV_OK);
+    fx_open_local(&fx, "closefull", &lo);
     kv_family_desc f = family("cf", 3);
     REQUIRE(kv_table_create(fx.s, "t", &f, 1) == KV_OK);
     put(&fx, "t", "r", "cf", "q", 100, "old");
