@@ -29,7 +29,7 @@ static int64_t earliest_put(kv_iter *it) {
 }
 
 kv_status kv_build_family_file(kv_engine *s, const kv_family_desc *desc, kv_iter *it,
-                                   kv_match_mode mode, kv_sstfile **out) {
+                                   kv_match_mode mode, uint64_t bloom_keys, kv_sstfile **out) {
     *out = NULL;
     char err[512] = "";
     pthread_mutex_lock(&s->mu);
@@ -44,6 +44,8 @@ kv_status kv_build_family_file(kv_engine *s, const kv_family_desc *desc, kv_iter
         free(path);
         return kv_fail(s, st, "creating sorted file: %s", err);
     }
+    if (bloom_keys)
+        kv_sst_writer_expect_bloom_keys(w, bloom_keys);
     kv_matcher m;
     kv_matcher_init(&m, mode, desc, UINT64_MAX, kv_clock_now(s));
     if (mode == KV_MATCH_MAJOR && desc->keep_deleted != KV_KEEP_DELETED_FALSE) {

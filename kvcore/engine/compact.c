@@ -8,7 +8,9 @@
  * (kv_compact) first flush, then rewrite each family into one file
  * without markers and without the cells they mask, expired or surplus
  * (retention by matcher.c, files by builder.c).
- * The compaction thread runs minor passes after each flush. A new file set
+ * The compaction thread runs minor passes after each flush; a close merges
+ * a family's newer files into one when they are no larger than its oldest
+ * (kv_compact_at_close). A new file set
  * is published only after the manifest naming it is on disk; replaced
  * files are removed when the last scan using them ends.
  */
@@ -68,6 +70,27 @@ static bool pick_minor(const kv_fileset *fs, size_t *lo, size_t *hi) {
     return found;
 }
 
+/* A close rewrites at most this many write buffers' worth of files (a
+   mount of a large store must not take minutes to unmount). */
+#define CLOSE_MERGE_BUFFERS 8
+
+/* At close (after its flush), a family of more than two files whose newer
+   files together are at most the size of the oldest, and at most
+   CLOSE_MERGE_BUFFERS write buffers, merges those newer files [0, n-1)
+   into one: a reopened store then has two sorted runs to position on each
+   seek (a fillrandom of 10M entries leaves 765, 291, 53 and 8 MB: four),
+   and the close rewrites at most half of the family. */
+static bool pick_close(const kv_fileset *fs, uint64_t limit, size_t *lo, size_t *hi) {
+    size_t n = fs->n;
+    if (n <= 2) return false;
+    uint64_t newer = 0;
+    for (size_t i = 0; i + 1 < n; i++) newer += fs->files[i]->meta.file_size;
+    if (newer > fs->files[n - 1]->meta.file_size || newer > limit) return false;
+    *lo = 0;
+    *hi = n - 1;
+    return true;
+}
+
 /* Records why compacting files [lo, hi) of fs failed: the input file's own
    message when one failed to read (a damaged or missing file), else the
    message the builder left, else the status. Returns st. */
@@ -80,9 +103,12 @@ static kv_status compaction_failed(kv_engine *s, const kv_family_desc *desc, con
     return kv_fail(s, st, "compacting family '%s' (%zu files): %s", desc->name, hi - lo, detail);
 }
 
+typedef enum { PICK_MINOR, PICK_MAJOR, PICK_CLOSE } pick_kind;
+
 /* Compacts one family (catalog_lock held shared, mu not held). */
-static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *did) {
+static kv_status compact_family(kv_engine *s, kv_family *fam, pick_kind kind, bool *did) {
     *did = false;
+    bool major = kind == PICK_MAJOR;
     pthread_mutex_lock(&s->mu);
     while (fam->compacting) pthread_cond_wait(&s->bg_cv, &s->mu);
     kv_fileset *fs = fam->files;
@@ -90,7 +116,10 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *
     /* Manual compaction style: a minor compaction takes every file, so
        that the result depends on the calls made, not on file sizes. */
     bool all = major || s->local.compaction == KV_COMPACTION_MANUAL;
-    bool go = all ? fs->n > 0 : pick_minor(fs, &lo, &hi);
+    uint64_t close_limit = (uint64_t)CLOSE_MERGE_BUFFERS * s->local.write_buffer_size;
+    bool go = kind == PICK_CLOSE ? pick_close(fs, close_limit, &lo, &hi)
+              : all              ? fs->n > 0
+                                 : pick_minor(fs, &lo, &hi);
     if (!go || fam->dropped) {
         pthread_mutex_unlock(&s->mu);
         return KV_OK;
@@ -112,8 +141,17 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *
        put that a marker masks, so the markers go (the memstore's puts are
        then no longer masked, as in HBase). */
     bool drop_deletes = major || (lo == 0 && hi == fs->n);
+    /* The output holds at most the inputs' distinct bloom keys: its filter
+       is built in place at that size (a few MB at 10M rows, not 8 bytes
+       a key until the end). */
+    uint64_t bloom_keys = 0;
+    for (size_t i = lo; i < hi; i++) {
+        const kv_sstfile *f = fs->files[i];
+        bloom_keys += f->reader ? kv_sst_bloom_keys(f->reader, desc.bloom) : f->meta.entries;
+    }
     if (st == KV_OK)
-        st = kv_build_family_file(s, &desc, it, drop_deletes ? KV_MATCH_MAJOR : KV_MATCH_MINOR, &out);
+        st = kv_build_family_file(s, &desc, it, drop_deletes ? KV_MATCH_MAJOR : KV_MATCH_MINOR, bloom_keys,
+                                  &out);
     if (it) it->destroy(it);
     if (st != KV_OK) st = compaction_failed(s, &desc, fs, lo, hi, st);
 
@@ -177,6 +215,7 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, bool major, bool *
         kv_sstfile_unref(out);
     }
     kv_fileset_unref(fs);
+    kv_release_free_memory();
     return st;
 }
 
@@ -188,9 +227,22 @@ kv_status kv_compact_now(kv_engine *s, kv_table *t, bool major) {
         kv_table *tab = s->tables[i];
         if (t && tab != t) continue;
         for (size_t f = 0; st == KV_OK && f < tab->nfamilies; f++)
-            st = compact_family(s, tab->families[f], major, &did);
+            st = compact_family(s, tab->families[f], major ? PICK_MAJOR : PICK_MINOR, &did);
     }
     return st;
+}
+
+void kv_compact_at_close(kv_engine *s) {
+    if (s->read_only || s->local.compaction != KV_COMPACTION_AUTO) return;
+    pthread_rwlock_rdlock(&s->catalog_lock);
+    for (size_t i = 0; i < s->ntables; i++)
+        for (size_t f = 0; f < s->tables[i]->nfamilies; f++) {
+            bool did;
+            if (compact_family(s, s->tables[i]->families[f], PICK_CLOSE, &did) != KV_OK)
+                kv_log(s, KV_LOG_WARN, "merging the newer files at close failed (the files stay as they "
+                       "were): %s", kv_report_last(s->report));
+        }
+    pthread_rwlock_unlock(&s->catalog_lock);
 }
 
 /* One pass of minor compactions over every family. Returns whether any
@@ -205,7 +257,7 @@ static bool compaction_pass(kv_engine *s) {
             pthread_mutex_unlock(&s->mu);
             if (stop) goto out;
             bool did = false;
-            kv_status st = compact_family(s, s->tables[i]->families[f], false, &did);
+            kv_status st = compact_family(s, s->tables[i]->families[f], PICK_MINOR, &did);
             if (st != KV_OK) kv_log(s, KV_LOG_ERROR, "background compaction failed: %s", kv_report_last(s->report));
             any |= did;
         }

@@ -13,6 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+void kv_release_free_memory(void) {
+#ifdef __GLIBC__
+    (void)malloc_trim(0);
+#endif
+}
 
 /* Opens a file; with @p tolerate a damaged or missing one is returned
    broken instead of failing. */

@@ -63,5 +63,12 @@ void kv_sstfile_unref(kv_sstfile *f);
 kv_fileset *kv_fileset_new(size_t n);
 void kv_fileset_ref(kv_fileset *fs);
 void kv_fileset_unref(kv_fileset *fs);
+/* Gives the C library's free pages back to the system (glibc's
+   malloc_trim; a no-op elsewhere). Called by the flush and compaction
+   threads after each file they write: the megabytes they and replaced
+   files' readers freed (indexes, filters, merge buffers) otherwise stay in
+   the process's heaps, and sat under the next memstore in the fill's peak
+   (kv10mruns in BENCHMARKS.md). */
+void kv_release_free_memory(void);
 
 #endif

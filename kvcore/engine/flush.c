@@ -131,7 +131,7 @@ static kv_status flush_imm_locked(kv_engine *s) {
         kv_iter *it = kv_memstore_iter(items[i].imm);
         kv_memstore_unref(items[i].imm);
         if (!it) { st = KV_NO_MEMORY; break; }
-        st = kv_build_family_file(s, &items[i].desc, it, KV_MATCH_MINOR, &items[i].file);
+        st = kv_build_family_file(s, &items[i].desc, it, KV_MATCH_MINOR, 0, &items[i].file);
         it->destroy(it);
     }
     /* The manifest lock keeps other file-set changes out until the new sets
@@ -208,6 +208,7 @@ static kv_status flush_imm_locked(kv_engine *s) {
     }
     free(items);
     if (st == KV_OK) remove_old_logs(s, log_number);
+    kv_release_free_memory();
     return st;
 }
 

@@ -220,6 +220,7 @@ kv_status kv_engine_close(kv_engine *s) {
         if (st == KV_OK && s->manifest_snapshot_needed) st = kv_manifest_save(s, true, NULL, 0);
         kv_manifest_unlock(s);
         pthread_rwlock_unlock(&s->catalog_lock);
+        if (st == KV_OK) kv_compact_at_close(s);
     }
     kv_compact_stop(s);
     kv_flush_stop(s);

@@ -107,7 +107,11 @@ enum { KV_LOG_ERROR = 0, KV_LOG_WARN = 1, KV_LOG_INFO = 2 };
 typedef enum kv_compaction_style {
     KV_COMPACTION_AUTO = 0,     /* a background thread merges files after
                                    flushes by a size-ratio rule; a minor
-                                   kv_compact uses the same rule */
+                                   kv_compact uses the same rule; a close
+                                   merges a family's newer files into one
+                                   when together they are no larger than
+                                   its oldest nor than 8 write buffers
+                                   (two runs to seek) */
     KV_COMPACTION_MANUAL = 1,   /* no background compaction; a minor
                                    kv_compact merges every sorted file of
                                    each family into one (keeping delete
@@ -267,7 +271,10 @@ kv_status kv_store_open(kv_store **out, const char *location, const kv_store_opt
 bool kv_location_is_local(const char *location);
 
 /**
- * Flushes every memstore to sorted files, waits for background work, syncs,
+ * Flushes every memstore to sorted files, waits for background work
+ * (with KV_COMPACTION_AUTO it then merges a family's newer files into one
+ * when together they are no larger than its oldest nor than 8 write
+ * buffers; a failure there is only logged), syncs,
  * releases the lock and frees the handle (a read-only store only releases
  * and frees). Every scan of the store must be closed first. Returns the
  * first error of the flush (KV_IO, KV_NO_SPACE, KV_CORRUPT): the cells it

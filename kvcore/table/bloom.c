@@ -29,8 +29,56 @@ void kv_bloom_builder_init(kv_bloom_builder *b, uint32_t bits_per_key) {
     b->bits_per_key = bits_per_key ? bits_per_key : KV_BLOOM_DEFAULT_BITS_PER_KEY;
 }
 
+void kv_bloom_builder_expect(kv_bloom_builder *b, uint64_t n) {
+    b->expected = n;
+}
+
+/* Sets the k bits of hash h in the array of b. */
+static void set_bits(kv_bloom_builder *b, uint64_t h, uint32_t k) {
+    uint64_t d = bloom_delta(h);
+    for (uint32_t j = 0; j < k; j++) {
+        uint64_t pos = h % b->nbits;
+        b->bits[pos >> 3] |= (uint8_t)(1u << (pos & 7));
+        h += d;
+    }
+}
+
+static uint32_t probes(const kv_bloom_builder *b) {
+    /* k = bits_per_key * ln 2 minimises the false-positive rate. */
+    uint32_t k = (uint32_t)(b->bits_per_key * 0.69);
+    if (k < 1)
+        k = 1;
+    if (k > BLOOM_MAX_K)
+        k = BLOOM_MAX_K;
+    return k;
+}
+
+/* Sizes the array for @p keys keys and moves the buffered hashes into it. */
+static int size_array(kv_bloom_builder *b, uint64_t keys) {
+    uint64_t nbits = keys * b->bits_per_key;
+    if (nbits < BLOOM_MIN_BITS)
+        nbits = BLOOM_MIN_BITS;
+    uint64_t nbytes = (nbits + 7) / 8;
+    if (nbytes > SIZE_MAX - 1 || !(b->bits = calloc((size_t)nbytes + 1, 1)))
+        return -1;
+    b->nbits = nbytes * 8;
+    uint32_t k = probes(b);
+    b->bits[nbytes] = (uint8_t)k;
+    for (size_t i = 0; i < b->nhashes; i++)
+        set_bits(b, b->hashes[i], k);
+    free(b->hashes);
+    b->hashes = NULL;
+    b->nhashes = b->cap = 0;
+    return 0;
+}
+
 int kv_bloom_builder_add(kv_bloom_builder *b, const uint8_t *key, size_t len) {
-    if (b->n == b->cap) {
+    if (b->bits) {
+        set_bits(b, bloom_hash(key, len), b->bits[b->nbits / 8]);
+        b->n++;
+        return 0;
+    }
+    if (b->nhashes == b->cap) {
         size_t ncap = b->cap ? b->cap * 2 : 1024;
         uint64_t *nh = realloc(b->hashes, ncap * sizeof *nh);
         if (!nh)
@@ -38,7 +86,10 @@ int kv_bloom_builder_add(kv_bloom_builder *b, const uint8_t *key, size_t len) {
         b->hashes = nh;
         b->cap = ncap;
     }
-    b->hashes[b->n++] = bloom_hash(key, len);
+    b->hashes[b->nhashes++] = bloom_hash(key, len);
+    b->n++;
+    if (b->expected && b->nhashes >= KV_BLOOM_BUFFER_KEYS)
+        return size_array(b, b->expected > b->n ? b->expected : b->n);
     return 0;
 }
 
@@ -46,38 +97,18 @@ size_t kv_bloom_builder_count(const kv_bloom_builder *b) {
     return b->n;
 }
 
-int kv_bloom_builder_finish(const kv_bloom_builder *b, kv_buf *out) {
-    uint64_t nbits = (uint64_t)b->n * b->bits_per_key;
-    if (nbits < BLOOM_MIN_BITS)
-        nbits = BLOOM_MIN_BITS;
-    uint64_t nbytes = (nbits + 7) / 8;
-    nbits = nbytes * 8;
-    /* k = bits_per_key * ln 2 minimises the false-positive rate. */
-    uint32_t k = (uint32_t)(b->bits_per_key * 0.69);
-    if (k < 1)
-        k = 1;
-    if (k > BLOOM_MAX_K)
-        k = BLOOM_MAX_K;
-    if (nbytes > SIZE_MAX - 1 || kv_buf_reserve(out, (size_t)nbytes + 1) != 0)
+int kv_bloom_builder_finish(kv_bloom_builder *b, const uint8_t **filter, size_t *len) {
+    /* Not sized yet: every hash is here, the array fits the exact count. */
+    if (!b->bits && size_array(b, b->n) != 0)
         return -1;
-    uint8_t *bits = out->data + out->len;
-    memset(bits, 0, (size_t)nbytes);
-    for (size_t i = 0; i < b->n; i++) {
-        uint64_t h = b->hashes[i];
-        uint64_t d = bloom_delta(h);
-        for (uint32_t j = 0; j < k; j++) {
-            uint64_t pos = h % nbits;
-            bits[pos >> 3] |= (uint8_t)(1u << (pos & 7));
-            h += d;
-        }
-    }
-    bits[nbytes] = (uint8_t)k;
-    out->len += (size_t)nbytes + 1;
+    *filter = b->bits;
+    *len = (size_t)(b->nbits / 8) + 1;
     return 0;
 }
 
 void kv_bloom_builder_free(kv_bloom_builder *b) {
     free(b->hashes);
+    free(b->bits);
     memset(b, 0, sizeof *b);
 }
 

@@ -37,6 +37,12 @@ void kv_sst_meta_clear(kv_sst_meta *m);
 typedef struct kv_sst_writer kv_sst_writer;
 kv_status kv_sst_writer_open(kv_sst_writer **out, kv_env *env, const char *path,
                              const kv_sst_options *opts, char *err, size_t errlen);
+/* Says how many distinct bloom keys to expect at most (a compaction: the
+   sum of its inputs' counts), before the first add: the filter is then
+   sized from it once it is large, and a key sets its bits as it is added
+   instead of its hash being kept until finish (kv_bloom_builder_expect).
+   Without it (a flush) the filter fits the exact count. */
+void kv_sst_writer_expect_bloom_keys(kv_sst_writer *w, uint64_t n);
 /* Entries must come in strictly increasing key order (KV_INVALID if not). */
 kv_status kv_sst_add(kv_sst_writer *w, const uint8_t *key, size_t klen,
                      const uint8_t *value, size_t vlen);
@@ -66,6 +72,12 @@ kv_iter *kv_sst_iter(kv_sst_reader *r, bool fill_cache, bool high_priority);
 /* The message of the last corruption/I-O error met by any iterator of r. */
 void kv_sst_last_error(const kv_sst_reader *r, char *buf, size_t len);
 uint64_t kv_sst_file_size(const kv_sst_reader *r);
+/* The meta block's count of distinct bloom keys (rows for ROW, columns for
+   ROWCOL) when the file has a filter of @p kind; else (no such filter, or a
+   file that predates the count) its entry count, and never more than
+   that: either way an upper bound of the file's distinct keys of that
+   kind. */
+uint64_t kv_sst_bloom_keys(const kv_sst_reader *r, kv_bloom kind);
 /* Whether the file's meta block says it holds no DeleteColumn marker
    (keys.h type KV_TYPE_DELETE_COLUMN) at or above ts: a time-range read
    ending at ts may then seek past the newer versions of a column. False

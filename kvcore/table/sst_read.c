@@ -115,6 +115,8 @@ struct kv_sst_reader {
     uint64_t column_deletes;
     int64_t max_column_delete_ts;
     uint64_t family_markers;     /* DeleteFamily and DeleteFamilyVersion */
+    uint64_t bloom_keys;         /* distinct bloom keys (the meta block's) */
+    bool bloom_keys_known;
     size_t smallest_len, largest_len;
     pthread_mutex_t err_mu;
     char last_err[MSG_LEN];          /* GUARDED_BY(err_mu) */
@@ -444,22 +446,33 @@ corrupt:
 }
 
 /* The meta block's optional fields after the bloom kind (at p): the
-   DeleteColumn count and largest timestamp and the family-marker count,
-   absent in older files (then the file may hold such markers). */
+   count of distinct bloom keys, the DeleteColumn count and largest
+   timestamp and the family-marker count, absent in older files (then the
+   file may hold such markers). */
 static void load_column_deletes(kv_sst_reader *r, const uint8_t *p, const uint8_t *end) {
     uint32_t bits, block_size;
     uint64_t bloom_keys, raw_bytes, n;
     if (end - p < 3)
         return;
     p += 3;
-    if ((p = kv_get_varint32(p, end, &bits)) && (p = kv_get_varint32(p, end, &block_size)) &&
-        (p = kv_get_varint64(p, end, &bloom_keys)) && (p = kv_get_varint64(p, end, &raw_bytes)) &&
-        (p = kv_get_varint64(p, end, &n)) && end - p >= 8 &&
+    if (!(p = kv_get_varint32(p, end, &bits)) || !(p = kv_get_varint32(p, end, &block_size)) ||
+        !(p = kv_get_varint64(p, end, &bloom_keys)))
+        return;
+    r->bloom_keys_known = true;
+    r->bloom_keys = bloom_keys;
+    if ((p = kv_get_varint64(p, end, &raw_bytes)) && (p = kv_get_varint64(p, end, &n)) && end - p >= 8 &&
         kv_get_varint64(p + 8, end, &r->family_markers)) {
         r->column_deletes_known = true;
         r->column_deletes = n;
         r->max_column_delete_ts = (int64_t)kv_get_le64(p);
     }
+}
+
+uint64_t kv_sst_bloom_keys(const kv_sst_reader *r, kv_bloom kind) {
+    /* Never above the entries: a damaged or forged count must not size a
+       compaction's filter beyond what its inputs can hold. */
+    bool known = r->bloom_keys_known && r->bloom && r->bloom_kind == kind;
+    return known && r->bloom_keys < r->entries ? r->bloom_keys : r->entries;
 }
 
 bool kv_sst_column_deletes_below(const kv_sst_reader *r, int64_t ts) {

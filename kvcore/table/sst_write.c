@@ -29,9 +29,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define XXH_STATIC_LINKING_ONLY   /* XXH3_state_t on the stack */
+#include <xxhash.h>
 
 /* Buffered output is appended to the file in chunks of this size. */
 #define OUT_FLUSH_BYTES ((size_t)256 << 10)
+/* A raw metadata block of this size or more (filter, index) is written
+   from its builder's memory, not copied into the output buffer. */
+#define DIRECT_WRITE_BYTES ((size_t)64 << 10)
 /* Above this the output buffer's memory is given back after a flush. */
 #define OUT_KEEP_BYTES ((size_t)4 << 20)
 /* Largest key or value accepted by one entry (blocks use 32-bit offsets). */
@@ -122,6 +127,10 @@ kv_status kv_sst_writer_open(kv_sst_writer **out, kv_env *env, const char *path,
     return KV_OK;
 }
 
+void kv_sst_writer_expect_bloom_keys(kv_sst_writer *w, uint64_t n) {
+    kv_bloom_builder_expect(&w->bloom, n);
+}
+
 static kv_status flush_out(kv_sst_writer *w) {
     if (w->out.len == 0)
         return KV_OK;
@@ -191,6 +200,39 @@ static kv_status write_block(kv_sst_writer *w, const uint8_t *raw, size_t n, boo
     *size = len + KV_BLOCK_CHECKSUM_LEN;
     if (w->out.len >= OUT_FLUSH_BYTES)
         return flush_out(w);
+    return KV_OK;
+}
+
+/* Writes a large raw block (the bloom filter, an uncompressed index:
+   megabytes at 10M keys)
+   straight from the caller's memory instead of copying it into the output
+   buffer; the checksum is the same XXH3 over type byte and payload,
+   computed in two steps. */
+static kv_status write_raw_large(kv_sst_writer *w, const uint8_t *raw, size_t n, uint64_t *off,
+                                 uint64_t *size) {
+    if (n < DIRECT_WRITE_BYTES)
+        return write_block(w, raw, n, false, off, size);
+    uint8_t type = KV_BLOCK_TYPE_RAW;
+    XXH3_state_t xs;
+    kv_status st;
+    if (XXH3_64bits_reset(&xs) != XXH_OK || XXH3_64bits_update(&xs, &type, 1) != XXH_OK ||
+        XXH3_64bits_update(&xs, raw, n) != XXH_OK)
+        return fail(w, KV_NO_MEMORY, "cannot checksum a block of %s", w->path);
+    uint32_t sum = (uint32_t)XXH3_64bits_digest(&xs);
+    if (kv_buf_append(&w->out, &type, 1) != 0)
+        return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+    if ((st = flush_out(w)) != KV_OK)
+        return st;
+    *off = w->flushed - 1;
+    char e[256] = "";
+    if ((st = w->env->append(w->file, raw, n, e, sizeof e)) != KV_OK)
+        return fail(w, st, "%s", e[0] ? e : "write failed");
+    w->flushed += n;
+    uint8_t c[KV_BLOCK_CHECKSUM_LEN];
+    kv_put_le32(c, sum);
+    if (kv_buf_append(&w->out, c, sizeof c) != 0)
+        return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+    *size = 1 + n + KV_BLOCK_CHECKSUM_LEN;
     return KV_OK;
 }
 
@@ -367,18 +409,22 @@ static kv_status finish_file(kv_sst_writer *w) {
         return st;
     uint64_t bloom_off = 0, bloom_size = 0, index_off, index_size, meta_off, meta_size;
     if (w->opts.bloom != KV_BLOOM_NONE) {
-        w->scratch.len = 0;
-        if (kv_bloom_builder_finish(&w->bloom, &w->scratch) != 0)
+        const uint8_t *filter;
+        size_t flen;
+        if (kv_bloom_builder_finish(&w->bloom, &filter, &flen) != 0)
             return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
         /* Bloom bits look random: never worth compressing. */
-        if ((st = write_block(w, w->scratch.data, w->scratch.len, false, &bloom_off, &bloom_size)) != KV_OK)
+        if ((st = write_raw_large(w, filter, flen, &bloom_off, &bloom_size)) != KV_OK)
             return st;
     }
     size_t n;
     const uint8_t *idx = kv_block_builder_finish(&w->index, &n);
     if (!idx)
         return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
-    if ((st = write_block(w, idx, n, true, &index_off, &index_size)) != KV_OK)
+    /* Uncompressed (the default), a large index (megabytes at 10M entries)
+       goes to the file from the builder, not through a copy. */
+    if ((st = w->opts.compression == KV_COMPRESSION_NONE ? write_raw_large(w, idx, n, &index_off, &index_size)
+                                                         : write_block(w, idx, n, true, &index_off, &index_size)) != KV_OK)
         return st;
     if (encode_meta(w, &w->scratch) != 0)
         return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);

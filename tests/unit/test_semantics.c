@@ -8,6 +8,7 @@
  * the same.
  */
 #include "kvcore.h"
+#include "util/env.h"
 #include "testutil.h"
 
 #include <pthread.h>
@@ -231,17 +232,22 @@ static void test_deletes_mask_puts(bool flushed) {
 
 /* ---- a minor compaction drops what a marker of its inputs masks ---- */
 
-static void fx_open_style(fixture *fx, const char *tag, kv_compaction_style style) {
+/* Creates a store in a new directory with the local options lo. */
+static void fx_open_local(fixture *fx, const char *tag, const kv_local_options *lo) {
     fx->dir = test_tmpdir(tag);
-    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
-    lo.compaction = style;
     kv_store_options o = KV_STORE_OPTIONS_INIT;
     o.create_if_missing = true;
-    o.local = &lo;
+    o.local = lo;
     char err[512];
     kv_status st = kv_store_open(&fx->s, fx->dir, &o, err, sizeof err);
     if (st != KV_OK) fprintf(stderr, "open: %s\n", err);
     REQUIRE(st == KV_OK);
+}
+
+static void fx_open_style(fixture *fx, const char *tag, kv_compaction_style style) {
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+    lo.compaction = style;
+    fx_open_local(fx, tag, &lo);
 }
 
 /* HBase's minor compaction drops the puts that a marker among the same
@@ -331,6 +337,29 @@ static void test_all_files_minor_drops_markers(void) {
     fx_end(&fx);
 }
 
+/* Fills buf with n - 1 random letters and a NUL: incompressible, whatever
+   the family's compression. */
+static void incompressible(char *buf, size_t n, uint32_t x) {
+    for (size_t i = 0; i + 1 < n; i++) {
+        x = x * 1103515245u + 12345u;
+        buf[i] = (char)('a' + (x >> 16) % 26);
+    }
+    buf[n - 1] = 0;
+}
+
+/* On the store of open_with_old_put: three flushed files, the one holding
+   the large cell big (row filler) first (the oldest) or second, then one
+   with a DeleteColumn of r's q@100, then one with cf:a. */
+static void three_files(fixture *fx, const char *big, bool big_first) {
+    if (big_first) put(fx, "t", "filler", "cf", "x", 1, big);
+    flush(fx);
+    if (!big_first) put(fx, "t", "filler", "cf", "x", 1, big);
+    delete_column(fx, "t", "r", "cf", "q", 200);
+    flush(fx);
+    put(fx, "t", "r", "cf", "a", 1, "1");
+    flush(fx);
+}
+
 /* A minor compaction of only some files (AUTO: the size-ratio policy
    leaves out a large old file) keeps the markers: the file it leaves out
    may hold puts they mask. */
@@ -338,17 +367,8 @@ static void test_some_files_minor_keeps_markers(void) {
     fixture fx;
     open_with_old_put(&fx, "somefiles", KV_COMPACTION_AUTO);
     static char big[200000];
-    uint32_t x = 12345;   /* incompressible, whatever the family's compression */
-    for (size_t i = 0; i + 1 < sizeof big; i++) {
-        x = x * 1103515245u + 12345u;
-        big[i] = (char)('a' + (x >> 16) % 26);
-    }
-    put(&fx, "t", "filler", "cf", "x", 1, big);
-    flush(&fx);
-    delete_column(&fx, "t", "r", "cf", "q", 200);
-    flush(&fx);
-    put(&fx, "t", "r", "cf", "a", 1, "1");
-    flush(&fx);
+    incompressible(big, sizeof big, 12345);
+    three_files(&fx, big, true);
     put(&fx, "t", "r", "cf", "b", 1, "2");
     flush(&fx);
     CHECK_EQ(kv_compact(fx.s, "t", false), KV_OK);
@@ -359,6 +379,86 @@ static void test_some_files_minor_keeps_markers(void) {
     CHECK_STR(get_str(&fx, "t", "r", &raw), "cf:a@1=1;cf:b@1=2;cf:q@200#12;cf:q@100=old;");
     CHECK_STR(get_str(&fx, "t", "r", NULL), "cf:a@1=1;cf:b@1=2;");
     fx_end(&fx);
+}
+
+/* A close (AUTO) merges a family's newer files into one when together they
+   are no larger than the oldest, so that the store reopens with two sorted
+   runs; the merge takes only some files, so a marker stays. When the newer
+   files are larger than the oldest, the close leaves them alone. */
+static void test_close_leaves_two_runs(void) {
+    static char big[200000];
+    incompressible(big, sizeof big, 4321);
+    for (int big_first = 1; big_first >= 0; big_first--) {
+        fixture fx;
+        open_with_old_put(&fx, big_first ? "close2" : "close3", KV_COMPACTION_AUTO);
+        three_files(&fx, big, big_first);
+        kv_store_stats st;
+        CHECK_EQ(kv_store_stat(&st, fx.s), KV_OK);
+        CHECK_EQ(st.sorted_files, 3u);   /* the size-ratio rule merges none */
+        CHECK_EQ(kv_store_close(fx.s), KV_OK);
+        fx_open(&fx, false);
+        CHECK_EQ(kv_store_stat(&st, fx.s), KV_OK);
+        CHECK_EQ(st.sorted_files, big_first ? 2u : 3u);
+        kv_read_options raw = raw_all();
+        CHECK_STR(get_str(&fx, "t", "r", &raw), "cf:a@1=1;cf:q@200#12;cf:q@100=old;");
+        CHECK_STR(get_str(&fx, "t", "r", NULL), "cf:a@1=1;");
+        fx_end(&fx);
+    }
+    /* Nor does it when the newer files are more than 8 write buffers (the
+       close must not take minutes): 2 x 20 KB against 8 x 4 KiB. */
+    static char mid[20000];
+    incompressible(mid, sizeof mid, 999);
+    for (int small_buffer = 0; small_buffer <= 1; small_buffer++) {
+        fixture fx;
+        kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+        if (small_buffer) lo.write_buffer_size = 4096;
+        fx_open_local(&fx, small_buffer ? "closelimit" : "closenolimit", &lo);
+        kv_family_desc f = family("cf", 3);
+        REQUIRE(kv_table_create(fx.s, "t", &f, 1) == KV_OK);
+        put(&fx, "t", "filler", "cf", "x", 1, big);
+        flush(&fx);
+        put(&fx, "t", "m1", "cf", "x", 1, mid);
+        flush(&fx);
+        put(&fx, "t", "m2", "cf", "x", 1, mid);
+        flush(&fx);
+        kv_store_stats st;
+        CHECK_EQ(kv_store_stat(&st, fx.s), KV_OK);
+        CHECK_EQ(st.sorted_files, 3u);
+        CHECK_EQ(kv_store_close(fx.s), KV_OK);
+        fx_open(&fx, false);
+        CHECK_EQ(kv_store_stat(&st, fx.s), KV_OK);
+        CHECK_EQ(st.sorted_files, small_buffer ? 3u : 2u);
+        kv_result *r = NULL;
+        CHECK_EQ(kv_get(&r, fx.s, "t", "m2", 2, NULL), KV_OK);
+        CHECK(r && r->ncells == 1 && r->cells[0].value_len == sizeof mid - 1);
+        kv_result_free(r);
+        fx_end(&fx);
+    }
+    /* A disk that fills during that merge: the close still succeeds, and
+       the store reopens with its three files and every cell. */
+    kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
+    REQUIRE(fe);
+    fixture fx;
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+    lo.env = kv_fault_env_env(fe);
+    fx_open_local(&fx, "closefull", &lo);
+    kv_family_desc f = family("cf", 3);
+    REQUIRE(kv_table_create(fx.s, "t", &f, 1) == KV_OK);
+    put(&fx, "t", "r", "cf", "q", 100, "old");
+    three_files(&fx, big, true);
+    kv_fault_env_set_space(fe, 100);
+    uint64_t appends = kv_fault_env_calls(fe, "append");
+    CHECK_EQ(kv_store_close(fx.s), KV_OK);
+    CHECK(kv_fault_env_calls(fe, "append") > appends);   /* the merge was tried */
+    kv_fault_env_set_space(fe, -1);
+    fx_open(&fx, false);
+    kv_store_stats st;
+    CHECK_EQ(kv_store_stat(&st, fx.s), KV_OK);
+    CHECK_EQ(st.sorted_files, 3u);
+    kv_read_options raw = raw_all();
+    CHECK_STR(get_str(&fx, "t", "r", &raw), "cf:a@1=1;cf:q@200#12;cf:q@100=old;");
+    fx_end(&fx);
+    kv_fault_env_free(fe);
 }
 
 /* ---- versions reappear when newer ones are deleted ---- */
@@ -1123,6 +1223,7 @@ int main(void) {
     test_minor_compaction_drops_masked();
     test_all_files_minor_drops_markers();
     test_some_files_minor_keeps_markers();
+    test_close_leaves_two_runs();
     test_new_version_behavior();
     test_implicit_timestamps();
     test_counters();

@@ -4,6 +4,8 @@
    positives, a huge value, the block cache, concurrent readers,
    corruption and truncation reported as KV_CORRUPT, and the read units of
    large blocks (format version 2). */
+#include "table/block.h"
+#include "table/bloom.h"
 #include "table/sst.h"
 #include "hbase/keys.h"
 #include "testutil.h"
@@ -141,13 +143,17 @@ static size_t value_of(size_t i, uint8_t *buf) {
 
 /* -------------------------------------------------------------- helpers */
 
-static kv_status write_dataset(const char *path, const dataset *d, const kv_sst_options *o,
-                               kv_sst_meta *meta) {
+/* Writes d; @p expect, when not 0, is passed to
+   kv_sst_writer_expect_bloom_keys. */
+static kv_status write_dataset_expecting(const char *path, const dataset *d, const kv_sst_options *o,
+                                         uint64_t expect, kv_sst_meta *meta) {
     kv_sst_writer *w;
     char err[256];
     kv_status st = kv_sst_writer_open(&w, env, path, o, err, sizeof err);
     if (st != KV_OK)
         return st;
+    if (expect)
+        kv_sst_writer_expect_bloom_keys(w, expect);
     uint8_t val[256];
     for (size_t i = 0; i < d->n; i++) {
         size_t kl, vl = value_of(i, val);
@@ -163,6 +169,11 @@ static kv_status write_dataset(const char *path, const dataset *d, const kv_sst_
     if (st != KV_OK)
         fprintf(stderr, "finish: %s\n", err);
     return st;
+}
+
+static kv_status write_dataset(const char *path, const dataset *d, const kv_sst_options *o,
+                               kv_sst_meta *meta) {
+    return write_dataset_expecting(path, d, o, 0, meta);
 }
 
 static bool key_is(kv_iter *it, const dataset *d, size_t i) {
@@ -377,6 +388,70 @@ static void test_large_file(void) {
     kv_sst_close(r);
     kv_sst_meta_clear(&meta);
     free(path);
+    free_dataset(&d);
+}
+
+/* The bloom block's framed size, from the footer of the file at path. */
+static uint64_t bloom_block_size(const char *path) {
+    FILE *f = fopen(path, "rb");
+    REQUIRE(f);
+    uint8_t foot[KV_SST_FOOTER_LEN];
+    REQUIRE(fseek(f, -(long)sizeof foot, SEEK_END) == 0 && fread(foot, 1, sizeof foot, f) == sizeof foot);
+    fclose(f);
+    return kv_get_le64(foot + 24);
+}
+
+/* A writer told how many bloom keys to expect (a compaction) sizes the
+   filter from that count once it has more than KV_BLOOM_BUFFER_KEYS keys,
+   and sets each key's bits as it comes: every key is still found, the
+   false-positive rate is the rate of that size, and a file with fewer keys
+   gets the exact filter, as without the count. A count below the truth
+   (no input may cause it, but) loses no key either. */
+static void test_expected_bloom_keys(void) {
+    dataset d;
+    make_dataset(&d, 400000, 11);
+    REQUIRE(d.nrows > KV_BLOOM_BUFFER_KEYS);
+    kv_sst_options o = { 65536, KV_COMPRESSION_NONE, KV_ENCODING_NONE, KV_BLOOM_ROW, 10 };
+    uint64_t expect[] = { 0, (uint64_t)d.nrows + d.nrows / 10, 10 };
+    for (size_t e = 0; e < sizeof expect / sizeof expect[0]; e++) {
+        char *path = path_of("expect.sst");
+        char err[256];
+        kv_sst_meta meta;
+        REQUIRE(write_dataset_expecting(path, &d, &o, expect[e], &meta) == KV_OK);
+        /* framed: type byte, array, k, checksum */
+        uint64_t sized_for = expect[e] == 0 ? d.nrows : expect[e] > d.nrows ? expect[e] : KV_BLOOM_BUFFER_KEYS;
+        CHECK_EQ(bloom_block_size(path), 1 + (sized_for * 10 + 7) / 8 + 1 + KV_BLOCK_CHECKSUM_LEN);
+        kv_sst_reader *r;
+        REQUIRE(kv_sst_open(&r, env, path, 1, NULL, err, sizeof err) == KV_OK);
+        CHECK_EQ(kv_sst_bloom_keys(r, KV_BLOOM_ROW), d.nrows);
+        CHECK_EQ(kv_sst_bloom_keys(r, KV_BLOOM_ROWCOL), d.n);   /* no such filter: entries */
+        if (expect[e] == 10) {
+            /* too small a count: no key lost, however many false positives */
+            size_t false_neg = 0;
+            for (size_t i = 0; i < d.n; i++) {
+                size_t kl;
+                const uint8_t *k = key_at(&d, i, &kl);
+                false_neg += !kv_sst_may_contain_row(r, k, kv_key_row_prefix_len(k, kl));
+            }
+            CHECK_EQ(false_neg, 0);
+        } else {
+            verify_bloom(r, &d, KV_BLOOM_ROW);
+        }
+        kv_sst_close(r);
+        kv_sst_meta_clear(&meta);
+        remove(path);
+        free(path);
+    }
+    /* A small file told to expect many keys gets the exact filter. */
+    dataset small;
+    make_dataset(&small, 3000, 12);
+    char *path = path_of("expect-small.sst");
+    kv_sst_meta meta;
+    REQUIRE(write_dataset_expecting(path, &small, &o, 1000000, &meta) == KV_OK);
+    CHECK_EQ(bloom_block_size(path), 1 + ((uint64_t)small.nrows * 10 + 7) / 8 + 1 + KV_BLOCK_CHECKSUM_LEN);
+    kv_sst_meta_clear(&meta);
+    free(path);
+    free_dataset(&small);
     free_dataset(&d);
 }
 
@@ -1205,6 +1280,7 @@ int main(void) {
     test_common_prefix_seeks();
     test_all_combinations();
     test_large_file();
+    test_expected_bloom_keys();
     test_huge_value();
     test_cache_use();
     test_threads();
