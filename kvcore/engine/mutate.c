@@ -26,7 +26,7 @@ static kv_status writable_table(kv_engine *s, const char *table, kv_table **out)
     kv_table *t = kv_catalog_find(s, table);
     if (!t) return kv_fail(s, KV_NOT_FOUND, "table '%s' does not exist", table ? table : "(null)");
     if (!t->enabled) return kv_fail(s, KV_DISABLED, "table '%s' is disabled", table);
-    if (kv_tattrs_readonly(&t->attrs))
+    if (t->attrs.n && kv_tattrs_readonly(&t->attrs))   /* most tables have no attributes */
         return kv_fail(s, KV_READ_ONLY, "table '%s' is read-only (READONLY => 'true')", table);
     *out = t;
     return KV_OK;

@@ -312,7 +312,7 @@ kv_status kv_write_apply(kv_engine *s, kv_table *t, kv_mutation *const *ms, size
     w.ms = ms;
     w.n = n;
     w.statuses = statuses;
-    d = kv_tattrs_durability(&t->attrs, d);
+    if (t->attrs.n) d = kv_tattrs_durability(&t->attrs, d);   /* none: d as given */
     w.durability = d == KV_DURABILITY_DEFAULT ? KV_SYNC_WAL : d;
     return enqueue(s, &w);
 }

@@ -91,6 +91,28 @@ static void test_put_errors(void) {
     CHECK_EQ(kv_put(s, "t", "r", 1, "f", NULL, 1, 5, "x", 1, NULL), KV_INVALID);
     CHECK_EQ(kv_put(s, "t", "r", 1, "f", "q", 1, 5, NULL, 1, NULL), KV_INVALID);
     CHECK_EQ(kv_put(s, "t", "r", 1, "nofamily", "q", 1, 5, "x", 1, NULL), KV_NO_FAMILY);
+    /* family names as kv_check_name judges them, through kv_put and the
+       kv_mutation builder alike */
+    static const char *const names[] = {"f", "-f", ".f", "f..g", "f.g", "f-g", "_f", "9",
+                                        "f g", "f\xe9", "\xe9", "", "f/g", "F_G-1"};
+    char longname[KV_NAME_MAX + 2];
+    memset(longname, 'a', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    for (size_t i = 0; i <= sizeof names / sizeof names[0]; i++) {
+        const char *fam = i < sizeof names / sizeof names[0] ? names[i] : longname;
+        kv_status want = kv_check_name(fam) == KV_OK ? (strcmp(fam, "f") ? KV_NO_FAMILY : KV_OK)
+                                                     : KV_INVALID;
+        CHECK_EQ(kv_put(s, "t", "r3", 2, fam, "q", 1, 5, "x", 1, NULL), want);
+        kv_mutation *m;
+        CHECK_EQ(kv_mutation_new(&m, "r3", 2), KV_OK);
+        CHECK_EQ(kv_mutation_put(m, fam, "q", 1, 5, "x", 1), want == KV_INVALID ? KV_INVALID : KV_OK);
+        kv_mutation_free(m);
+    }
+    longname[KV_NAME_MAX] = 0;   /* the longest valid name */
+    CHECK_EQ(kv_put(s, "t", "r3", 2, longname, "q", 1, 5, "x", 1, NULL), KV_NO_FAMILY);
+    CHECK_EQ(kv_check_name("f..g"), KV_INVALID);
+    CHECK_EQ(kv_check_name("-f"), KV_INVALID);
+    CHECK_EQ(kv_check_name(longname), KV_OK);
     CHECK_EQ(kv_put(s, "nosuchtable", "r", 1, "f", "q", 1, 5, "x", 1, NULL), KV_NOT_FOUND);
     /* nothing of the failed puts is stored, and the store goes on */
     check_cell(s, "t", "r", 1, "q", 1, "v", 1);
