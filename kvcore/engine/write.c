@@ -214,7 +214,8 @@ static void lead_group(kv_engine *s, kv_writer *first, kv_writer *last) {
     kv_batch_set_count(rec, nmut);
     if (st == KV_OK && nmut > 0) {
         prefetch_rows(s, first, last);
-        char err[256] = "";
+        char err[256];   /* set by a failing append or sync */
+        err[0] = 0;
         if (log) st = kv_wal_append(s->wal, rec->data, rec->len, err, sizeof err);
         if (st == KV_OK && sync) st = kv_wal_sync(s->wal, err, sizeof err);
         if (st != KV_OK) {
