@@ -36,7 +36,11 @@ struct kv_writer {
     bool force_flush;
     bool done;
     kv_status status;           /* first failure */
-    pthread_cond_t cv;
+    pthread_cond_t cv;          /* initialized only for a writer that
+                                   queues behind another (cv_init): the
+                                   head of an empty queue leads at once
+                                   and is never signalled */
+    bool cv_init;
     atomic_bool ready;          /* done, or at the head of the queue: set
                                    with the signal of cv, for a writer
                                    that spins before it sleeps */
@@ -255,12 +259,21 @@ static void lead_group(kv_engine *s, kv_writer *first, kv_writer *last) {
     }
 }
 
+/* Destroys w's condition variable if enqueue made one. */
+static void writer_done(kv_writer *w) {
+    if (w->cv_init) pthread_cond_destroy(&w->cv);
+}
+
 static kv_status enqueue(kv_engine *s, kv_writer *w) {
-    pthread_cond_init(&w->cv, NULL);
     pthread_mutex_lock(&s->mu);
     if (s->queue_tail) s->queue_tail->next = w;
     else s->queue_head = w;
     s->queue_tail = w;
+    if (s->queue_head != w) {
+        /* a leader will signal it (finish_writer, or the hand-over) */
+        pthread_cond_init(&w->cv, NULL);
+        w->cv_init = true;
+    }
     if (!w->done && s->queue_head != w) {
         /* Another leader's group is being written: spin a little first. */
         pthread_mutex_unlock(&s->mu);
@@ -270,7 +283,7 @@ static kv_status enqueue(kv_engine *s, kv_writer *w) {
     while (!w->done && s->queue_head != w) pthread_cond_wait(&w->cv, &s->mu);
     if (w->done) {
         pthread_mutex_unlock(&s->mu);
-        pthread_cond_destroy(&w->cv);
+        writer_done(w);
         return w->status;
     }
     /* Leader. */
@@ -302,7 +315,7 @@ static kv_status enqueue(kv_engine *s, kv_writer *w) {
         if (s->bg_error != KV_OK) st = w->status = kv_fail_background(s, s->bg_error, "flush failed");
     }
     pthread_mutex_unlock(&s->mu);
-    pthread_cond_destroy(&w->cv);
+    writer_done(w);
     return w->status;
 }
 
