@@ -165,8 +165,8 @@ static const uint8_t *get_u64(const uint8_t *p, const uint8_t *end, uint64_t *v)
     return p + 8;
 }
 
-static const uint8_t *get_bytes(const uint8_t *p, const uint8_t *end, const uint8_t **out,
-                                size_t *len) {
+static inline const uint8_t *get_bytes(const uint8_t *p, const uint8_t *end, const uint8_t **out,
+                                       size_t *len) {
     uint64_t n;
     if (!(p = get_varint(p, end, &n)) || (uint64_t)(end - p) < n) return NULL;
     *out = p;
