@@ -11,9 +11,6 @@
 
 #include <string.h>
 
-/* Most families one mutation may touch (a bound for the stack array). */
-#define BATCH_MAX_FAMILIES KV_BATCH_MAX_FAMILIES
-
 /* The integers of a record, as util/coding.h writes and reads them, here
    without a call for each (a record is encoded and decoded once a write):
    little-endian words, and LEB128 varints of one byte done inline. */
@@ -103,10 +100,10 @@ void kv_batch_set_count(kv_buf *rec, uint32_t nmut) {
 kv_status kv_batch_add(kv_engine *s, kv_buf *b, const kv_table *t, const kv_mutation *m,
                        int64_t now, bool *deleted_implicitly, uint64_t *nops, kv_family **fams) {
     if (m->nops == 0) return KV_INVALID;
-    kv_family *fam_here[BATCH_MAX_FAMILIES], **fam = fams ? fams : fam_here;
-    if (m->nfamilies > BATCH_MAX_FAMILIES)
+    kv_family *fam_here[KV_BATCH_MAX_FAMILIES], **fam = fams ? fams : fam_here;
+    if (m->nfamilies > KV_BATCH_MAX_FAMILIES)
         return kv_fail(s, KV_INVALID, "a mutation may touch at most %d families, not %zu",
-                       BATCH_MAX_FAMILIES, m->nfamilies);
+                       KV_BATCH_MAX_FAMILIES, m->nfamilies);
     for (size_t i = 0; i < m->nfamilies; i++) {
         fam[i] = kv_table_family(t, m->families[i]);
         if (!fam[i])
