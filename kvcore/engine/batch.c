@@ -11,25 +11,75 @@
 
 #include <string.h>
 
-/* Most families one mutation may touch (a bound for the stack array). */
-#define BATCH_MAX_FAMILIES 64
+/* The integers of a record, as util/coding.h writes and reads them, here
+   without a call for each (a record is encoded and decoded once a write):
+   little-endian words, and LEB128 varints of one byte done inline. */
+static inline void put_le32(uint8_t *p, uint32_t v) {
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    memcpy(p, &v, 4);
+}
+
+static inline void put_le64(uint8_t *p, uint64_t v) {
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(p, &v, 8);
+}
+
+static inline uint32_t get_le32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+
+static inline uint64_t get_le64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static inline size_t varint_length(uint64_t v) { return v < 0x80 ? 1 : kv_varint_length(v); }
+
+static inline size_t put_varint(uint8_t *p, uint64_t v) {
+    if (v < 0x80) {
+        *p = (uint8_t)v;
+        return 1;
+    }
+    return kv_put_varint64(p, v);
+}
+
+static inline const uint8_t *get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v) {
+    if (p && p < end && *p < 0x80) {
+        *v = *p;
+        return p + 1;
+    }
+    return p ? kv_get_varint64(p, end, v) : NULL;
+}
 
 /* Bytes of the record framing of one op with qlen and vlen bytes. */
 static size_t op_len(size_t qlen, size_t vlen) {
-    return 4 + 1 + 8 + kv_varint_length(qlen) + qlen + kv_varint_length(vlen) + vlen;
+    return 4 + 1 + 8 + varint_length(qlen) + qlen + varint_length(vlen) + vlen;
 }
 
 /* Writes one op at p (op_len bytes reserved); returns the end. */
 static uint8_t *put_op(uint8_t *p, uint32_t family_id, kv_cell_type type, int64_t ts,
                        const void *q, size_t qlen, const void *v, size_t vlen) {
-    kv_put_le32(p, family_id);
+    put_le32(p, family_id);
     p[4] = (uint8_t)type;
-    kv_put_le64(p + 5, (uint64_t)ts);
+    put_le64(p + 5, (uint64_t)ts);
     p += 13;
-    p += kv_put_varint64(p, qlen);
+    p += put_varint(p, qlen);
     if (qlen) memcpy(p, q, qlen);
     p += qlen;
-    p += kv_put_varint64(p, vlen);
+    p += put_varint(p, vlen);
     if (vlen) memcpy(p, v, vlen);
     return p + vlen;
 }
@@ -37,23 +87,23 @@ static uint8_t *put_op(uint8_t *p, uint32_t family_id, kv_cell_type type, int64_
 int kv_batch_begin(kv_buf *rec, uint64_t first_seq) {
     rec->len = 0;
     if (kv_buf_reserve(rec, KV_BATCH_HEADER_LEN)) return -1;
-    kv_put_le64(rec->data, first_seq);
-    kv_put_le32(rec->data + 8, 0);
+    put_le64(rec->data, first_seq);
+    put_le32(rec->data + 8, 0);
     rec->len = KV_BATCH_HEADER_LEN;
     return 0;
 }
 
 void kv_batch_set_count(kv_buf *rec, uint32_t nmut) {
-    if (rec->len >= KV_BATCH_HEADER_LEN) kv_put_le32(rec->data + 8, nmut);
+    if (rec->len >= KV_BATCH_HEADER_LEN) put_le32(rec->data + 8, nmut);
 }
 
 kv_status kv_batch_add(kv_engine *s, kv_buf *b, const kv_table *t, const kv_mutation *m,
-                       int64_t now, bool *deleted_implicitly, uint64_t *nops) {
+                       int64_t now, bool *deleted_implicitly, uint64_t *nops, kv_family **fams) {
     if (m->nops == 0) return KV_INVALID;
-    kv_family *fam[BATCH_MAX_FAMILIES];
-    if (m->nfamilies > BATCH_MAX_FAMILIES)
+    kv_family *fam_here[KV_BATCH_MAX_FAMILIES], **fam = fams ? fams : fam_here;
+    if (m->nfamilies > KV_BATCH_MAX_FAMILIES)
         return kv_fail(s, KV_INVALID, "a mutation may touch at most %d families, not %zu",
-                       BATCH_MAX_FAMILIES, m->nfamilies);
+                       KV_BATCH_MAX_FAMILIES, m->nfamilies);
     for (size_t i = 0; i < m->nfamilies; i++) {
         fam[i] = kv_table_family(t, m->families[i]);
         if (!fam[i])
@@ -62,7 +112,7 @@ kv_status kv_batch_add(kv_engine *s, kv_buf *b, const kv_table *t, const kv_muta
     }
     uint64_t count = 0;
     /* The exact size first, so that the record grows once. */
-    size_t need = 4 + kv_varint_length(m->row_len) + m->row_len;
+    size_t need = 4 + varint_length(m->row_len) + m->row_len;
     for (size_t i = 0; i < m->nops; i++) {
         const kv_op *op = &m->ops[i];
         if (op->vlen > s->opts.max_value_size)
@@ -71,15 +121,15 @@ kv_status kv_batch_add(kv_engine *s, kv_buf *b, const kv_table *t, const kv_muta
         count += op->whole_row ? t->nfamilies : 1;
         need += op->whole_row ? t->nfamilies * op_len(0, 0) : op_len(op->qlen, op->vlen);
     }
-    need += kv_varint_length(count);
+    need += varint_length(count);
     if (kv_buf_reserve(b, need)) return KV_NO_MEMORY;
     uint8_t *p = b->data + b->len;
-    kv_put_le32(p, t->id);
+    put_le32(p, t->id);
     p += 4;
-    p += kv_put_varint64(p, m->row_len);
+    p += put_varint(p, m->row_len);
     memcpy(p, m->bytes.data, m->row_len);
     p += m->row_len;
-    p += kv_put_varint64(p, count);
+    p += put_varint(p, count);
     for (size_t i = 0; i < m->nops; i++) {
         const kv_op *op = &m->ops[i];
         int64_t ts = op->ts;
@@ -102,20 +152,20 @@ kv_status kv_batch_add(kv_engine *s, kv_buf *b, const kv_table *t, const kv_muta
 
 static const uint8_t *get_u32(const uint8_t *p, const uint8_t *end, uint32_t *v) {
     if (!p || end - p < 4) return NULL;
-    *v = kv_get_le32(p);
+    *v = get_le32(p);
     return p + 4;
 }
 
 static const uint8_t *get_u64(const uint8_t *p, const uint8_t *end, uint64_t *v) {
     if (!p || end - p < 8) return NULL;
-    *v = kv_get_le64(p);
+    *v = get_le64(p);
     return p + 8;
 }
 
-static const uint8_t *get_bytes(const uint8_t *p, const uint8_t *end, const uint8_t **out,
-                                size_t *len) {
+static inline const uint8_t *get_bytes(const uint8_t *p, const uint8_t *end, const uint8_t **out,
+                                       size_t *len) {
     uint64_t n;
-    if (!p || !(p = kv_get_varint64(p, end, &n)) || (uint64_t)(end - p) < n) return NULL;
+    if (!(p = get_varint(p, end, &n)) || (uint64_t)(end - p) < n) return NULL;
     *out = p;
     *len = (size_t)n;
     return p + n;
@@ -138,9 +188,9 @@ kv_status kv_batch_decode(const uint8_t *rec, size_t len, kv_batch_visit visit, 
         uint64_t nops;
         p = get_u32(p, end, &op.table_id);
         p = get_bytes(p, end, &op.row, &op.row_len);
-        if (!p || !(p = kv_get_varint64(p, end, &nops))) return KV_CORRUPT;
+        if (!(p = get_varint(p, end, &nops))) return KV_CORRUPT;
         for (uint64_t k = 0; k < nops; k++) {
-            uint64_t ts;
+            uint64_t ts = 0;   /* set when p is not NULL below */
             p = get_u32(p, end, &op.family_id);
             if (!p || p >= end || !valid_type(*p)) return KV_CORRUPT;
             op.type = (kv_cell_type)*p++;

@@ -26,11 +26,14 @@
 int kv_batch_begin(kv_buf *rec, uint64_t first_seq);
 /* Appends mutation m of table t; KV_LATEST_TIMESTAMP becomes @p now and
    sets *deleted_implicitly for markers; adds the ops written to *nops.
+   When fams is not NULL, fams[i] is set to the family of m->families[i]
+   (room for KV_BATCH_MAX_FAMILIES) on success.
    Errors (with a message; nothing of m is then in rec): KV_INVALID (empty,
-   more than 64 families), KV_NO_FAMILY, KV_TOO_LARGE (a value above
-   max_value_size), KV_NO_MEMORY. */
+   more than KV_BATCH_MAX_FAMILIES families), KV_NO_FAMILY, KV_TOO_LARGE (a
+   value above max_value_size), KV_NO_MEMORY. */
+#define KV_BATCH_MAX_FAMILIES 64
 kv_status kv_batch_add(kv_engine *s, kv_buf *rec, const kv_table *t, const kv_mutation *m,
-                       int64_t now, bool *deleted_implicitly, uint64_t *nops);
+                       int64_t now, bool *deleted_implicitly, uint64_t *nops, kv_family **fams);
 /* Writes the number of mutations into the header. */
 void kv_batch_set_count(kv_buf *rec, uint32_t nmut);
 

@@ -79,6 +79,14 @@ struct kv_engine {
     uint64_t catalog_gen;       /* bumped by every catalog change (catalog
                                    lock exclusive): a pooled scan's cached
                                    table (read.c) holds while it is equal */
+    /* The table last resolved for writing (mutate.c writable_table): set
+       at most once a catalog generation, by the writer whose compare-and-
+       swap of write_table_state from another generation's value to
+       2 * catalog_gen + 3 won; ready (2 * catalog_gen + 2, release) once
+       name and table are written, never written again in that generation */
+    _Atomic uint64_t write_table_state;
+    struct kv_table *write_table;
+    char write_table_name[2 * KV_NAME_MAX + 2];   /* "ns:name" as asked */
 
     /* log and sequence (mu, and the write leader) */
     struct kv_wal_writer *wal;

@@ -21,12 +21,33 @@
 
 /* ---- writes ---- */
 
+/* kv_catalog_find(s, table) (catalog_lock held shared), remembered for
+   the catalog generation: while catalog_gen is unchanged (it changes only
+   under the exclusive lock), the same name is the same table, and one
+   strcmp replaces the catalog search of every write. The first writer of
+   a generation to resolve a table keeps it (engine_i.h). */
+static kv_table *find_for_write(kv_engine *s, const char *table) {
+    uint64_t ready = 2 * s->catalog_gen + 2;
+    uint64_t state = atomic_load_explicit(&s->write_table_state, memory_order_acquire);
+    if (state == ready && table && strcmp(table, s->write_table_name) == 0) return s->write_table;
+    kv_table *t = kv_catalog_find(s, table);
+    size_t n = t ? strlen(table) : 0;
+    if (t && state != ready && state != ready + 1 && n < sizeof s->write_table_name &&
+        atomic_compare_exchange_strong_explicit(&s->write_table_state, &state, ready + 1,
+                                                memory_order_acquire, memory_order_relaxed)) {
+        memcpy(s->write_table_name, table, n + 1);
+        s->write_table = t;
+        atomic_store_explicit(&s->write_table_state, ready, memory_order_release);
+    }
+    return t;
+}
+
 /* Resolves a table for writing (catalog_lock held shared). */
 static kv_status writable_table(kv_engine *s, const char *table, kv_table **out) {
-    kv_table *t = kv_catalog_find(s, table);
+    kv_table *t = find_for_write(s, table);
     if (!t) return kv_fail(s, KV_NOT_FOUND, "table '%s' does not exist", table ? table : "(null)");
     if (!t->enabled) return kv_fail(s, KV_DISABLED, "table '%s' is disabled", table);
-    if (kv_tattrs_readonly(&t->attrs))
+    if (t->attrs.n && kv_tattrs_readonly(&t->attrs))   /* most tables have no attributes */
         return kv_fail(s, KV_READ_ONLY, "table '%s' is read-only (READONLY => 'true')", table);
     *out = t;
     return KV_OK;

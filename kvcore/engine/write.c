@@ -36,7 +36,11 @@ struct kv_writer {
     bool force_flush;
     bool done;
     kv_status status;           /* first failure */
-    pthread_cond_t cv;
+    pthread_cond_t cv;          /* initialized only for a writer that
+                                   queues behind another (cv_init): the
+                                   head of an empty queue leads at once
+                                   and is never signalled */
+    bool cv_init;
     atomic_bool ready;          /* done, or at the head of the queue: set
                                    with the signal of cv, for a writer
                                    that spins before it sleeps */
@@ -102,24 +106,15 @@ kv_status kv_write_insert(kv_engine *s, const uint8_t *rec, size_t len, uint64_t
 /* Rows of a group hinted to their memstores before the log is written. */
 #define PREFETCH_ROWS 16
 
-/* Starts loading, for the first mutations of the group [first .. last],
-   what their inserts will touch at once (the memstores' row filters: a
-   cache miss a new row), while the log's write(2) runs. A hint only. */
-static void prefetch_rows(kv_engine *s, kv_writer *first, kv_writer *last) {
-    size_t n = 0;
-    for (kv_writer *w = first; n < PREFETCH_ROWS; w = w->next) {
-        for (size_t i = 0; i < w->n && n < PREFETCH_ROWS; i++, n++) {
-            const kv_mutation *m = w->ms[i];
-            s->insert_key.len = 0;
-            if (kv_key_encode_row(&s->insert_key, m->bytes.data, m->row_len)) return;
-            for (size_t j = 0; j < m->nfamilies; j++) {
-                kv_family *f = kv_table_family(w->table, m->families[j]);
-                if (f && f->mem)
-                    kv_memstore_prefetch_row(f->mem, s->insert_key.data, s->insert_key.len);
-            }
-        }
-        if (w == last) break;
-    }
+/* Starts loading what the insert of mutation m (of families fams, as
+   kv_batch_add resolved them) will touch at once (the memstores' row
+   filters: a cache miss a new row), while the group is encoded and the
+   log's write(2) runs. A hint only. */
+static void prefetch_row(kv_engine *s, const kv_mutation *m, kv_family *const *fams) {
+    s->insert_key.len = 0;
+    if (kv_key_encode_row(&s->insert_key, m->bytes.data, m->row_len)) return;
+    for (size_t j = 0; j < m->nfamilies; j++)
+        if (fams[j]->mem) kv_memstore_prefetch_row(fams[j]->mem, s->insert_key.data, s->insert_key.len);
 }
 
 /* ---- the queue ---- */
@@ -200,12 +195,14 @@ static void lead_group(kv_engine *s, kv_writer *first, kv_writer *last) {
     pthread_mutex_unlock(&s->mu);
 
     kv_status st = kv_batch_begin(rec, first_seq) ? KV_NO_MEMORY : KV_OK;
+    kv_family *fams[KV_BATCH_MAX_FAMILIES];
     for (kv_writer *w = first; st == KV_OK; w = w->next) {
         for (size_t i = 0; i < w->n; i++) {
-            kv_status ms = kv_batch_add(s, rec, w->table, w->ms[i], now, &deleted_implicitly, &nops);
+            kv_status ms = kv_batch_add(s, rec, w->table, w->ms[i], now, &deleted_implicitly, &nops,
+                                        fams);
             if (w->statuses) w->statuses[i] = ms;
             if (ms != KV_OK && w->status == KV_OK) w->status = ms;
-            if (ms == KV_OK) nmut++;
+            if (ms == KV_OK && nmut++ < PREFETCH_ROWS) prefetch_row(s, w->ms[i], fams);
         }
         if (w->durability != KV_SKIP_WAL) log = true;
         if (w->durability == KV_FSYNC_WAL) sync = true;
@@ -213,8 +210,8 @@ static void lead_group(kv_engine *s, kv_writer *first, kv_writer *last) {
     }
     kv_batch_set_count(rec, nmut);
     if (st == KV_OK && nmut > 0) {
-        prefetch_rows(s, first, last);
-        char err[256] = "";
+        char err[256];   /* set by a failing append or sync */
+        err[0] = 0;
         if (log) st = kv_wal_append(s->wal, rec->data, rec->len, err, sizeof err);
         if (st == KV_OK && sync) st = kv_wal_sync(s->wal, err, sizeof err);
         if (st != KV_OK) {
@@ -254,12 +251,21 @@ static void lead_group(kv_engine *s, kv_writer *first, kv_writer *last) {
     }
 }
 
+/* Destroys w's condition variable if enqueue made one. */
+static void writer_done(kv_writer *w) {
+    if (w->cv_init) pthread_cond_destroy(&w->cv);
+}
+
 static kv_status enqueue(kv_engine *s, kv_writer *w) {
-    pthread_cond_init(&w->cv, NULL);
     pthread_mutex_lock(&s->mu);
     if (s->queue_tail) s->queue_tail->next = w;
     else s->queue_head = w;
     s->queue_tail = w;
+    if (s->queue_head != w) {
+        /* a leader will signal it (finish_writer, or the hand-over) */
+        pthread_cond_init(&w->cv, NULL);
+        w->cv_init = true;
+    }
     if (!w->done && s->queue_head != w) {
         /* Another leader's group is being written: spin a little first. */
         pthread_mutex_unlock(&s->mu);
@@ -269,7 +275,7 @@ static kv_status enqueue(kv_engine *s, kv_writer *w) {
     while (!w->done && s->queue_head != w) pthread_cond_wait(&w->cv, &s->mu);
     if (w->done) {
         pthread_mutex_unlock(&s->mu);
-        pthread_cond_destroy(&w->cv);
+        writer_done(w);
         return w->status;
     }
     /* Leader. */
@@ -301,7 +307,7 @@ static kv_status enqueue(kv_engine *s, kv_writer *w) {
         if (s->bg_error != KV_OK) st = w->status = kv_fail_background(s, s->bg_error, "flush failed");
     }
     pthread_mutex_unlock(&s->mu);
-    pthread_cond_destroy(&w->cv);
+    writer_done(w);
     return w->status;
 }
 
@@ -312,7 +318,7 @@ kv_status kv_write_apply(kv_engine *s, kv_table *t, kv_mutation *const *ms, size
     w.ms = ms;
     w.n = n;
     w.statuses = statuses;
-    d = kv_tattrs_durability(&t->attrs, d);
+    if (t->attrs.n) d = kv_tattrs_durability(&t->attrs, d);   /* none: d as given */
     w.durability = d == KV_DURABILITY_DEFAULT ? KV_SYNC_WAL : d;
     return enqueue(s, &w);
 }

@@ -21,9 +21,29 @@ static size_t escaped_len(const uint8_t *p, size_t n) {
     return n + zeros + 2;
 }
 
-/* Writes esc(p[0..n)) at out (escaped_len bytes); returns the end. Runs
-   without a zero byte are copied whole. */
+/* put_escaped for a short string (a row or qualifier of up to 32 bytes,
+   2 * n + 2 bytes of room at out): one pass, 8 bytes at a time while a
+   word holds no zero byte, no memchr or memcpy calls. */
+static uint8_t *put_escaped_short(uint8_t *out, const uint8_t *p, size_t n) {
+    size_t i = 0;
+    for (uint64_t w; i + 8 <= n; i += 8, out += 8) {
+        memcpy(&w, p + i, 8);
+        if ((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull) break;
+        memcpy(out, &w, 8);
+    }
+    for (; i < n; i++) {
+        *out++ = p[i];
+        if (p[i] == ESC_BYTE) *out++ = ESC_ZERO;
+    }
+    *out++ = ESC_BYTE;
+    *out++ = ESC_END;
+    return out;
+}
+
+/* Writes esc(p[0..n)) at out (escaped_len bytes; 2 * n + 2 for n <= 32);
+   returns the end. Runs without a zero byte are copied whole. */
 static uint8_t *put_escaped(uint8_t *out, const uint8_t *p, size_t n) {
+    if (n <= 32) return put_escaped_short(out, p, n);
     const uint8_t *end = p + n;
     while (n) {
         const uint8_t *z = memchr(p, 0, (size_t)(end - p));
@@ -43,21 +63,8 @@ static uint8_t *put_escaped(uint8_t *out, const uint8_t *p, size_t n) {
 static int append_escaped(kv_buf *b, const uint8_t *p, size_t n) {
     if (n <= 32 && b->cap - b->len >= 2 * n + 2) {
         /* short (a get's row or qualifier) with room for the longest
-           escape: one pass, no memchr calls */
-        uint8_t *out = b->data + b->len;
-        size_t i = 0;
-        for (uint64_t w; i + 8 <= n; i += 8, out += 8) {   /* 8 bytes without a zero at once */
-            memcpy(&w, p + i, 8);
-            if ((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull) break;
-            memcpy(out, &w, 8);
-        }
-        for (; i < n; i++) {
-            *out++ = p[i];
-            if (p[i] == ESC_BYTE) *out++ = ESC_ZERO;
-        }
-        *out++ = ESC_BYTE;
-        *out++ = ESC_END;
-        b->len = (size_t)(out - b->data);
+           escape */
+        b->len = (size_t)(put_escaped_short(b->data + b->len, p, n) - b->data);
         return 0;
     }
     if (kv_buf_reserve(b, escaped_len(p, n)) != 0) return -1;
@@ -118,6 +125,14 @@ int kv_key_append_ts(kv_buf *b, int64_t ts) {
     return kv_buf_append(b, p, sizeof p);
 }
 
+/* kv_put_be64 without a call (two a key written). */
+static inline void put_be64(uint8_t *p, uint64_t v) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(p, &v, 8);
+}
+
 int kv_key_encode(kv_buf *b, const void *row, size_t row_len, uint8_t kind, const void *qualifier,
                   size_t qualifier_len, int64_t ts, kv_cell_type type, uint64_t seq) {
     /* room for the longest encoding: one reserve, then written in place */
@@ -127,9 +142,9 @@ int kv_key_encode(kv_buf *b, const void *row, size_t row_len, uint8_t kind, cons
     uint8_t *p = put_escaped(b->data + b->len, row, row_len);
     *p++ = kind;
     p = put_escaped(p, qualifier, qualifier_len);
-    kv_put_be64(p, ~((uint64_t)ts ^ TS_FLIP));
+    put_be64(p, ~((uint64_t)ts ^ TS_FLIP));
     p[8] = (uint8_t)(255 - (int)type);
-    kv_put_be64(p + 9, ~seq);
+    put_be64(p + 9, ~seq);
     b->len = (size_t)(p + KV_KEY_SUFFIX_LEN - b->data);
     return 0;
 }

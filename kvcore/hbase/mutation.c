@@ -4,7 +4,8 @@
  * with their bytes in one buffer so that applying and logging them needs no
  * further allocation (layout in mutation.h). Validation of family names
  * against a table happens when a backend applies the mutation. Calls
- * kv_check_name and the byte buffers of util/coding.h.
+ * kv_check_name (after a short pass of its own for the usual family names)
+ * and the byte buffers of util/coding.h.
  */
 #include "mutation.h"
 
@@ -18,11 +19,27 @@ static kv_status check_row(const void *row, size_t row_len) {
     return KV_OK;
 }
 
+/* kv_check_name(family) == KV_OK, with a short pass for the usual names:
+   ASCII letters, digits, '_' and '-' only (a letter, digit or '_' first;
+   no '.', so no ".."), which kv_check_name accepts in every locale. Any
+   other name, and one longer than KV_NAME_MAX, is left to kv_check_name. */
+static bool family_name_ok(const char *family) {
+    unsigned char c = (unsigned char)family[0];
+    if (!(((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+        return kv_check_name(family) == KV_OK;
+    size_t i = 1;
+    for (; (c = (unsigned char)family[i]) != 0; i++)
+        if (!(((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+              c == '-'))
+            return kv_check_name(family) == KV_OK;
+    return i <= KV_NAME_MAX || kv_check_name(family) == KV_OK;
+}
+
 /* The checks of one operation's arguments, added to a mutation holding
    bytes_len bytes. */
 static kv_status check_op(const char *family, const void *q, size_t qlen, const void *v,
                           size_t vlen, bool whole_row, size_t bytes_len) {
-    if (!whole_row && (!family || kv_check_name(family) != KV_OK)) return KV_INVALID;
+    if (!whole_row && (!family || !family_name_ok(family))) return KV_INVALID;
     if ((qlen && !q) || (vlen && !v)) return KV_INVALID;
     if (qlen > UINT32_MAX / 2 || vlen > UINT32_MAX / 2 || bytes_len > UINT32_MAX / 2)
         return KV_TOO_LARGE;

@@ -104,6 +104,17 @@ int main(void) {
             CHECK_EQ(kv_key_row_prefix_len(a.data, a.len), fresh.len);
             CHECK(fresh.len == b.len && memcmp(fresh.data, b.data, b.len) == 0 &&
                   memcmp(a.data, b.data, b.len) == 0);
+            /* and the escape is the format's (a zero byte as 00 FF, the
+               end as 00 01), whichever path wrote it */
+            uint8_t want[2 * 40 + 2];
+            size_t wl = 0;
+            for (size_t i = 0; i < n; i++) {
+                want[wl++] = row[i];
+                if (row[i] == 0) want[wl++] = 0xff;
+            }
+            want[wl++] = 0x00;
+            want[wl++] = 0x01;
+            CHECK(fresh.len == wl && memcmp(fresh.data, want, wl) == 0);
             kv_buf_free(&fresh);
         }
     /* Malformed keys are reported, not misread. */

@@ -91,6 +91,28 @@ static void test_put_errors(void) {
     CHECK_EQ(kv_put(s, "t", "r", 1, "f", NULL, 1, 5, "x", 1, NULL), KV_INVALID);
     CHECK_EQ(kv_put(s, "t", "r", 1, "f", "q", 1, 5, NULL, 1, NULL), KV_INVALID);
     CHECK_EQ(kv_put(s, "t", "r", 1, "nofamily", "q", 1, 5, "x", 1, NULL), KV_NO_FAMILY);
+    /* family names as kv_check_name judges them, through kv_put and the
+       kv_mutation builder alike */
+    static const char *const names[] = {"f", "-f", ".f", "f..g", "f.g", "f-g", "_f", "9",
+                                        "f g", "f\xe9", "\xe9", "", "f/g", "F_G-1"};
+    char longname[KV_NAME_MAX + 2];
+    memset(longname, 'a', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    for (size_t i = 0; i <= sizeof names / sizeof names[0]; i++) {
+        const char *fam = i < sizeof names / sizeof names[0] ? names[i] : longname;
+        kv_status want = kv_check_name(fam) == KV_OK ? (strcmp(fam, "f") ? KV_NO_FAMILY : KV_OK)
+                                                     : KV_INVALID;
+        CHECK_EQ(kv_put(s, "t", "r3", 2, fam, "q", 1, 5, "x", 1, NULL), want);
+        kv_mutation *m;
+        CHECK_EQ(kv_mutation_new(&m, "r3", 2), KV_OK);
+        CHECK_EQ(kv_mutation_put(m, fam, "q", 1, 5, "x", 1), want == KV_INVALID ? KV_INVALID : KV_OK);
+        kv_mutation_free(m);
+    }
+    longname[KV_NAME_MAX] = 0;   /* the longest valid name */
+    CHECK_EQ(kv_put(s, "t", "r3", 2, longname, "q", 1, 5, "x", 1, NULL), KV_NO_FAMILY);
+    CHECK_EQ(kv_check_name("f..g"), KV_INVALID);
+    CHECK_EQ(kv_check_name("-f"), KV_INVALID);
+    CHECK_EQ(kv_check_name(longname), KV_OK);
     CHECK_EQ(kv_put(s, "nosuchtable", "r", 1, "f", "q", 1, 5, "x", 1, NULL), KV_NOT_FOUND);
     /* nothing of the failed puts is stored, and the store goes on */
     check_cell(s, "t", "r", 1, "q", 1, "v", 1);
@@ -312,7 +334,61 @@ static void test_delete(void) {
     free(dir);
 }
 
+static kv_status put1(kv_store *s, const char *table, const char *family, const char *v) {
+    return kv_put(s, table, "r", 1, family, "q", 1, KV_LATEST_TIMESTAMP, v, strlen(v), NULL);
+}
+
+/* Writes resolve their table after every catalog change (the write side's
+   table remembered for a catalog generation, mutate.c). */
+static void test_catalog_changes(void) {
+    char *dir = test_tmpdir("write-catalog");
+    kv_store *s = test_open_store(dir, NULL);
+    test_make_table(s, "t");
+    kv_family_desc g = KV_FAMILY_DESC_INIT;
+    snprintf(g.name, sizeof g.name, "g");
+    CHECK_EQ(kv_table_create(s, "u", &g, 1), KV_OK);
+    CHECK_EQ(put1(s, "t", "f", "1"), KV_OK);
+    CHECK_EQ(put1(s, "u", "g", "2"), KV_OK);
+    CHECK_EQ(put1(s, "default:t", "f", "3"), KV_OK);
+    CHECK_EQ(put1(s, "u", "f", "x"), KV_NO_FAMILY);
+    CHECK_EQ(put1(s, "t", "g", "x"), KV_NO_FAMILY);
+    check_cell(s, "t", "r", 1, "q", 1, "3", 1);
+    check_cell(s, "u", "r", 1, "q", 1, "2", 1);
+    /* disabled, then enabled again */
+    CHECK_EQ(kv_table_disable(s, "t"), KV_OK);
+    CHECK_EQ(put1(s, "t", "f", "x"), KV_DISABLED);
+    int64_t n = 0;
+    CHECK_EQ(kv_increment(&n, s, "t", "r", 1, "f", "n", 1, 1, NULL), KV_DISABLED);
+    CHECK_EQ(kv_table_enable(s, "t"), KV_OK);
+    CHECK_EQ(put1(s, "t", "f", "4"), KV_OK);
+    /* its family replaced */
+    CHECK_EQ(kv_table_alter_family(s, "t", &g), KV_OK);
+    CHECK_EQ(kv_table_delete_family(s, "t", "f"), KV_OK);
+    CHECK_EQ(put1(s, "t", "f", "x"), KV_NO_FAMILY);
+    CHECK_EQ(put1(s, "t", "g", "5"), KV_OK);
+    check_cell(s, "t", "r", 1, "q", 1, "5", 1);
+    /* dropped, then made again: the new table takes the writes */
+    CHECK_EQ(kv_table_disable(s, "t"), KV_OK);
+    CHECK_EQ(kv_table_drop(s, "t"), KV_OK);
+    CHECK_EQ(put1(s, "t", "g", "x"), KV_NOT_FOUND);
+    CHECK_EQ(kv_increment(&n, s, "t", "r", 1, "g", "n", 1, 1, NULL), KV_NOT_FOUND);
+    test_make_table(s, "t");
+    CHECK_EQ(put1(s, "t", "g", "x"), KV_NO_FAMILY);
+    CHECK_EQ(put1(s, "t", "f", "6"), KV_OK);
+    check_cell(s, "t", "r", 1, "q", 1, "6", 1);
+    check_cell(s, "u", "r", 1, "q", 1, "2", 1);
+    CHECK_EQ(kv_store_close(s), KV_OK);
+    s = test_open_store(dir, NULL);   /* and the log holds them */
+    check_cell(s, "t", "r", 1, "q", 1, "6", 1);
+    CHECK_EQ(put1(s, "t", "f", "7"), KV_OK);
+    check_cell(s, "t", "r", 1, "q", 1, "7", 1);
+    CHECK_EQ(kv_store_close(s), KV_OK);
+    test_rmtree(dir);
+    free(dir);
+}
+
 int main(void) {
+    test_catalog_changes();
     test_delete();
     test_read_modify_writes();
     test_mixed_mutation();
