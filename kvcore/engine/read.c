@@ -210,13 +210,26 @@ static void grab_sources(kv_family *f, fam_sources *src) {
     if (src->files) kv_fileset_ref(src->files);
 }
 
+/* A get's row hashed for the files' row filters: at the first file that
+   asks, then kept for the get's other files and families. */
+typedef struct row_hash {
+    uint64_t h;
+    bool known;
+} row_hash;
+
 /* Whether a file's bloom filter allows the point row (and, for ROWCOL
    filters with selected columns, one of those columns or a family marker). */
 static bool file_may_hold(const kv_sstfile *file, const kv_family_desc *desc, const kv_buf *point_row,
-                          const kv_column *cols, size_t ncols, kv_buf *colkey) {
+                          row_hash *rh, const kv_column *cols, size_t ncols, kv_buf *colkey) {
     const uint8_t *row = point_row->data;
     if (file->broken) return kv_sstfile_may_hold_row(file, row, point_row->len);
-    if (desc->bloom == KV_BLOOM_ROW) return kv_sst_may_contain_row(file->reader, row, point_row->len);
+    if (desc->bloom == KV_BLOOM_ROW) {
+        if (!rh->known) {
+            rh->h = kv_sst_bloom_hash(row, point_row->len);
+            rh->known = true;
+        }
+        return kv_sst_may_contain_row_hash(file->reader, row, point_row->len, rh->h);
+    }
     if (desc->bloom != KV_BLOOM_ROWCOL || ncols == 0) return true;
     for (size_t c = 0; c <= ncols; c++) {
         /* c == ncols: family markers, stored under the empty qualifier */
@@ -253,7 +266,8 @@ static bool mem_below(const kv_memstore *m, int64_t range_end) {
    merged before them (MAX_DEFERRED at most; scan_open merges them at once
    when a source holds a family marker). */
 static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv_fileset **files_out,
-                                const kv_buf *point_row, const kv_buf *stop_key, const kv_column *cols,
+                                const kv_buf *point_row, row_hash *rh, const kv_buf *stop_key,
+                                const kv_column *cols,
                                 size_t ncols, bool fill_cache, kv_buf *colkey, int64_t range_end,
                                 bool *range_seek, bool *no_family_markers, fam_reader *fr,
                                 kv_iter **mem_keep) {
@@ -297,7 +311,7 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
         }
         for (size_t i = 0; i < nfiles; i++) {
             kv_sstfile *file = src->files->files[i];
-            if (point_row && !file_may_hold(file, desc, point_row, cols, ncols, colkey)) continue;
+            if (point_row && !file_may_hold(file, desc, point_row, rh, cols, ncols, colkey)) continue;
             /* a broken file wholly past a forward scan's stop row is not
                needed (issue 11 defect 6); healthy files are cheap to keep */
             if (file->broken && stop_key && kv_sstfile_starts_at_or_after(file, stop_key->data, stop_key->len))
@@ -517,6 +531,7 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
         if (kv_key_encode_row(&sc->point, o->start_row, o->start_row_len)) goto nomem;
         point_row = &sc->point;
     }
+    row_hash rh = {0, false};
     const void *start = NULL, *stop = NULL, *prefix = NULL;
     if (bounds_copy(&sc->bounds, o->start_row, o->start_row_len, &start) ||
         bounds_copy(&sc->bounds, o->stop_row, o->stop_row_len, &stop) ||
@@ -630,7 +645,7 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
                              !o->reversed;
             fr->fill_cache = o->fill_cache;
             /* a raw read shows what lies above the range too */
-            fr->it = family_iterator(&srcs[i], &fr->desc, &fr->files, point_row,
+            fr->it = family_iterator(&srcs[i], &fr->desc, &fr->files, point_row, &rh,
                                      has_stop ? &stop_key : NULL, fr->cols, fr->ncols, o->fill_cache,
                                      &sc->colkey, o->raw ? KV_TIME_MAX : fr->matcher.time_max,
                                      &fr->range_seek, &fr->no_family_markers, may_defer ? fr : NULL,

@@ -15,7 +15,7 @@
 #define BLOOM_MIN_BITS 64
 #define BLOOM_MAX_K 30
 
-static uint64_t bloom_hash(const uint8_t *key, size_t len) {
+uint64_t kv_bloom_hash(const uint8_t *key, size_t len) {
     return XXH3_64bits(key, len);
 }
 
@@ -74,7 +74,7 @@ static int size_array(kv_bloom_builder *b, uint64_t keys) {
 
 int kv_bloom_builder_add(kv_bloom_builder *b, const uint8_t *key, size_t len) {
     if (b->bits) {
-        set_bits(b, bloom_hash(key, len), b->bits[b->nbits / 8]);
+        set_bits(b, kv_bloom_hash(key, len), b->bits[b->nbits / 8]);
         b->n++;
         return 0;
     }
@@ -86,7 +86,7 @@ int kv_bloom_builder_add(kv_bloom_builder *b, const uint8_t *key, size_t len) {
         b->hashes = nh;
         b->cap = ncap;
     }
-    b->hashes[b->nhashes++] = bloom_hash(key, len);
+    b->hashes[b->nhashes++] = kv_bloom_hash(key, len);
     b->n++;
     if (b->expected && b->nhashes >= KV_BLOOM_BUFFER_KEYS)
         return size_array(b, b->expected > b->n ? b->expected : b->n);
@@ -122,9 +122,14 @@ bool kv_bloom_filter_valid(const uint8_t *filter, size_t len) {
 bool kv_bloom_may_contain(const uint8_t *filter, size_t len, const uint8_t *key, size_t klen) {
     if (!kv_bloom_filter_valid(filter, len))
         return true;
+    return kv_bloom_may_contain_hash(filter, len, kv_bloom_hash(key, klen));
+}
+
+bool kv_bloom_may_contain_hash(const uint8_t *filter, size_t len, uint64_t h) {
+    if (!kv_bloom_filter_valid(filter, len))
+        return true;
     uint32_t k = filter[len - 1];
     uint64_t nbits = (uint64_t)(len - 1) * 8;
-    uint64_t h = bloom_hash(key, klen);
     uint64_t d = bloom_delta(h);
     /* A file's filter is megabytes at 10M entries: each probe is a cache
        (and TLB) miss. All k loads are started before the first is tested,

@@ -55,5 +55,11 @@ bool kv_bloom_filter_valid(const uint8_t *filter, size_t len);
 /* false only if key was certainly never added. A filter that fails
    kv_bloom_filter_valid answers true. */
 bool kv_bloom_may_contain(const uint8_t *filter, size_t len, const uint8_t *key, size_t klen);
+/* The hash a filter's probes derive from: XXH3-64 of the key, no seed
+   (doc/sorted_file_format.md, "Bloom block"; the same for every format
+   version). One key probed in several filters is hashed once. */
+uint64_t kv_bloom_hash(const uint8_t *key, size_t len);
+/* kv_bloom_may_contain for a key whose kv_bloom_hash is h. */
+bool kv_bloom_may_contain_hash(const uint8_t *filter, size_t len, uint64_t h);
 
 #endif

@@ -64,6 +64,13 @@ void kv_sst_close(kv_sst_reader *r);
    without that kind of filter answers true. */
 bool kv_sst_may_contain_row(const kv_sst_reader *r, const uint8_t *row_key, size_t len);
 bool kv_sst_may_contain_column(const kv_sst_reader *r, const uint8_t *column_key, size_t len);
+/* The hash of a bloom key that kv_sst_may_contain_row_hash takes: one
+   hash serves every file (each format version's filters probe from it). */
+uint64_t kv_sst_bloom_hash(const uint8_t *key, size_t len);
+/* kv_sst_may_contain_row for row_key whose kv_sst_bloom_hash is hash: a
+   get probes every file's filter with one hash of its row. row_key is
+   still given, for a file whose filter would hash differently. */
+bool kv_sst_may_contain_row_hash(const kv_sst_reader *r, const uint8_t *row_key, size_t len, uint64_t hash);
 /* A new iterator over the file. Blocks are read through the cache when
    fill_cache (and the reader has a cache); high_priority marks IN_MEMORY.
    A checksum failure makes the iterator invalid with status KV_CORRUPT;

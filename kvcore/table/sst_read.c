@@ -656,6 +656,21 @@ bool kv_sst_may_contain_row(const kv_sst_reader *r, const uint8_t *row_key, size
     return kv_bloom_may_contain(r->bloom, r->bloom_len, row_key, len);
 }
 
+uint64_t kv_sst_bloom_hash(const uint8_t *key, size_t len) {
+    return kv_bloom_hash(key, len);
+}
+
+bool kv_sst_may_contain_row_hash(const kv_sst_reader *r, const uint8_t *row_key, size_t len, uint64_t hash) {
+    if (r->bloom_kind != KV_BLOOM_ROW)
+        return true;
+    /* Every format version's filter probes from kv_bloom_hash of the key
+       (doc/sorted_file_format.md, "Bloom block"); a version hashing
+       otherwise would rehash row_key here. */
+    (void)row_key;
+    (void)len;
+    return kv_bloom_may_contain_hash(r->bloom, r->bloom_len, hash);
+}
+
 bool kv_sst_may_contain_column(const kv_sst_reader *r, const uint8_t *column_key, size_t len) {
     if (r->bloom_kind != KV_BLOOM_ROWCOL)
         return true;
