@@ -32,10 +32,12 @@ typedef struct fs_dirh {
     off_t next_off;              /* position of the next entry to send */
     /* Table listings: */
     kv_scan *scan;
+    bool scan_attrs;             /* the scan reads every key (READDIRPLUS) */
     bool scan_done;
     uint8_t *pend;               /* row fetched from the scan, not yet sent */
     size_t pend_len;
     bool has_pend;
+    dir_attr pend_attr;          /* its mtime, when the scan read its keys */
     off_t scan_end;              /* position after the last row */
     /* Small listings, and the pending rows after a table's scan. */
     char **names;
@@ -313,9 +315,13 @@ static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir, dir_attr *attr)
     }
     if (!d->scan_done && !d->has_pend) {
         if (!d->scan) {
+            /* READDIRPLUS hands each row with its mtime, the newest of its
+               cells: the scan then reads every key of each row (no value),
+               one read of the table instead of a getattr's get per row. */
+            d->scan_attrs = d->want_attrs && fs->f_keyonly;
             kv_read_options o;
             fs_ropts(&d->p, &o);
-            o.filter = fs->f_firstkey;
+            o.filter = d->scan_attrs ? fs->f_keyonly : fs->f_firstkey;
             o.fill_cache = false;
             kv_status st = kv_scan_open(&d->scan, fs->store, d->p.table, &o);
             if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
@@ -329,6 +335,14 @@ static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir, dir_attr *attr)
             d->pend = k;
             d->pend_len = r->row_len;
             d->has_pend = true;
+            d->pend_attr = (dir_attr){ .known = false };
+            for (size_t c = 0; d->scan_attrs && c < r->ncells; c++) {
+                const kv_cell *cell = &r->cells[c];
+                if (cell->type != KV_TYPE_PUT) continue;
+                if (!d->pend_attr.known || cell->timestamp > d->pend_attr.ts)
+                    d->pend_attr.ts = cell->timestamp;
+                d->pend_attr.known = true;
+            }
         } else if (st == KV_END) {
             d->scan_done = true;
             d->scan_end = pos;
@@ -343,6 +357,7 @@ static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir, dir_attr *attr)
     if (d->has_pend) {
         if (fs_name_encode(name, d->pend, d->pend_len) == 0) return -ENOMEM;
         *dir = true;
+        *attr = d->pend_attr;
         return 1;
     }
     size_t i = (size_t)(pos - d->scan_end);
