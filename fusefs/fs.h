@@ -319,6 +319,10 @@ void fs_families_free(cellfs *fs);
  * -ENOENT when the table does not exist, -errno.
  */
 int fs_family_lookup(cellfs *fs, const char *table, const char *family, fs_family_info *out);
+/** The names of @p table's families, in the schema's order, as
+ *  fs_family_lookup knows them: *names a NULL-terminated array (free each
+ *  name and the array). 0, -ENOENT, -errno. */
+int fs_family_names(cellfs *fs, const char *table, char ***names);
 /** Drops everything kept: called after every change of any table's
  *  families (create, drop, alter, delete of a family, of a table). */
 void fs_families_changed(cellfs *fs);
@@ -344,6 +348,9 @@ void fs_cache_rule_default(cellfs *fs, fs_cache_rule *rule);
 /** fs_cache_rule_of for a path already parsed into @p p (with
  *  fs_path_scratch applied) whose parse returned @p parse_rc. */
 void fs_cache_rule_parsed(cellfs *fs, const fs_path *p, int parse_rc, fs_cache_rule *rule);
+/** The rule of every entry of the directory @p dir (parsed, not a cell):
+ *  what fs_cache_rule_of gives a child of it. */
+void fs_cache_rule_children(cellfs *fs, const fs_path *dir, fs_cache_rule *rule);
 /** Seconds the kernel may keep the entry and attributes @p st under
  *  @p rule: never past a cell's expiry by TTL. */
 double fs_cache_seconds(cellfs *fs, const fs_cache_rule *rule, const struct stat *st);

@@ -29,6 +29,7 @@ typedef struct fs_dirh {
     pthread_mutex_t mu;
     char *path;                  /* p points into it */
     fs_path p;
+    fs_cache_rule rule;          /* of every entry (fs_cache_rule_children) */
     off_t next_off;              /* position of the next entry to send */
     /* Table listings: */
     kv_scan *scan;
@@ -117,7 +118,7 @@ int fs_family_listed(cellfs *fs, const fs_path *p, const char *family, int64_t *
 /* A row listing for READDIRPLUS: the families the row shows, each with the
    newest time of its cells (one read of the row's keys), as getattr gives
    them. */
-static int load_row_attrs(cellfs *fs, fs_dirh *d, const kv_table_desc *t, size_t *cap)
+static int load_row_attrs(cellfs *fs, fs_dirh *d, char **fams, size_t *cap)
 {
     fs_path *p = &d->p;
     kv_read_options o;
@@ -130,8 +131,8 @@ static int load_row_attrs(cellfs *fs, fs_dirh *d, const kv_table_desc *t, size_t
     for (size_t c = 0; c < r->ncells; c++) exists = exists || r->cells[c].type == KV_TYPE_PUT;
     exists = exists || fs_pending_has(fs, p);
     int rc = 0;
-    for (size_t i = 0; i < t->nfamilies && rc == 0; i++) {
-        const char *fam = t->families[i].name;
+    for (size_t i = 0; fams[i] && rc == 0; i++) {
+        const char *fam = fams[i];
         dir_attr a = { .known = true, .ts = INT64_MIN };
         for (size_t c = 0; c < r->ncells; c++)
             if (r->cells[c].type == KV_TYPE_PUT && strcmp(r->cells[c].family, fam) == 0 &&
@@ -180,19 +181,20 @@ static int load_small(cellfs *fs, fs_dirh *d)
         }
         kv_free_names(names);
     } else if (p->kind == FS_ROW) {
-        kv_table_desc *t = NULL;
-        kv_status st = kv_table_describe(&t, fs->store, p->table);
-        if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
+        char **fams = NULL;      /* the mount keeps them: no describe per row */
+        rc = fs_family_names(fs, p->table, &fams);
+        if (rc) return rc;
         if (d->want_attrs && fs->f_keyonly) {
-            rc = load_row_attrs(fs, d, t, &cap);
+            rc = load_row_attrs(fs, d, fams, &cap);
         } else {
-            for (size_t i = 0; i < t->nfamilies && rc == 0; i++) {
-                int shown = fs_family_listed(fs, p, t->families[i].name, NULL);
+            for (size_t i = 0; fams[i] && rc == 0; i++) {
+                int shown = fs_family_listed(fs, p, fams[i], NULL);
                 if (shown < 0) rc = shown;
-                else if (shown) rc = names_add(d, t->families[i].name, true, &cap);
+                else if (shown) rc = names_add(d, fams[i], true, &cap);
             }
         }
-        kv_table_desc_free(t);
+        for (size_t i = 0; fams[i]; i++) free(fams[i]);
+        free(fams);
     } else if (p->kind == FS_FAMILY) {
         kv_read_options o;
         fs_ropts(p, &o);
@@ -381,6 +383,13 @@ int fs_op_opendir(cellfs *fs, const char *path, struct fuse_file_info *fi)
         free(d);
         return rc;
     }
+    /* The kernel may keep a listing that only this mount changes (see
+       ops.h). A row's families are not kept (which ones a new row shows
+       changes with the rows made after it: pending.c), nor what changes
+       with the clock (TTL) or a view. */
+    fs_cache_rule_children(fs, &d->p, &d->rule);
+    fi->cache_readdir = fi->keep_cache = fs->cache_long && d->p.kind != FS_ROW &&
+                                         d->rule.seconds >= FS_CACHE_LONG && d->rule.ttl_ms == 0;
     pthread_mutex_init(&d->mu, NULL);
     pthread_mutex_lock(&fs->mu);
     d->next = fs->dirs;
@@ -491,7 +500,8 @@ int fs_op_readdir(cellfs *fs, struct fuse_file_info *fi, off_t off, bool plus, f
         if (d->next_off >= off) {
             struct stat st;
             bool known = plus && entry_stat(fs, d, name, dir, &attr, &st);
-            if (fill(ctx, d->path, name, dir, known ? &st : NULL, d->next_off + 1)) break;
+            if (fill(ctx, d->path, name, dir, known ? &st : NULL, &d->rule, d->next_off + 1))
+                break;
             sent++;
         }
         d->next_off++;
