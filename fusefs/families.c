@@ -74,6 +74,15 @@ void fs_families_changed(cellfs *fs)
     pthread_mutex_unlock(&c->mu);
 }
 
+uint64_t fs_families_gen(cellfs *fs)
+{
+    if (!fs->families) return 0;
+    pthread_mutex_lock(&fs->families->mu);
+    uint64_t gen = fs->families->gen;
+    pthread_mutex_unlock(&fs->families->mu);
+    return gen;
+}
+
 /* The families of @p table as the store describes them now. */
 static int describe(cellfs *fs, const char *table, fs_famtab *t)
 {

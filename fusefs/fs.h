@@ -100,6 +100,7 @@ typedef struct cellfs {
     size_t nscratch;
     struct fs_gone *schema_gone;     /* tables whose .schema was unlinked */
     struct fs_dirh *dirs;            /* open directory handles (ops_dir.c) */
+    struct fs_rowmemo *rowmemo;      /* the last row a listing read (ops_dir.c) */
     fs_families *families;           /* each table's families (families.c);
                                         has its own mutex, innermost */
     /* The full-disk check's last look at the store's file system
@@ -290,8 +291,11 @@ int fs_schema_check(cellfs *fs, const char *table, const char *text, size_t len,
 int fs_schema_apply(cellfs *fs, const char *table, const char *text, size_t len);
 
 /* ---- ops_dir.c ---- */
+/** Sets up what the listings share (fs->rowmemo): at the mount's init,
+ *  before any request. Out of memory: nothing is shared, each reads. */
+void fs_dirs_init(cellfs *fs);
 /** Frees the directory handles still open at unmount (the kernel sends no
- *  RELEASEDIR for them). */
+ *  RELEASEDIR for them), and what the listings share. */
 void fs_dirs_free(cellfs *fs);
 /** Whether the row of @p p exists and lists its family @p family (SPEC 3,
  *  young rows: fs_young_add): 1 / 0 / -errno; with @p ts non-NULL, *ts is
@@ -326,6 +330,8 @@ int fs_family_names(cellfs *fs, const char *table, char ***names);
 /** Drops everything kept: called after every change of any table's
  *  families (create, drop, alter, delete of a family, of a table). */
 void fs_families_changed(cellfs *fs);
+/** How many times fs_families_changed ran (0 where nothing is kept). */
+uint64_t fs_families_gen(cellfs *fs);
 
 /* ---- cache_time.c: how long the kernel may keep entries and attributes ---- */
 #define FS_CACHE_LONG 3600.0         /* nothing changes it but this mount */

@@ -565,6 +565,7 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
 {
     cellfs *fs = userdata;
     if (fs->cache_long) conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+    fs_dirs_init(fs);
 }
 
 void fs_lowlevel_ops(struct fuse_lowlevel_ops *ops)

@@ -1,0 +1,100 @@
+#!/usr/bin/env bats
+# cellfs: the FUSE requests that walking a whole table costs (ls -l, find,
+# rsync -a out of it and into a new table), per row, counted from the
+# daemon's log (-d) as fs_roundtrips.bats counts them (BENCHMARKS.md,
+# "Walking a 100,000-row table"). A count going up fails; so does a walk
+# that shows or copies anything else than the table holds.
+
+load helpers/mount
+
+setup() {
+    fs_setup -d
+}
+
+teardown() {
+    fs_teardown
+}
+
+mark() {
+    sleep 0.3                     # RELEASE is sent after close(2) returns
+    MARK=$(wc -l < "$FS_TMP/cellfs.log")
+}
+
+count() {
+    sleep 0.3
+    tail -n +"$((MARK + 1))" "$FS_TMP/cellfs.log" | grep -c "opcode: $1 " || true
+}
+
+requests() {
+    sleep 0.3
+    tail -n +"$((MARK + 1))" "$FS_TMP/cellfs.log" |
+        sed -n 's/.*opcode: \([A-Z_?]*\) .*/\1/p' | sort | uniq -c | awk '{ printf "%s=%s ", $2, $1 }'
+}
+
+# walk_table N: a table t2 of N rows r00..., each with cf/a, and cf/b
+# written after it in every third row.
+walk_table() {
+    mkdir "$MNT/default/t2"
+    local i
+    for i in $(seq -w 1 "$1"); do
+        mkdir -p "$MNT/default/t2/r$i/cf"
+        echo a > "$MNT/default/t2/r$i/cf/a"
+    done
+    sleep 0.01
+    for i in $(seq -w 1 3 "$1"); do echo b > "$MNT/default/t2/r$i/cf/b"; done
+}
+
+@test "ls -l of a table asks nothing per row, and shows each row's newest cell's time" {
+    walk_table 30
+    mark
+    out=$(ls -l --time-style=+%s.%N "$MNT/default/t2")
+    r=$(requests)
+    echo "$r"
+    [ "$(count LOOKUP)" -le 2 ]
+    [ "$(count GETATTR)" -le 2 ]
+    for i in 01 02 04 30; do
+        newest=$(stat -c %.3Y "$MNT/default/t2/r$i/cf/a")
+        [ -e "$MNT/default/t2/r$i/cf/b" ] && newest=$(stat -c %.3Y "$MNT/default/t2/r$i/cf/b")
+        shown=$(echo "$out" | awk -v r="r$i" '$NF == r { print substr($(NF-1), 1, 14) }')
+        echo "r$i: $shown $newest"
+        [ "$shown" = "$newest" ]
+    done
+}
+
+# walk_counts CMD...: the requests CMD sends, per row of walk_table's t2
+# (30 rows), "NAME=N" with N rounded up to a tenth.
+walk_counts() {
+    mark
+    "$@" > /dev/null
+    sleep 0.3
+    tail -n +"$((MARK + 1))" "$FS_TMP/cellfs.log" |
+        sed -n 's/.*opcode: \([A-Z_?]*\) .*/\1/p' | sort | uniq -c |
+        awk '{ printf "%s=%.1f ", $2, $1 / 30 }'
+}
+
+# per OP MAX: fails when walk_counts's last output has more than MAX of OP per row.
+per() {
+    local n
+    n=$(echo "$W" | tr ' ' '\n' | sed -n "s/^$1=//p")
+    echo "$1: ${n:-0} per row (at most $2)"
+    awk -v n="${n:-0}" -v m="$2" 'BEGIN { exit !(n <= m) }'
+}
+
+@test "find and rsync -a of a table: the requests per row do not grow" {
+    walk_table 30
+    W=$(walk_counts find "$MNT/default/t2" -type f)
+    echo "find: $W"
+    per OPENDIR 2.1; per RELEASEDIR 2.1; per READDIRPLUS 2.1; per READDIR 2.1
+    per LOOKUP 0; per GETATTR 0.1
+    mkdir "$FS_TMP/out"
+    W=$(walk_counts rsync -a "$MNT/default/t2/" "$FS_TMP/out/")
+    echo "rsync out: $W"
+    per OPENDIR 2.1; per READDIRPLUS 2.1; per READDIR 0; per GETATTR 1.0
+    per OPEN 1.4; per READ 1.4; per LOOKUP 0
+    mkdir "$MNT/default/t3"
+    W=$(walk_counts rsync -a "$FS_TMP/out/" "$MNT/default/t3/")
+    echo "rsync in: $W"
+    per LOOKUP 9.4; per GETATTR 3.4; per SETATTR 4.7; per MKDIR 2.0; per CREATE 1.4
+    per RENAME 1.4
+    diff -r "$FS_TMP/out" "$MNT/default/t3"
+}
