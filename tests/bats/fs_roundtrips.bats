@@ -7,6 +7,7 @@
 # semantics need (cellfs(1) CACHING, READING) is a promise broken.
 
 load helpers/mount
+load helpers/requests
 
 setup() {
     fs_setup -d -o versions
@@ -17,25 +18,6 @@ setup() {
 
 teardown() {
     fs_teardown
-}
-
-# mark: remembers where the daemon's log ends now.
-mark() {
-    sleep 0.3                     # RELEASE is sent after close(2) returns
-    MARK=$(wc -l < "$FS_TMP/cellfs.log")
-}
-
-# count OPCODE: requests of that opcode logged since the last mark.
-count() {
-    sleep 0.3
-    tail -n +"$((MARK + 1))" "$FS_TMP/cellfs.log" | grep -c "opcode: $1 " || true
-}
-
-# requests: every opcode logged since the last mark, "NAME=N" sorted.
-requests() {
-    sleep 0.3
-    tail -n +"$((MARK + 1))" "$FS_TMP/cellfs.log" |
-        sed -n 's/.*opcode: \([A-Z_?]*\) .*/\1/p' | sort | uniq -c | awk '{ printf "%s=%s ", $2, $1 }'
 }
 
 write_cell() {    # write_cell NAME BYTES: open(O_CREAT|O_TRUNC), one write, close

@@ -6,6 +6,7 @@
 # that shows or copies anything else than the table holds.
 
 load helpers/mount
+load helpers/requests
 
 setup() {
     fs_setup -d
@@ -13,22 +14,6 @@ setup() {
 
 teardown() {
     fs_teardown
-}
-
-mark() {
-    sleep 0.3                     # RELEASE is sent after close(2) returns
-    MARK=$(wc -l < "$FS_TMP/cellfs.log")
-}
-
-count() {
-    sleep 0.3
-    tail -n +"$((MARK + 1))" "$FS_TMP/cellfs.log" | grep -c "opcode: $1 " || true
-}
-
-requests() {
-    sleep 0.3
-    tail -n +"$((MARK + 1))" "$FS_TMP/cellfs.log" |
-        sed -n 's/.*opcode: \([A-Z_?]*\) .*/\1/p' | sort | uniq -c | awk '{ printf "%s=%s ", $2, $1 }'
 }
 
 # walk_table N: a table t2 of N rows r00..., each with cf/a, and cf/b
