@@ -37,6 +37,7 @@ struct fs_handle;
 struct fs_scratch;
 struct fs_rowent;
 struct fs_dirh;
+typedef struct fs_rowmemo fs_rowmemo;
 typedef struct fs_families fs_families;
 
 /* Bounds on what the daemon keeps in memory besides the store. */
@@ -100,7 +101,7 @@ typedef struct cellfs {
     size_t nscratch;
     struct fs_gone *schema_gone;     /* tables whose .schema was unlinked */
     struct fs_dirh *dirs;            /* open directory handles (ops_dir.c) */
-    struct fs_rowmemo *rowmemo;      /* the last row a listing read (ops_dir.c) */
+    struct fs_rowmemo *rowmemo;      /* the keys of the row read last (rowmemo.c) */
     fs_families *families;           /* each table's families (families.c);
                                         has its own mutex, innermost */
     /* The full-disk check's last look at the store's file system
@@ -291,11 +292,8 @@ int fs_schema_check(cellfs *fs, const char *table, const char *text, size_t len,
 int fs_schema_apply(cellfs *fs, const char *table, const char *text, size_t len);
 
 /* ---- ops_dir.c ---- */
-/** Sets up what the listings share (fs->rowmemo): at the mount's init,
- *  before any request. Out of memory: nothing is shared, each reads. */
-void fs_dirs_init(cellfs *fs);
 /** Frees the directory handles still open at unmount (the kernel sends no
- *  RELEASEDIR for them), and what the listings share. */
+ *  RELEASEDIR for them). */
 void fs_dirs_free(cellfs *fs);
 /** Whether the row of @p p exists and lists its family @p family (SPEC 3,
  *  young rows: fs_young_add): 1 / 0 / -errno; with @p ts non-NULL, *ts is
@@ -332,6 +330,33 @@ int fs_family_names(cellfs *fs, const char *table, char ***names);
 void fs_families_changed(cellfs *fs);
 /** How many times fs_families_changed ran (0 where nothing is kept). */
 uint64_t fs_families_gen(cellfs *fs);
+
+/* ---- rowmemo.c: the keys of the row read last ---- */
+/** The counts a kept read is valid under. */
+typedef struct fs_rowmemo_mark {
+    uint64_t commits;                /* fs->commits */
+    uint64_t fams_gen;               /* fs_families_gen */
+} fs_rowmemo_mark;
+/** Sets up / frees fs->rowmemo: at the mount's init, before any request,
+ *  and at its end. Out of memory: nothing is kept, every question reads. */
+void fs_rowmemo_init(cellfs *fs);
+void fs_rowmemo_free(cellfs *fs);
+/** Whether a read of the row of @p p may be kept: a local store
+ *  (cache_long), no TTL in its table, not a view. */
+bool fs_rowmemo_usable(cellfs *fs, const fs_path *p);
+/** The counts now: take them before the read that is to be kept. */
+fs_rowmemo_mark fs_rowmemo_now(cellfs *fs);
+/** The options of a read to keep: every key of the row (every version with
+ *  -o versions), each value replaced by its length (fs_keylen_value). */
+void fs_rowmemo_read_options(cellfs *fs, const fs_path *p, kv_read_options *o);
+/** Keeps @p r (taken over; freed when replaced), the row of @p p read with
+ *  fs_rowmemo_read_options from @p mark on. */
+void fs_rowmemo_put(cellfs *fs, const fs_path *p, fs_rowmemo_mark mark, kv_result *r);
+/** The kept keys of the row of @p p when they still are what the store
+ *  holds (no change counted, no schema changed since their read began),
+ *  with the memo locked until fs_rowmemo_done; else NULL. */
+const kv_result *fs_rowmemo_get(cellfs *fs, const fs_path *p);
+void fs_rowmemo_done(cellfs *fs);
 
 /* ---- cache_time.c: how long the kernel may keep entries and attributes ---- */
 #define FS_CACHE_LONG 3600.0         /* nothing changes it but this mount */

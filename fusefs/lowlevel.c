@@ -546,6 +546,7 @@ static void ll_destroy(void *userdata)
     }
     fs_pending_clear(fs);
     fs_dirs_free(fs);
+    fs_rowmemo_free(fs);
     if (fs->store) {
         kv_status st = kv_store_close(fs->store);
         if (st != KV_OK) fs_log(fs, "unmount: closing the store: %s", kv_strerror(st));
@@ -565,7 +566,7 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
 {
     cellfs *fs = userdata;
     if (fs->cache_long) conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
-    fs_dirs_init(fs);
+    fs_rowmemo_init(fs);
 }
 
 void fs_lowlevel_ops(struct fuse_lowlevel_ops *ops)

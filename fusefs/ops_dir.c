@@ -13,77 +13,8 @@
 #include "open_file.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The keys, with their values' lengths, of the row that a row listing
-   read last, for the listing of one of its families that comes next (find,
-   rsync and ls -R list a row, then each of its families): one read of the
-   row for both. Valid while no change counted itself (fs->commits, which
-   every change of a cell counts before it tells the kernel) and no schema
-   changed since the read began; kept only for rows whose families the
-   kernel may keep (a local store, no TTL in the table, not a view). One
-   row's keys: what the row listing read anyway. */
-typedef struct fs_rowmemo {
-    pthread_mutex_t mu;
-    char table[sizeof ((fs_path *)0)->table];
-    uint8_t *row;
-    size_t row_len;
-    uint64_t commits, fams_gen;  /* when the read began */
-    kv_result *r;                /* NULL: nothing kept */
-} fs_rowmemo;
-
-static void memo_clear(fs_rowmemo *m)
-{
-    kv_result_free(m->r);
-    free(m->row);
-    m->r = NULL;
-    m->row = NULL;
-}
-
-/* Keeps @p r (taken over), read of the row of @p p from the counts
-   @p commits and @p fams_gen on. */
-static void memo_put(cellfs *fs, const fs_path *p, uint64_t commits, uint64_t fams_gen,
-                     kv_result *r)
-{
-    fs_rowmemo *m = fs->rowmemo;
-    uint8_t *row = m ? malloc(p->row_len ? p->row_len : 1) : NULL;
-    if (!row) {
-        kv_result_free(r);
-        return;
-    }
-    memcpy(row, p->row, p->row_len);
-    pthread_mutex_lock(&m->mu);
-    memo_clear(m);
-    strcpy(m->table, p->table);
-    m->row = row;
-    m->row_len = p->row_len;
-    m->commits = commits;
-    m->fams_gen = fams_gen;
-    m->r = r;
-    pthread_mutex_unlock(&m->mu);
-}
-
-/* The kept keys of the row of @p p when they are still what the store
-   holds, with the memo's lock held (memo_done); else NULL, unlocked. */
-static const kv_result *memo_get(cellfs *fs, const fs_path *p)
-{
-    fs_rowmemo *m = fs->rowmemo;
-    if (!m || p->asof) return NULL;
-    pthread_mutex_lock(&m->mu);
-    if (m->r && m->row_len == p->row_len && memcmp(m->row, p->row, p->row_len) == 0 &&
-        strcmp(m->table, p->table) == 0 && m->commits == atomic_load(&fs->commits) &&
-        m->fams_gen == fs_families_gen(fs))
-        return m->r;
-    pthread_mutex_unlock(&m->mu);
-    return NULL;
-}
-
-static void memo_done(cellfs *fs)
-{
-    pthread_mutex_unlock(&fs->rowmemo->mu);
-}
 
 /* What a listing learnt of an entry's attributes (known: the entry can
    be handed to the kernel with them, READDIRPLUS, without a getattr). */
@@ -190,17 +121,28 @@ int fs_family_listed(cellfs *fs, const fs_path *p, const char *family, int64_t *
 static int load_row_attrs(cellfs *fs, fs_dirh *d, char **fams, size_t *cap)
 {
     fs_path *p = &d->p;
-    kv_read_options o;
-    fs_ropts(p, &o);
     /* Where the kernel keeps the families, the keys are kept for the
-       family listing that follows (fs_rowmemo): read as it reads them. */
-    bool keep = fs->f_keylen && d->rule.seconds >= FS_CACHE_LONG && d->rule.ttl_ms == 0;
-    o.filter = keep ? fs->f_keylen : fs->f_keyonly;
-    if (keep) o.max_versions = fs->versions ? INT32_MAX : 1;
-    uint64_t commits = atomic_load(&fs->commits), fams_gen = fs_families_gen(fs);
-    kv_result *r = NULL;
-    kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
-    if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
+       family listing that follows (rowmemo.c), or taken from there. */
+    const kv_result *r = fs_rowmemo_get(fs, p);
+    bool memo = r != NULL, keep = !memo && fs_rowmemo_usable(fs, p);
+    kv_result *own = NULL;
+    for (int tries = 0; !r && tries < 2; tries++, keep = false) {
+        kv_read_options o;
+        fs_ropts(p, &o);
+        o.filter = fs->f_keyonly;
+        if (keep) fs_rowmemo_read_options(fs, p, &o);
+        fs_rowmemo_mark mark = fs_rowmemo_now(fs);
+        kv_status st = kv_get(&own, fs->store, p->table, p->row, p->row_len, &o);
+        if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
+        if (keep) {              /* kept, unless a change came meanwhile */
+            fs_rowmemo_put(fs, p, mark, own);
+            own = NULL;
+            r = fs_rowmemo_get(fs, p);
+            memo = r != NULL;
+        } else {
+            r = own;
+        }
+    }
     bool exists = false;
     for (size_t c = 0; c < r->ncells; c++) exists = exists || r->cells[c].type == KV_TYPE_PUT;
     exists = exists || fs_pending_has(fs, p);
@@ -217,8 +159,8 @@ static int load_row_attrs(cellfs *fs, fs_dirh *d, char **fams, size_t *cap)
         if (family_shown(fs_young_family(fs, p, fam), has, exists))
             rc = names_add_attr(d, fam, true, &a, cap);
     }
-    if (keep && rc == 0) memo_put(fs, p, commits, fams_gen, r);
-    else kv_result_free(r);
+    if (memo) fs_rowmemo_done(fs);
+    kv_result_free(own);
     return rc;
 }
 
@@ -318,7 +260,7 @@ static int load_small(cellfs *fs, fs_dirh *d)
            hands the kernel (without it, KeyOnlyFilter()). */
         o.filter = fs->f_keylen ? fs->f_keylen : fs->f_keyonly;
         kv_result *own = NULL;
-        const kv_result *r = memo_get(fs, p);   /* the row listing read it */
+        const kv_result *r = fs_rowmemo_get(fs, p);   /* the row listing read it */
         bool memo = r != NULL;
         if (!memo) {
             kv_status st = kv_get(&own, fs->store, p->table, p->row, p->row_len, &o);
@@ -327,7 +269,7 @@ static int load_small(cellfs *fs, fs_dirh *d)
             r = own;
         }
         rc = list_cells(fs, d, r, &cap);
-        if (memo) memo_done(fs);
+        if (memo) fs_rowmemo_done(fs);
         kv_result_free(own);
         /* Temporary files under names that are no key's (fs_path_scratch):
            listed, as they exist. */
@@ -523,26 +465,12 @@ int fs_op_releasedir(cellfs *fs, struct fuse_file_info *fi)
     return 0;
 }
 
-void fs_dirs_init(cellfs *fs)
-{
-    fs_rowmemo *m = calloc(1, sizeof *m);
-    if (m) pthread_mutex_init(&m->mu, NULL);
-    fs->rowmemo = m;             /* none when out of memory: each listing reads */
-}
-
 void fs_dirs_free(cellfs *fs)
 {
     pthread_mutex_lock(&fs->mu);
     fs_dirh *d = fs->dirs;
     fs->dirs = NULL;
-    fs_rowmemo *memo = fs->rowmemo;
-    fs->rowmemo = NULL;
     pthread_mutex_unlock(&fs->mu);
-    if (memo) {
-        memo_clear(memo);
-        pthread_mutex_destroy(&memo->mu);
-        free(memo);
-    }
     while (d) {
         fs_dirh *next = d->next;
         dir_free(d);

@@ -83,3 +83,19 @@ per() {
     per RENAME 1.4
     diff -r "$FS_TMP/out" "$MNT/default/t3"
 }
+
+@test "a row's and a family's times follow each write, however often they were asked before" {
+    R="$MNT/default/t/r"
+    mkdir -p "$MNT/default/t" "$R/cf"
+    echo a > "$R/cf/a"
+    stat "$R" > /dev/null; stat "$R/cf" > /dev/null   # asked before the write
+    sleep 0.05
+    echo b > "$R/cf/b"
+    want=$(stat -c %.3Y "$R/cf/b")
+    echo "row $(stat -c %.3Y "$R"), family $(stat -c %.3Y "$R/cf"), b $want"
+    [ "$(stat -c %.3Y "$R")" = "$want" ]
+    [ "$(stat -c %.3Y "$R/cf")" = "$want" ]
+    rm "$R/cf/a" "$R/cf/b"
+    ls -la "$R" "$R/cf" || true
+    [ -z "$(ls "$R/cf" 2>/dev/null)" ]
+}
