@@ -13,6 +13,7 @@
 #include "open_file.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,6 @@ typedef struct fs_dirh {
     struct fs_dirh *next, *prev; /* fs->dirs, under fs->mu */
     pthread_mutex_t mu;
     char *path;                  /* p points into it */
-    fs_path p;
     fs_cache_rule rule;          /* of every entry (fs_cache_rule_children) */
     off_t next_off;              /* position of the next entry to send */
     /* Table listings: */
@@ -48,6 +48,7 @@ typedef struct fs_dirh {
     bool loaded;
     bool want_attrs;             /* READDIRPLUS: learn attributes while listing */
     int err;
+    fs_path p;                   /* last: fs_path_parse sets all of it */
 } fs_dirh;
 
 static void names_free(fs_dirh *d)
@@ -404,8 +405,10 @@ static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir, dir_attr *attr)
 
 int fs_op_opendir(cellfs *fs, const char *path, struct fuse_file_info *fi)
 {
-    fs_dirh *d = calloc(1, sizeof *d);
+    fs_dirh *d = malloc(sizeof *d);
     if (!d) return -ENOMEM;
+    memset(d, 0, offsetof(fs_dirh, p));   /* the path (2 KB) is parsed below */
+    d->p.row_buf = d->p.qual_buf = NULL;
     d->path = strdup(path);
     int rc = d->path ? fs_path_parse(&d->p, d->path) : -ENOMEM;
     if (rc == 0 && d->p.kind >= FS_ROW) rc = d->p.row_err ? -ENOENT : fs_resolve(fs, &d->p);
