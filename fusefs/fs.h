@@ -14,8 +14,9 @@
  * held briefly (no kvcore call and no other lock is taken under it), and
  * the fs_handles_* helpers take references under fs->mu, drop it, and only
  * then lock each handle. The node table (nodes.h) has its own mutex,
- * innermost of all, as have the families kept (families.c) and the
- * full-disk check's last look (room_mu): no lock is taken under them.
+ * innermost of all, as have the families kept (families.c), the row read
+ * last (rowmemo.c) and the full-disk check's last look (room_mu): no lock
+ * is taken under them.
  */
 #ifndef CELLFS_FS_H
 #define CELLFS_FS_H

@@ -122,6 +122,14 @@ int fs_family_listed(cellfs *fs, const fs_path *p, const char *family, int64_t *
 static int load_row_attrs(cellfs *fs, fs_dirh *d, char **fams, size_t *cap)
 {
     fs_path *p = &d->p;
+    /* What the mount knows of the row besides the store, asked first:
+       nothing is called while the kept keys are held (rowmemo.c). */
+    bool pending = fs_pending_has(fs, p);
+    size_t nfams = 0;
+    while (fams[nfams]) nfams++;
+    int *young = malloc((nfams ? nfams : 1) * sizeof *young);
+    if (!young) return -ENOMEM;
+    for (size_t i = 0; i < nfams; i++) young[i] = fs_young_family(fs, p, fams[i]);
     /* Where the kernel keeps the families, the keys are kept for the
        family listing that follows (rowmemo.c), or taken from there. */
     const kv_result *r = fs_rowmemo_get(fs, p);
@@ -134,7 +142,10 @@ static int load_row_attrs(cellfs *fs, fs_dirh *d, char **fams, size_t *cap)
         if (keep) fs_rowmemo_read_options(fs, p, &o);
         fs_rowmemo_mark mark = fs_rowmemo_now(fs);
         kv_status st = kv_get(&own, fs->store, p->table, p->row, p->row_len, &o);
-        if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
+        if (st != KV_OK) {
+            free(young);
+            return fs_fail(fs, st, "readdir", d->path);
+        }
         if (keep) {              /* kept, unless a change came meanwhile */
             fs_rowmemo_put(fs, p, mark, own);
             own = NULL;
@@ -144,11 +155,10 @@ static int load_row_attrs(cellfs *fs, fs_dirh *d, char **fams, size_t *cap)
             r = own;
         }
     }
-    bool exists = false;
+    bool exists = pending;
     for (size_t c = 0; c < r->ncells; c++) exists = exists || r->cells[c].type == KV_TYPE_PUT;
-    exists = exists || fs_pending_has(fs, p);
     int rc = 0;
-    for (size_t i = 0; fams[i] && rc == 0; i++) {
+    for (size_t i = 0; i < nfams && rc == 0; i++) {
         const char *fam = fams[i];
         dir_attr a = { .known = true, .ts = INT64_MIN };
         for (size_t c = 0; c < r->ncells; c++)
@@ -157,11 +167,11 @@ static int load_row_attrs(cellfs *fs, fs_dirh *d, char **fams, size_t *cap)
                 a.ts = r->cells[c].timestamp;
         bool has = a.ts != INT64_MIN;
         if (!has) a.ts = 0;      /* without cells: the epoch (fs_family_listed) */
-        if (family_shown(fs_young_family(fs, p, fam), has, exists))
-            rc = names_add_attr(d, fam, true, &a, cap);
+        if (family_shown(young[i], has, exists)) rc = names_add_attr(d, fam, true, &a, cap);
     }
     if (memo) fs_rowmemo_done(fs);
     kv_result_free(own);
+    free(young);
     return rc;
 }
 
