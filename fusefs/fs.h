@@ -333,6 +333,7 @@ void fs_families_changed(cellfs *fs);
 uint64_t fs_families_gen(cellfs *fs);
 
 /* ---- rowmemo.c: the keys of the row read last ---- */
+#define FS_ROWMEMO_MAX_CELLS 4096    /* a wider row's keys are not kept */
 /** The counts a kept read is valid under. */
 typedef struct fs_rowmemo_mark {
     uint64_t commits;                /* fs->commits */
@@ -350,9 +351,11 @@ fs_rowmemo_mark fs_rowmemo_now(cellfs *fs);
 /** The options of a read to keep: every key of the row (every version with
  *  -o versions), each value replaced by its length (fs_keylen_value). */
 void fs_rowmemo_read_options(cellfs *fs, const fs_path *p, kv_read_options *o);
-/** Keeps @p r (taken over; freed when replaced), the row of @p p read with
- *  fs_rowmemo_read_options from @p mark on. */
-void fs_rowmemo_put(cellfs *fs, const fs_path *p, fs_rowmemo_mark mark, kv_result *r);
+/** Keeps @p r (taken over, freed when replaced), the row of @p p read
+ *  with fs_rowmemo_read_options from @p mark on, and returns NULL; or,
+ *  when @p r holds more than FS_ROWMEMO_MAX_CELLS cells (or nothing is
+ *  kept), keeps nothing and hands @p r back. */
+kv_result *fs_rowmemo_put(cellfs *fs, const fs_path *p, fs_rowmemo_mark mark, kv_result *r);
 /** The kept keys of the row of @p p when they still are what the store
  *  holds (no change counted, no schema changed since their read began),
  *  with the memo locked until fs_rowmemo_done; else NULL. */

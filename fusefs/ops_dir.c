@@ -146,14 +146,9 @@ static int load_row_attrs(cellfs *fs, fs_dirh *d, char **fams, size_t *cap)
             free(young);
             return fs_fail(fs, st, "readdir", d->path);
         }
-        if (keep) {              /* kept, unless a change came meanwhile */
-            fs_rowmemo_put(fs, p, mark, own);
-            own = NULL;
-            r = fs_rowmemo_get(fs, p);
-            memo = r != NULL;
-        } else {
-            r = own;
-        }
+        if (keep) own = fs_rowmemo_put(fs, p, mark, own);
+        r = own ? own : fs_rowmemo_get(fs, p);   /* NULL: changed meanwhile */
+        memo = !own && r != NULL;
     }
     bool exists = pending;
     for (size_t c = 0; c < r->ncells; c++) exists = exists || r->cells[c].type == KV_TYPE_PUT;

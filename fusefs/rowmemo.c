@@ -10,7 +10,8 @@
  * since the read began; it is kept only where the kernel may keep the
  * row's names too (a local store, no TTL in the table, not a view). One
  * row's keys, with their values' lengths: what a listing of the row reads
- * anyway. Called by cells.c and ops_dir.c; calls kvcore.h.
+ * anyway; those of a row of more than FS_ROWMEMO_MAX_CELLS cells are not
+ * held after their read. Called by cells.c and ops_dir.c; calls kvcore.h.
  */
 #include "fs.h"
 
@@ -71,14 +72,12 @@ void fs_rowmemo_read_options(cellfs *fs, const fs_path *p, kv_read_options *o)
     o->max_versions = fs->versions ? INT32_MAX : 1;
 }
 
-void fs_rowmemo_put(cellfs *fs, const fs_path *p, fs_rowmemo_mark mark, kv_result *r)
+kv_result *fs_rowmemo_put(cellfs *fs, const fs_path *p, fs_rowmemo_mark mark, kv_result *r)
 {
     fs_rowmemo *m = fs->rowmemo;
-    uint8_t *row = m ? malloc(p->row_len ? p->row_len : 1) : NULL;
-    if (!row) {
-        kv_result_free(r);
-        return;
-    }
+    if (!m || r->ncells > FS_ROWMEMO_MAX_CELLS) return r;
+    uint8_t *row = malloc(p->row_len ? p->row_len : 1);
+    if (!row) return r;
     memcpy(row, p->row, p->row_len);
     pthread_mutex_lock(&m->mu);
     clear(m);
@@ -88,6 +87,7 @@ void fs_rowmemo_put(cellfs *fs, const fs_path *p, fs_rowmemo_mark mark, kv_resul
     m->mark = mark;
     m->r = r;
     pthread_mutex_unlock(&m->mu);
+    return NULL;
 }
 
 const kv_result *fs_rowmemo_get(cellfs *fs, const fs_path *p)
