@@ -99,3 +99,31 @@ per() {
     ls -la "$R" "$R/cf" || true
     [ -z "$(ls "$R/cf" 2>/dev/null)" ]
 }
+
+@test "a row's listing the kernel keeps shows a family a .schema write adds, and its cells' removal" {
+    fs_unmount "$MNT"
+    "$FILL" "$STORE" default:w 3       # rows with cells, not made by mkdir
+    fs_mount "$STORE" "$MNT" -d
+    R="$MNT/default/w/r000000001"
+    [ "$(ls "$R")" = cf ]
+    mark
+    [ "$(ls "$R")" = cf ]              # kept: no READDIR(PLUS) the second time
+    r=$(requests)
+    echo "$r"
+    [ "$(count READDIRPLUS)" -eq 0 ]
+    [ "$(count READDIR)" -eq 0 ]
+    printf "{NAME => 'cf2'}\n" > "$MNT/default/w/.schema"
+    [ "$(ls "$R" | tr '\n' ' ')" = "cf cf2 " ]
+    [ "$(ls "$R" | tr '\n' ' ')" = "cf cf2 " ]
+    echo v > "$R/cf2/x"
+    [ "$(ls "$R/cf2")" = x ]
+    rm "$R/cf/q" "$R/cf2/x"          # the row stays, empty, as a directory does
+    [ "$(ls "$R" | tr '\n' ' ')" = "cf cf2 " ]
+    [ -z "$(ls "$R/cf")" ] && [ -z "$(ls "$R/cf2")" ]
+    # a row made with mkdir is young: its listing is not kept
+    mkdir -p "$MNT/default/w/n/cf"
+    [ "$(ls "$MNT/default/w/n")" = cf ]
+    mark
+    ls "$MNT/default/w/n" > /dev/null
+    [ "$(count READDIRPLUS)" -ge 1 ]
+}
