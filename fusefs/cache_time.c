@@ -38,13 +38,11 @@ void fs_cache_rule_default(cellfs *fs, fs_cache_rule *rule)
     rule->held = -1;
 }
 
-void fs_cache_rule_parsed(cellfs *fs, const fs_path *p, int parse_rc, fs_cache_rule *rule)
+/* The rule of a name of @p kind in @p table (@p family: its cell's). */
+static void rule_of_kind(cellfs *fs, fs_kind kind, const char *table, const char *family,
+                         fs_cache_rule *rule)
 {
-    fs_cache_rule_default(fs, rule);
-    if (!fs->cache_long) return;
-    rule->seconds = FS_CACHE_SHORT;
-    if (parse_rc != 0 || p->asof) return;
-    switch (p->kind) {
+    switch (kind) {
     case FS_ROOT:
     case FS_NS:
     case FS_TABLE:
@@ -53,13 +51,36 @@ void fs_cache_rule_parsed(cellfs *fs, const fs_path *p, int parse_rc, fs_cache_r
         break;
     case FS_ROW:
     case FS_FAMILY:
-        if (!table_ttl(fs, p->table, NULL, &rule->ttl_ms)) rule->seconds = FS_CACHE_LONG;
+        if (!table_ttl(fs, table, NULL, &rule->ttl_ms)) rule->seconds = FS_CACHE_LONG;
         break;
     case FS_CELL:
-        (void)table_ttl(fs, p->table, p->family, &rule->ttl_ms);
+        (void)table_ttl(fs, table, family, &rule->ttl_ms);
         rule->seconds = FS_CACHE_LONG;
         break;
     }
+}
+
+void fs_cache_rule_parsed(cellfs *fs, const fs_path *p, int parse_rc, fs_cache_rule *rule)
+{
+    fs_cache_rule_default(fs, rule);
+    if (!fs->cache_long) return;
+    rule->seconds = FS_CACHE_SHORT;
+    if (parse_rc != 0 || p->asof) return;
+    rule_of_kind(fs, p->kind, p->table, p->family, rule);
+}
+
+void fs_cache_rule_children(cellfs *fs, const fs_path *dir, fs_cache_rule *rule)
+{
+    fs_cache_rule_default(fs, rule);
+    if (!fs->cache_long) return;
+    rule->seconds = FS_CACHE_SHORT;
+    if (dir->asof || dir->kind == FS_CELL || dir->kind == FS_SCHEMA) return;
+    fs_kind kind = dir->kind == FS_ROOT     ? FS_NS
+                   : dir->kind == FS_NS     ? FS_TABLE
+                   : dir->kind == FS_TABLE  ? FS_ROW
+                   : dir->kind == FS_ROW    ? FS_FAMILY
+                                            : FS_CELL;
+    rule_of_kind(fs, kind, dir->table, dir->family, rule);
 }
 
 void fs_cache_rule_of(cellfs *fs, const char *path, fs_cache_rule *rule)

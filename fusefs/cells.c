@@ -73,8 +73,56 @@ static int row_get(cellfs *fs, const fs_path *p, const char *family, const kv_fi
     return 0;
 }
 
+/* The row's keys as rowmemo.c keeps them, locked (fs_rowmemo_done); when
+   they are not kept and @p fill, read now and kept, or in *own (free it,
+   nothing locked) when too many to keep. NULL where nothing may be kept,
+   and on a failed read (the caller's own read then reports it). */
+static const kv_result *memo_row(cellfs *fs, const fs_path *p, bool fill, kv_result **own)
+{
+    *own = NULL;
+    const kv_result *r = fs_rowmemo_get(fs, p);
+    if (r || !fill || !fs_rowmemo_usable(fs, p)) return r;
+    kv_read_options o;
+    fs_rowmemo_read_options(fs, p, &o);
+    o.fill_cache = false;
+    fs_rowmemo_mark mark = fs_rowmemo_now(fs);
+    kv_result *k = NULL;
+    if (kv_get(&k, fs->store, p->table, p->row, p->row_len, &o) != KV_OK) return NULL;
+    *own = fs_rowmemo_put(fs, p, mark, k);
+    return *own ? *own : fs_rowmemo_get(fs, p);
+}
+
+/* Done with what memo_row gave. */
+static void memo_row_done(cellfs *fs, kv_result *own)
+{
+    if (own) kv_result_free(own);
+    else fs_rowmemo_done(fs);
+}
+
+/* Of the cells of @p r (of @p family when not NULL): whether there is one,
+   and in *ts the newest time. */
+static int newest_of(const kv_result *r, const char *family, int64_t *ts)
+{
+    int has = 0;
+    for (size_t i = 0; i < r->ncells; i++) {
+        const kv_cell *c = &r->cells[i];
+        if (c->type != KV_TYPE_PUT || (family && strcmp(c->family, family) != 0)) continue;
+        if (!has || c->timestamp > *ts) *ts = c->timestamp;
+        has = 1;
+    }
+    return has;
+}
+
 int fs_row_has_cells(cellfs *fs, const fs_path *p, const char *family)
 {
+    kv_result *own;
+    const kv_result *m = memo_row(fs, p, false, &own);
+    if (m) {
+        int64_t ts;
+        int has = newest_of(m, family, &ts);
+        memo_row_done(fs, own);
+        return has;
+    }
     kv_result *r;
     int has = row_get(fs, p, family, fs->f_firstkey, &r);
     if (has > 0) kv_result_free(r);
@@ -83,16 +131,17 @@ int fs_row_has_cells(cellfs *fs, const fs_path *p, const char *family)
 
 int fs_row_newest(cellfs *fs, const fs_path *p, const char *family, int64_t *ts)
 {
+    kv_result *own;
+    const kv_result *m = memo_row(fs, p, true, &own);
+    if (m) {
+        int has = newest_of(m, family, ts);
+        memo_row_done(fs, own);
+        return has;
+    }
     kv_result *r;
     int rc = row_get(fs, p, family, fs->f_keyonly, &r);
     if (rc <= 0) return rc;
-    int has = 0;
-    for (size_t i = 0; i < r->ncells; i++) {
-        const kv_cell *c = &r->cells[i];
-        if (c->type != KV_TYPE_PUT) continue;
-        if (!has || c->timestamp > *ts) *ts = c->timestamp;
-        has = 1;
-    }
+    int has = newest_of(r, NULL, ts);
     kv_result_free(r);
     return has;
 }

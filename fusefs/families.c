@@ -74,6 +74,15 @@ void fs_families_changed(cellfs *fs)
     pthread_mutex_unlock(&c->mu);
 }
 
+uint64_t fs_families_gen(cellfs *fs)
+{
+    if (!fs->families) return 0;
+    pthread_mutex_lock(&fs->families->mu);
+    uint64_t gen = fs->families->gen;
+    pthread_mutex_unlock(&fs->families->mu);
+    return gen;
+}
+
 /* The families of @p table as the store describes them now. */
 static int describe(cellfs *fs, const char *table, fs_famtab *t)
 {
@@ -120,14 +129,17 @@ static void answer(const fs_famtab *t, const char *family, fs_family_info *out)
     }
 }
 
-int fs_family_lookup(cellfs *fs, const char *table, const char *family, fs_family_info *out)
+/* Calls @p fn with the families of @p table (kept, or described now and
+   kept on a cache_long mount). */
+static int with_table(cellfs *fs, const char *table, void (*fn)(const fs_famtab *, void *),
+                      void *arg)
 {
     fs_families *c = fs->cache_long ? fs->families : NULL;
     if (c) {
         pthread_mutex_lock(&c->mu);
         for (size_t i = 0; i < FS_FAMILIES_TABLES; i++) {
             if (c->tabs[i].table && strcmp(c->tabs[i].table, table) == 0) {
-                answer(&c->tabs[i], family, out);
+                fn(&c->tabs[i], arg);
                 pthread_mutex_unlock(&c->mu);
                 return 0;
             }
@@ -143,7 +155,7 @@ int fs_family_lookup(cellfs *fs, const char *table, const char *family, fs_famil
     fs_famtab t;
     int rc = describe(fs, table, &t);
     if (rc) return rc;
-    answer(&t, family, out);
+    fn(&t, arg);
     if (c) {
         /* Kept unless a schema changed since the describe began (what it
            read may be the old one), or another thread kept it meanwhile. */
@@ -161,4 +173,51 @@ int fs_family_lookup(cellfs *fs, const char *table, const char *family, fs_famil
     }
     famtab_free(&t);
     return 0;
+}
+
+typedef struct lookup_arg {
+    const char *family;
+    fs_family_info *out;
+} lookup_arg;
+
+static void lookup_fn(const fs_famtab *t, void *arg)
+{
+    lookup_arg *a = arg;
+    answer(t, a->family, a->out);
+}
+
+int fs_family_lookup(cellfs *fs, const char *table, const char *family, fs_family_info *out)
+{
+    lookup_arg a = { family, out };
+    return with_table(fs, table, lookup_fn, &a);
+}
+
+typedef struct names_arg {
+    char **names;
+    int rc;
+} names_arg;
+
+static void names_fn(const fs_famtab *t, void *arg)
+{
+    names_arg *a = arg;
+    a->names = calloc(t->n + 1, sizeof *a->names);
+    a->rc = a->names ? 0 : -ENOMEM;
+    for (size_t i = 0; a->rc == 0 && i < t->n; i++) {
+        a->names[i] = strdup(t->fams[i].name);
+        if (!a->names[i]) a->rc = -ENOMEM;
+    }
+}
+
+int fs_family_names(cellfs *fs, const char *table, char ***names)
+{
+    names_arg a = { NULL, 0 };
+    int rc = with_table(fs, table, names_fn, &a);
+    if (rc == 0) rc = a.rc;
+    if (rc && a.names) {
+        for (char **n = a.names; *n; n++) free(*n);
+        free(a.names);
+        a.names = NULL;
+    }
+    *names = a.names;
+    return rc;
 }

@@ -14,8 +14,9 @@
  * held briefly (no kvcore call and no other lock is taken under it), and
  * the fs_handles_* helpers take references under fs->mu, drop it, and only
  * then lock each handle. The node table (nodes.h) has its own mutex,
- * innermost of all, as have the families kept (families.c) and the
- * full-disk check's last look (room_mu): no lock is taken under them.
+ * innermost of all, as have the families kept (families.c), the row read
+ * last (rowmemo.c) and the full-disk check's last look (room_mu): no lock
+ * is taken under them.
  */
 #ifndef CELLFS_FS_H
 #define CELLFS_FS_H
@@ -37,6 +38,7 @@ struct fs_handle;
 struct fs_scratch;
 struct fs_rowent;
 struct fs_dirh;
+typedef struct fs_rowmemo fs_rowmemo;
 typedef struct fs_families fs_families;
 
 /* Bounds on what the daemon keeps in memory besides the store. */
@@ -100,6 +102,7 @@ typedef struct cellfs {
     size_t nscratch;
     struct fs_gone *schema_gone;     /* tables whose .schema was unlinked */
     struct fs_dirh *dirs;            /* open directory handles (ops_dir.c) */
+    struct fs_rowmemo *rowmemo;      /* the keys of the row read last (rowmemo.c) */
     fs_families *families;           /* each table's families (families.c);
                                         has its own mutex, innermost */
     /* The full-disk check's last look at the store's file system
@@ -319,9 +322,45 @@ void fs_families_free(cellfs *fs);
  * -ENOENT when the table does not exist, -errno.
  */
 int fs_family_lookup(cellfs *fs, const char *table, const char *family, fs_family_info *out);
+/** The names of @p table's families, in the schema's order, as
+ *  fs_family_lookup knows them: *names a NULL-terminated array (free each
+ *  name and the array). 0, -ENOENT, -errno. */
+int fs_family_names(cellfs *fs, const char *table, char ***names);
 /** Drops everything kept: called after every change of any table's
  *  families (create, drop, alter, delete of a family, of a table). */
 void fs_families_changed(cellfs *fs);
+/** How many times fs_families_changed ran (0 where nothing is kept). */
+uint64_t fs_families_gen(cellfs *fs);
+
+/* ---- rowmemo.c: the keys of the row read last ---- */
+#define FS_ROWMEMO_MAX_CELLS 4096    /* a wider row's keys are not kept */
+/** The counts a kept read is valid under. */
+typedef struct fs_rowmemo_mark {
+    uint64_t commits;                /* fs->commits */
+    uint64_t fams_gen;               /* fs_families_gen */
+} fs_rowmemo_mark;
+/** Sets up / frees fs->rowmemo: at the mount's init, before any request,
+ *  and at its end. Out of memory: nothing is kept, every question reads. */
+void fs_rowmemo_init(cellfs *fs);
+void fs_rowmemo_free(cellfs *fs);
+/** Whether a read of the row of @p p may be kept: a local store
+ *  (cache_long), no TTL in its table, not a view. */
+bool fs_rowmemo_usable(cellfs *fs, const fs_path *p);
+/** The counts now: take them before the read that is to be kept. */
+fs_rowmemo_mark fs_rowmemo_now(cellfs *fs);
+/** The options of a read to keep: every key of the row (every version with
+ *  -o versions), each value replaced by its length (fs_keylen_value). */
+void fs_rowmemo_read_options(cellfs *fs, const fs_path *p, kv_read_options *o);
+/** Keeps @p r (taken over, freed when replaced), the row of @p p read
+ *  with fs_rowmemo_read_options from @p mark on, and returns NULL; or,
+ *  when @p r holds more than FS_ROWMEMO_MAX_CELLS cells (or nothing is
+ *  kept), keeps nothing and hands @p r back. */
+kv_result *fs_rowmemo_put(cellfs *fs, const fs_path *p, fs_rowmemo_mark mark, kv_result *r);
+/** The kept keys of the row of @p p when they still are what the store
+ *  holds (no change counted, no schema changed since their read began),
+ *  with the memo locked until fs_rowmemo_done; else NULL. */
+const kv_result *fs_rowmemo_get(cellfs *fs, const fs_path *p);
+void fs_rowmemo_done(cellfs *fs);
 
 /* ---- cache_time.c: how long the kernel may keep entries and attributes ---- */
 #define FS_CACHE_LONG 3600.0         /* nothing changes it but this mount */
@@ -344,6 +383,9 @@ void fs_cache_rule_default(cellfs *fs, fs_cache_rule *rule);
 /** fs_cache_rule_of for a path already parsed into @p p (with
  *  fs_path_scratch applied) whose parse returned @p parse_rc. */
 void fs_cache_rule_parsed(cellfs *fs, const fs_path *p, int parse_rc, fs_cache_rule *rule);
+/** The rule of every entry of the directory @p dir (parsed, not a cell):
+ *  what fs_cache_rule_of gives a child of it. */
+void fs_cache_rule_children(cellfs *fs, const fs_path *dir, fs_cache_rule *rule);
 /** Seconds the kernel may keep the entry and attributes @p st under
  *  @p rule: never past a cell's expiry by TTL. */
 double fs_cache_seconds(cellfs *fs, const fs_cache_rule *rule, const struct stat *st);

@@ -343,23 +343,6 @@ static void ll_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     char *path = fs_nodes_path(&fs->nodes, ino, NULL, &rc);
     if (path) rc = fs_op_opendir(fs, path, fi);
     else rc = gone_unless_replaced(fs, ino, rc);
-    if (rc == 0) {
-        /* The kernel may keep a listing that only this mount changes: it
-           is told when (fs_notify_changed, fs_kernel_forget_below), and
-           drops it itself for its own create, unlink, mkdir, rmdir and
-           rename in the directory. A row's families are not kept (which
-           ones a new row shows changes with the rows made after it:
-           pending.c), nor what changes with the clock (TTL) or a view. */
-        fs_cache_rule rule = { 0, 0, -1 };
-        char *child = fs_path_child(path, "x");    /* what its entries are */
-        fs_path p;
-        bool row = fs_path_parse(&p, path) == 0 && p.kind == FS_ROW;
-        fs_path_free(&p);
-        if (child && !row) fs_cache_rule_of(fs, child, &rule);
-        free(child);
-        fi->cache_readdir = fi->keep_cache =
-            fs->cache_long && rule.seconds >= FS_CACHE_LONG && rule.ttl_ms == 0;
-    }
     free(path);
     if (rc) fuse_reply_err(req, -rc);
     else if (fuse_reply_open(req, fi) != 0) (void)fs_op_releasedir(fs, fi);
@@ -374,12 +357,10 @@ typedef struct dir_reply {
     size_t size, used;
     fuse_ino_t *refs;            /* nodes referenced for this reply */
     size_t nrefs;
-    bool have_rule;
-    fs_cache_rule rule;          /* for every entry of the listing */
 } dir_reply;
 
 static int dir_fill(void *ctx, const char *dir_path, const char *name, bool dir,
-                    const struct stat *known, off_t next_off)
+                    const struct stat *known, const fs_cache_rule *rule, off_t next_off)
 {
     dir_reply *r = ctx;
     cellfs *fs = fs_of(r->req);
@@ -403,22 +384,21 @@ static int dir_fill(void *ctx, const char *dir_path, const char *name, bool dir,
        listed without an entry (inode 0): the kernel looks them up. */
     bool dots = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
     if (!dots) {
+        fs_cache_rule er = *rule;
+        char *path = NULL;
         bool have = known != NULL;
-        char *path = fs_path_child(dir_path, name);
         if (have) {
             st = *known;
+            er.held = 0;         /* the listing found no open file holding it */
         } else {
+            path = fs_path_child(dir_path, name);
             have = path && stat_of(r->req, path, &st, NULL, NULL) == 0;
-        }
-        if (have && !r->have_rule) {
-            fs_cache_rule_of(fs, path, &r->rule);
-            r->have_rule = path != NULL;
         }
         fuse_ino_t ino;
         fuse_ino_t *nr = have ? realloc(r->refs, (r->nrefs + 1) * sizeof *nr) : NULL;
         if (nr) r->refs = nr;
         if (nr && fs_nodes_ref(&fs->nodes, r->dir, name, &ino) == 0) {
-            entry_of(fs, ino, path, &st, &r->rule, &e);
+            entry_of(fs, ino, path, &st, &er, &e);
             r->refs[r->nrefs++] = ino;
         }
         free(path);
@@ -580,6 +560,7 @@ static void ll_destroy(void *userdata)
     }
     fs_pending_clear(fs);
     fs_dirs_free(fs);
+    fs_rowmemo_free(fs);
     if (fs->store) {
         kv_status st = kv_store_close(fs->store);
         if (st != KV_OK) fs_log(fs, "unmount: closing the store: %s", kv_strerror(st));
@@ -599,6 +580,7 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
 {
     cellfs *fs = userdata;
     if (fs->cache_long) conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+    fs_rowmemo_init(fs);
 }
 
 void fs_lowlevel_ops(struct fuse_lowlevel_ops *ops)

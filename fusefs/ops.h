@@ -42,12 +42,19 @@ int fs_op_statfs(cellfs *fs, struct statvfs *sv);
 /**
  * One directory entry for fs_op_readdir: @p dir_path the listed directory,
  * @p name the entry, @p st its attributes when the listing learnt them
- * (what getattr would give; NULL when not), @p next_off the offset that
- * resumes after it. Returns nonzero when the reply is full (the entry was
- * not taken; it is offered again by the next call at that offset).
+ * (what getattr would give, and no open file of the name holds others;
+ * NULL when not), @p rule how long the kernel may keep it (the same for
+ * every entry of a listing), @p next_off the offset that resumes after it.
+ * Returns nonzero when the reply is full (the entry was not taken; it is
+ * offered again by the next call at that offset).
  */
 typedef int (*fs_dir_fill)(void *ctx, const char *dir_path, const char *name, bool dir,
-                           const struct stat *st, off_t next_off);
+                           const struct stat *st, const fs_cache_rule *rule, off_t next_off);
+/** Opens the directory @p path into @p fi, and sets fi->cache_readdir and
+ *  keep_cache where the kernel may keep its listing: only this mount
+ *  changes it and tells the kernel when (fs_notify_changed,
+ *  fs_kernel_forget_below; the kernel drops it itself at its own create,
+ *  unlink, mkdir, rmdir and rename in it). */
 int fs_op_opendir(cellfs *fs, const char *path, struct fuse_file_info *fi);
 /** Streams the entries of the directory opened in @p fi from offset @p off
  *  (0: from the start, with . and ..). A read failure after some entries

@@ -13,6 +13,7 @@
 #include "open_file.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,14 +29,16 @@ typedef struct fs_dirh {
     struct fs_dirh *next, *prev; /* fs->dirs, under fs->mu */
     pthread_mutex_t mu;
     char *path;                  /* p points into it */
-    fs_path p;
+    fs_cache_rule rule;          /* of every entry (fs_cache_rule_children) */
     off_t next_off;              /* position of the next entry to send */
     /* Table listings: */
     kv_scan *scan;
+    bool scan_attrs;             /* the scan reads every key (READDIRPLUS) */
     bool scan_done;
     uint8_t *pend;               /* row fetched from the scan, not yet sent */
     size_t pend_len;
     bool has_pend;
+    dir_attr pend_attr;          /* its mtime, when the scan read its keys */
     off_t scan_end;              /* position after the last row */
     /* Small listings, and the pending rows after a table's scan. */
     char **names;
@@ -45,6 +48,7 @@ typedef struct fs_dirh {
     bool loaded;
     bool want_attrs;             /* READDIRPLUS: learn attributes while listing */
     int err;
+    fs_path p;                   /* last: fs_path_parse sets all of it */
 } fs_dirh;
 
 static void names_free(fs_dirh *d)
@@ -115,21 +119,42 @@ int fs_family_listed(cellfs *fs, const fs_path *p, const char *family, int64_t *
 /* A row listing for READDIRPLUS: the families the row shows, each with the
    newest time of its cells (one read of the row's keys), as getattr gives
    them. */
-static int load_row_attrs(cellfs *fs, fs_dirh *d, const kv_table_desc *t, size_t *cap)
+static int load_row_attrs(cellfs *fs, fs_dirh *d, char **fams, size_t *cap)
 {
     fs_path *p = &d->p;
-    kv_read_options o;
-    fs_ropts(p, &o);
-    o.filter = fs->f_keyonly;
-    kv_result *r = NULL;
-    kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
-    if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
-    bool exists = false;
+    /* What the mount knows of the row besides the store, asked first:
+       nothing is called while the kept keys are held (rowmemo.c). */
+    bool pending = fs_pending_has(fs, p);
+    size_t nfams = 0;
+    while (fams[nfams]) nfams++;
+    int *young = malloc((nfams ? nfams : 1) * sizeof *young);
+    if (!young) return -ENOMEM;
+    for (size_t i = 0; i < nfams; i++) young[i] = fs_young_family(fs, p, fams[i]);
+    /* Where the kernel keeps the families, the keys are kept for the
+       family listing that follows (rowmemo.c), or taken from there. */
+    const kv_result *r = fs_rowmemo_get(fs, p);
+    bool memo = r != NULL, keep = !memo && fs_rowmemo_usable(fs, p);
+    kv_result *own = NULL;
+    for (int tries = 0; !r && tries < 2; tries++, keep = false) {
+        kv_read_options o;
+        fs_ropts(p, &o);
+        o.filter = fs->f_keyonly;
+        if (keep) fs_rowmemo_read_options(fs, p, &o);
+        fs_rowmemo_mark mark = fs_rowmemo_now(fs);
+        kv_status st = kv_get(&own, fs->store, p->table, p->row, p->row_len, &o);
+        if (st != KV_OK) {
+            free(young);
+            return fs_fail(fs, st, "readdir", d->path);
+        }
+        if (keep) own = fs_rowmemo_put(fs, p, mark, own);
+        r = own ? own : fs_rowmemo_get(fs, p);   /* NULL: changed meanwhile */
+        memo = !own && r != NULL;
+    }
+    bool exists = pending;
     for (size_t c = 0; c < r->ncells; c++) exists = exists || r->cells[c].type == KV_TYPE_PUT;
-    exists = exists || fs_pending_has(fs, p);
     int rc = 0;
-    for (size_t i = 0; i < t->nfamilies && rc == 0; i++) {
-        const char *fam = t->families[i].name;
+    for (size_t i = 0; i < nfams && rc == 0; i++) {
+        const char *fam = fams[i];
         dir_attr a = { .known = true, .ts = INT64_MIN };
         for (size_t c = 0; c < r->ncells; c++)
             if (r->cells[c].type == KV_TYPE_PUT && strcmp(r->cells[c].family, fam) == 0 &&
@@ -137,10 +162,11 @@ static int load_row_attrs(cellfs *fs, fs_dirh *d, const kv_table_desc *t, size_t
                 a.ts = r->cells[c].timestamp;
         bool has = a.ts != INT64_MIN;
         if (!has) a.ts = 0;      /* without cells: the epoch (fs_family_listed) */
-        if (family_shown(fs_young_family(fs, p, fam), has, exists))
-            rc = names_add_attr(d, fam, true, &a, cap);
+        if (family_shown(young[i], has, exists)) rc = names_add_attr(d, fam, true, &a, cap);
     }
-    kv_result_free(r);
+    if (memo) fs_rowmemo_done(fs);
+    kv_result_free(own);
+    free(young);
     return rc;
 }
 
@@ -154,6 +180,43 @@ static void dir_reset(fs_dirh *d)
     names_free(d);
     d->next_off = 0;
     d->err = 0;
+}
+
+/* The cells of the family d->p names in @p r (of its row; other families'
+   cells skipped), with their lengths when @p r has them. */
+static int list_cells(cellfs *fs, fs_dirh *d, const kv_result *r, size_t *cap)
+{
+    const fs_path *p = &d->p;
+    int rc = 0;
+    /* With -o versions each q follows all of its versions, newest first;
+       the newest is then listed twice, as q@<ts> and as q. */
+    const kv_cell *prev = NULL;
+    char qname[FS_NAME_MAX + 1];
+    dir_attr qattr = { .known = false }, vattr = { .known = false };
+    for (size_t i = 0; i < r->ncells && rc == 0; i++) {
+        const kv_cell *c = &r->cells[i];
+        if (c->type != KV_TYPE_PUT || strcmp(c->family, p->family) != 0) continue;
+        bool first = !prev || prev->qualifier_len != c->qualifier_len ||
+                     memcmp(prev->qualifier, c->qualifier, c->qualifier_len) != 0;
+        if (first && prev) rc = names_add_attr(d, qname, false, &qattr, cap);
+        char name[FS_NAME_MAX + 1];
+        size_t n = fs_name_encode(name, c->qualifier, c->qualifier_len);
+        if (n == 0) { rc = -ENOMEM; break; }
+        vattr.known = fs->f_keylen != NULL;
+        vattr.size = fs_keylen_value(c);
+        vattr.ts = c->timestamp;
+        if (first) {
+            memcpy(qname, name, n + 1);
+            qattr = vattr;       /* the newest version comes first */
+        }
+        if (rc == 0 && fs->versions) {
+            fs_ts_suffix(name + n, c->timestamp);
+            rc = names_add_attr(d, name, false, &vattr, cap);
+        }
+        prev = c;
+    }
+    if (rc == 0 && prev) rc = names_add_attr(d, qname, false, &qattr, cap);
+    return rc;
 }
 
 static int load_small(cellfs *fs, fs_dirh *d)
@@ -178,19 +241,20 @@ static int load_small(cellfs *fs, fs_dirh *d)
         }
         kv_free_names(names);
     } else if (p->kind == FS_ROW) {
-        kv_table_desc *t = NULL;
-        kv_status st = kv_table_describe(&t, fs->store, p->table);
-        if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
+        char **fams = NULL;      /* the mount keeps them: no describe per row */
+        rc = fs_family_names(fs, p->table, &fams);
+        if (rc) return rc;
         if (d->want_attrs && fs->f_keyonly) {
-            rc = load_row_attrs(fs, d, t, &cap);
+            rc = load_row_attrs(fs, d, fams, &cap);
         } else {
-            for (size_t i = 0; i < t->nfamilies && rc == 0; i++) {
-                int shown = fs_family_listed(fs, p, t->families[i].name, NULL);
+            for (size_t i = 0; fams[i] && rc == 0; i++) {
+                int shown = fs_family_listed(fs, p, fams[i], NULL);
                 if (shown < 0) rc = shown;
-                else if (shown) rc = names_add(d, t->families[i].name, true, &cap);
+                else if (shown) rc = names_add(d, fams[i], true, &cap);
             }
         }
-        kv_table_desc_free(t);
+        for (size_t i = 0; fams[i]; i++) free(fams[i]);
+        free(fams);
     } else if (p->kind == FS_FAMILY) {
         kv_read_options o;
         fs_ropts(p, &o);
@@ -201,39 +265,18 @@ static int load_small(cellfs *fs, fs_dirh *d)
         /* Each value's length comes with its key: the sizes READDIRPLUS
            hands the kernel (without it, KeyOnlyFilter()). */
         o.filter = fs->f_keylen ? fs->f_keylen : fs->f_keyonly;
-        kv_result *r = NULL;
-        kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
-        if (st == KV_NO_FAMILY) return 0;
-        if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
-        /* With -o versions each q follows all of its versions, newest
-           first; the newest is then listed twice, as q@<ts> and as q. */
-        const kv_cell *prev = NULL;
-        char qname[FS_NAME_MAX + 1];
-        dir_attr qattr = { .known = false }, vattr = { .known = false };
-        for (size_t i = 0; i < r->ncells && rc == 0; i++) {
-            const kv_cell *c = &r->cells[i];
-            if (c->type != KV_TYPE_PUT || strcmp(c->family, p->family) != 0) continue;
-            bool first = !prev || prev->qualifier_len != c->qualifier_len ||
-                         memcmp(prev->qualifier, c->qualifier, c->qualifier_len) != 0;
-            if (first && prev) rc = names_add_attr(d, qname, false, &qattr, &cap);
-            char name[FS_NAME_MAX + 1];
-            size_t n = fs_name_encode(name, c->qualifier, c->qualifier_len);
-            if (n == 0) { rc = -ENOMEM; break; }
-            vattr.known = fs->f_keylen != NULL;
-            vattr.size = fs_keylen_value(c);
-            vattr.ts = c->timestamp;
-            if (first) {
-                memcpy(qname, name, n + 1);
-                qattr = vattr;       /* the newest version comes first */
-            }
-            if (rc == 0 && fs->versions) {
-                fs_ts_suffix(name + n, c->timestamp);
-                rc = names_add_attr(d, name, false, &vattr, &cap);
-            }
-            prev = c;
+        kv_result *own = NULL;
+        const kv_result *r = fs_rowmemo_get(fs, p);   /* the row listing read it */
+        bool memo = r != NULL;
+        if (!memo) {
+            kv_status st = kv_get(&own, fs->store, p->table, p->row, p->row_len, &o);
+            if (st == KV_NO_FAMILY) return 0;
+            if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
+            r = own;
         }
-        if (rc == 0 && prev) rc = names_add_attr(d, qname, false, &qattr, &cap);
-        kv_result_free(r);
+        rc = list_cells(fs, d, r, &cap);
+        if (memo) fs_rowmemo_done(fs);
+        kv_result_free(own);
         /* Temporary files under names that are no key's (fs_path_scratch):
            listed, as they exist. */
         char **tmp;
@@ -313,9 +356,13 @@ static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir, dir_attr *attr)
     }
     if (!d->scan_done && !d->has_pend) {
         if (!d->scan) {
+            /* READDIRPLUS hands each row with its mtime, the newest of its
+               cells: the scan then reads every key of each row (no value),
+               one read of the table instead of a getattr's get per row. */
+            d->scan_attrs = d->want_attrs && fs->f_keyonly;
             kv_read_options o;
             fs_ropts(&d->p, &o);
-            o.filter = fs->f_firstkey;
+            o.filter = d->scan_attrs ? fs->f_keyonly : fs->f_firstkey;
             o.fill_cache = false;
             kv_status st = kv_scan_open(&d->scan, fs->store, d->p.table, &o);
             if (st != KV_OK) return fs_fail(fs, st, "readdir", d->path);
@@ -329,6 +376,14 @@ static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir, dir_attr *attr)
             d->pend = k;
             d->pend_len = r->row_len;
             d->has_pend = true;
+            d->pend_attr = (dir_attr){ .known = false };
+            for (size_t c = 0; d->scan_attrs && c < r->ncells; c++) {
+                const kv_cell *cell = &r->cells[c];
+                if (cell->type != KV_TYPE_PUT) continue;
+                if (!d->pend_attr.known || cell->timestamp > d->pend_attr.ts)
+                    d->pend_attr.ts = cell->timestamp;
+                d->pend_attr.known = true;
+            }
         } else if (st == KV_END) {
             d->scan_done = true;
             d->scan_end = pos;
@@ -343,6 +398,7 @@ static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir, dir_attr *attr)
     if (d->has_pend) {
         if (fs_name_encode(name, d->pend, d->pend_len) == 0) return -ENOMEM;
         *dir = true;
+        *attr = d->pend_attr;
         return 1;
     }
     size_t i = (size_t)(pos - d->scan_end);
@@ -354,8 +410,10 @@ static int peek(cellfs *fs, fs_dirh *d, char *name, bool *dir, dir_attr *attr)
 
 int fs_op_opendir(cellfs *fs, const char *path, struct fuse_file_info *fi)
 {
-    fs_dirh *d = calloc(1, sizeof *d);
+    fs_dirh *d = malloc(sizeof *d);
     if (!d) return -ENOMEM;
+    memset(d, 0, offsetof(fs_dirh, p));   /* the path (2 KB) is parsed below */
+    d->p.row_buf = d->p.qual_buf = NULL;
     d->path = strdup(path);
     int rc = d->path ? fs_path_parse(&d->p, d->path) : -ENOMEM;
     if (rc == 0 && d->p.kind >= FS_ROW) rc = d->p.row_err ? -ENOENT : fs_resolve(fs, &d->p);
@@ -366,6 +424,19 @@ int fs_op_opendir(cellfs *fs, const char *path, struct fuse_file_info *fi)
         free(d);
         return rc;
     }
+    /* The kernel may keep a listing that only this mount changes (see
+       ops.h), not what changes with the clock (TTL) or a view. A young
+       row's families are not kept either: which ones it shows changes when
+       it stops being young, with the rows made after it (pending.c). Any
+       other row shows every family of the table while it exists, which
+       only a schema change (fs_kernel_forget_below) and its last cell's
+       removal (fs_notify_changed) change; it never becomes young again
+       without going first (a mkdir of one of its families finds it
+       listed). */
+    fs_cache_rule_children(fs, &d->p, &d->rule);
+    fi->cache_readdir = fi->keep_cache =
+        fs->cache_long && d->rule.seconds >= FS_CACHE_LONG && d->rule.ttl_ms == 0 &&
+        (d->p.kind != FS_ROW || fs_young_family(fs, &d->p, "") < 0);
     pthread_mutex_init(&d->mu, NULL);
     pthread_mutex_lock(&fs->mu);
     d->next = fs->dirs;
@@ -476,7 +547,8 @@ int fs_op_readdir(cellfs *fs, struct fuse_file_info *fi, off_t off, bool plus, f
         if (d->next_off >= off) {
             struct stat st;
             bool known = plus && entry_stat(fs, d, name, dir, &attr, &st);
-            if (fill(ctx, d->path, name, dir, known ? &st : NULL, d->next_off + 1)) break;
+            if (fill(ctx, d->path, name, dir, known ? &st : NULL, &d->rule, d->next_off + 1))
+                break;
             sent++;
         }
         d->next_off++;

@@ -114,10 +114,13 @@ void fs_path_free(fs_path *p)
 
 char *fs_path_child(const char *dir, const char *name)
 {
-    size_t dlen = strlen(dir);
-    bool root = dlen == 1 && dir[0] == '/';
-    char *path = malloc(dlen + strlen(name) + 2);
-    if (path) sprintf(path, "%s%s%s", root ? "" : dir, "/", name);
+    size_t dlen = strlen(dir), nlen = strlen(name);
+    if (dlen == 1 && dir[0] == '/') dlen = 0;
+    char *path = malloc(dlen + nlen + 2);
+    if (!path) return NULL;
+    memcpy(path, dir, dlen);
+    path[dlen] = '/';
+    memcpy(path + dlen + 1, name, nlen + 1);
     return path;
 }
 

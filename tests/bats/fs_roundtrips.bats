@@ -7,6 +7,7 @@
 # semantics need (cellfs(1) CACHING, READING) is a promise broken.
 
 load helpers/mount
+load helpers/requests
 
 setup() {
     fs_setup -d -o versions
@@ -17,25 +18,6 @@ setup() {
 
 teardown() {
     fs_teardown
-}
-
-# mark: remembers where the daemon's log ends now.
-mark() {
-    sleep 0.3                     # RELEASE is sent after close(2) returns
-    MARK=$(wc -l < "$FS_TMP/cellfs.log")
-}
-
-# count OPCODE: requests of that opcode logged since the last mark.
-count() {
-    sleep 0.3
-    tail -n +"$((MARK + 1))" "$FS_TMP/cellfs.log" | grep -c "opcode: $1 " || true
-}
-
-# requests: every opcode logged since the last mark, "NAME=N" sorted.
-requests() {
-    sleep 0.3
-    tail -n +"$((MARK + 1))" "$FS_TMP/cellfs.log" |
-        sed -n 's/.*opcode: \([A-Z_?]*\) .*/\1/p' | sort | uniq -c | awk '{ printf "%s=%s ", $2, $1 }'
 }
 
 write_cell() {    # write_cell NAME BYTES: open(O_CREAT|O_TRUNC), one write, close
@@ -124,4 +106,19 @@ read_cell() {     # read_cell NAME: open, one read, close
     echo v2 > "$C/q@$((ts - 2000))"
     sleep 1.2
     [ "$(cat "$view")" = v2 ]
+}
+
+@test "a family listed right after its row shows the cells a write in between made" {
+    echo a > "$C/a"
+    ls "$MNT/default/t/r" > /dev/null      # the row's listing reads the row
+    echo bbb > "$C/b"
+    out=$(ls -l "$C")
+    echo "$out"
+    echo "$out" | awk '$NF == "b" { found = 1; if ($5 != 4) exit 1 } END { exit !found }'
+    # and a version put at an older time, through its own name
+    printf "{NAME => 'cf', VERSIONS => '5'}\n" > "$MNT/default/t/.schema"
+    ls "$MNT/default/t/r" > /dev/null
+    ts=$(ls "$C" | sed -n 's/^a@//p' | head -1)
+    echo older > "$C/a@$((ts - 1000))"
+    ls "$C" | grep -qx "a@$((ts - 1000))"
 }
