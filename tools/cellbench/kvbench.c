@@ -167,6 +167,12 @@ static void run_engine(engine_job *job, engine_report *rep, value_pool *pool) {
             r->failed = 1;
             bench_fmt(r->err, sizeof r->err, "%s", e.err);
         }
+        /* Bytes on disk once the workload's flushes and compactions have
+           settled, as pass_turn would wait anyway: measured at once, they
+           would catch a compaction's inputs and output both on disk, and
+           vary with its timing. */
+        if (rc == 0)
+            settle();
         r->disk_bytes = bench_dir_bytes(job->dir);
         if (rc != 0)
             break;
