@@ -10,6 +10,7 @@
 #include "util/coding.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,9 @@ struct kv_wal_writer {
     kv_env *env;
     kv_file *file;
     char *path;
-    uint64_t size;      /* bytes of whole records (and the header) written */
+    /* Bytes of whole records (and the header) written: the appender (one
+       at a time) adds, kv_engine_stat reads it under other locks. */
+    _Atomic uint64_t size;
     kv_buf rec;         /* reused framing buffer: one append per record */
     kv_status failed;   /* a failed append may have left a torn record */
 };
@@ -81,7 +84,7 @@ kv_status kv_wal_writer_open(kv_wal_writer **out, kv_env *env, const char *path,
         free(w);
         return st;
     }
-    w->size = WAL_FILE_HEADER_LEN;
+    atomic_store_explicit(&w->size, WAL_FILE_HEADER_LEN, memory_order_relaxed);
     *out = w;
     return KV_OK;
 }
@@ -120,7 +123,7 @@ kv_status kv_wal_append(kv_wal_writer *w, const void *data, size_t len, char *er
         w->failed = st;
         return st;
     }
-    w->size += w->rec.len;
+    atomic_fetch_add_explicit(&w->size, w->rec.len, memory_order_relaxed);
     /* Do not keep a huge buffer around after one big record. */
     if (w->rec.cap > (4u << 20))
         kv_buf_free(&w->rec);
@@ -136,7 +139,7 @@ kv_status kv_wal_sync(kv_wal_writer *w, char *err, size_t errlen) {
 }
 
 uint64_t kv_wal_size(const kv_wal_writer *w) {
-    return w ? w->size : 0;
+    return w ? atomic_load_explicit(&w->size, memory_order_relaxed) : 0;
 }
 
 bool kv_wal_failed(const kv_wal_writer *w) {

@@ -20,7 +20,7 @@ kv_status kv_wal_writer_open(kv_wal_writer **out, kv_env *env, const char *path,
    call to the env, so a record is either whole in the file or a torn tail. */
 kv_status kv_wal_append(kv_wal_writer *w, const void *data, size_t len, char *err, size_t errlen);
 kv_status kv_wal_sync(kv_wal_writer *w, char *err, size_t errlen);
-/* Bytes written so far. */
+/* Bytes written so far; may be called while another thread appends. */
 uint64_t kv_wal_size(const kv_wal_writer *w);
 /* Whether an append failed (the log then takes no more records). */
 bool kv_wal_failed(const kv_wal_writer *w);

@@ -171,6 +171,11 @@ static void *atom_getter(void *arg) {
         check_row(sh, r);
         kv_result_free(r);
         atomic_fetch_add(&sh->reads, 1);
+        /* What df on a mount asks while its writers append (under TSan:
+           the log's size read beside its appender). */
+        kv_store_stats stats;
+        if (rng(&w->rng) % 8 == 0 && (st = kv_store_stat(&stats, sh->s)) != KV_OK)
+            fail(sh, "stat", st);
     }
     return NULL;
 }
