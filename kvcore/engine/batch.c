@@ -11,41 +11,8 @@
 
 #include <string.h>
 
-/* The integers of a record, as util/coding.h writes and reads them, here
-   without a call for each (a record is encoded and decoded once a write):
-   little-endian words, and LEB128 varints of one byte done inline. */
-static inline void put_le32(uint8_t *p, uint32_t v) {
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    memcpy(p, &v, 4);
-}
-
-static inline void put_le64(uint8_t *p, uint64_t v) {
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    memcpy(p, &v, 8);
-}
-
-static inline uint32_t get_le32(const uint8_t *p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    return v;
-}
-
-static inline uint64_t get_le64(const uint8_t *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
+/* LEB128 varints as util/coding.h writes and reads them, with the one-byte
+   case inline (a record is encoded and decoded once a write). */
 static inline size_t varint_length(uint64_t v) { return v < 0x80 ? 1 : kv_varint_length(v); }
 
 static inline size_t put_varint(uint8_t *p, uint64_t v) {
@@ -72,9 +39,9 @@ static size_t op_len(size_t qlen, size_t vlen) {
 /* Writes one op at p (op_len bytes reserved); returns the end. */
 static uint8_t *put_op(uint8_t *p, uint32_t family_id, kv_cell_type type, int64_t ts,
                        const void *q, size_t qlen, const void *v, size_t vlen) {
-    put_le32(p, family_id);
+    kv_put_le32(p, family_id);
     p[4] = (uint8_t)type;
-    put_le64(p + 5, (uint64_t)ts);
+    kv_put_le64(p + 5, (uint64_t)ts);
     p += 13;
     p += put_varint(p, qlen);
     if (qlen) memcpy(p, q, qlen);
@@ -87,14 +54,14 @@ static uint8_t *put_op(uint8_t *p, uint32_t family_id, kv_cell_type type, int64_
 int kv_batch_begin(kv_buf *rec, uint64_t first_seq) {
     rec->len = 0;
     if (kv_buf_reserve(rec, KV_BATCH_HEADER_LEN)) return -1;
-    put_le64(rec->data, first_seq);
-    put_le32(rec->data + 8, 0);
+    kv_put_le64(rec->data, first_seq);
+    kv_put_le32(rec->data + 8, 0);
     rec->len = KV_BATCH_HEADER_LEN;
     return 0;
 }
 
 void kv_batch_set_count(kv_buf *rec, uint32_t nmut) {
-    if (rec->len >= KV_BATCH_HEADER_LEN) put_le32(rec->data + 8, nmut);
+    if (rec->len >= KV_BATCH_HEADER_LEN) kv_put_le32(rec->data + 8, nmut);
 }
 
 kv_status kv_batch_add(kv_engine *s, kv_buf *b, const kv_table *t, const kv_mutation *m,
@@ -124,7 +91,7 @@ kv_status kv_batch_add(kv_engine *s, kv_buf *b, const kv_table *t, const kv_muta
     need += varint_length(count);
     if (kv_buf_reserve(b, need)) return KV_NO_MEMORY;
     uint8_t *p = b->data + b->len;
-    put_le32(p, t->id);
+    kv_put_le32(p, t->id);
     p += 4;
     p += put_varint(p, m->row_len);
     memcpy(p, m->bytes.data, m->row_len);
@@ -152,13 +119,13 @@ kv_status kv_batch_add(kv_engine *s, kv_buf *b, const kv_table *t, const kv_muta
 
 static const uint8_t *get_u32(const uint8_t *p, const uint8_t *end, uint32_t *v) {
     if (!p || end - p < 4) return NULL;
-    *v = get_le32(p);
+    *v = kv_get_le32(p);
     return p + 4;
 }
 
 static const uint8_t *get_u64(const uint8_t *p, const uint8_t *end, uint64_t *v) {
     if (!p || end - p < 8) return NULL;
-    *v = get_le64(p);
+    *v = kv_get_le64(p);
     return p + 8;
 }
 

@@ -35,26 +35,6 @@ uint64_t kv_get_be64(const uint8_t *p) {
     return ((uint64_t)kv_get_be32(p) << 32) | kv_get_be32(p + 4);
 }
 
-void kv_put_le32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-void kv_put_le64(uint8_t *p, uint64_t v) {
-    kv_put_le32(p, (uint32_t)v);
-    kv_put_le32(p + 4, (uint32_t)(v >> 32));
-}
-
-uint32_t kv_get_le32(const uint8_t *p) {
-    return p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
-uint64_t kv_get_le64(const uint8_t *p) {
-    return kv_get_le32(p) | ((uint64_t)kv_get_le32(p + 4) << 32);
-}
-
 size_t kv_put_varint64(uint8_t *p, uint64_t v) {
     size_t n = 0;
     while (v >= 0x80) {

@@ -26,10 +26,36 @@ static inline uint64_t kv_load_be64(const uint8_t *p) {
 #endif
     return v;
 }
-void kv_put_le32(uint8_t *p, uint32_t v);
-void kv_put_le64(uint8_t *p, uint64_t v);
-uint32_t kv_get_le32(const uint8_t *p);
-uint64_t kv_get_le64(const uint8_t *p);
+/* Little-endian integers, inline (one store or load, a byte swap only on a
+   big-endian host): the log record's coder calls them for every field. */
+static inline void kv_put_le32(uint8_t *p, uint32_t v) {
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    __builtin_memcpy(p, &v, 4);
+}
+static inline void kv_put_le64(uint8_t *p, uint64_t v) {
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    __builtin_memcpy(p, &v, 8);
+}
+static inline uint32_t kv_get_le32(const uint8_t *p) {
+    uint32_t v;
+    __builtin_memcpy(&v, p, 4);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+static inline uint64_t kv_get_le64(const uint8_t *p) {
+    uint64_t v;
+    __builtin_memcpy(&v, p, 8);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
 
 /* Writes a LEB128 varint; returns bytes written (<= 5 / <= 10). */
 size_t kv_put_varint32(uint8_t *p, uint32_t v);
