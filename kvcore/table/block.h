@@ -86,7 +86,11 @@ typedef struct kv_block_iter {
     kv_status status;
 } kv_block_iter;
 
-void kv_block_iter_init(kv_block_iter *it);
+/* Inline: a pooled sorted-file iterator clears itself and its block
+   iterator with it (sst_read.c's kv_sst_iter) in one go. */
+static inline void kv_block_iter_init(kv_block_iter *it) {
+    memset(it, 0, sizeof *it);
+}
 /* Points the iterator at block b (invalid until a seek). */
 void kv_block_iter_set(kv_block_iter *it, const kv_block *b);
 void kv_block_iter_seek_first(kv_block_iter *it);
