@@ -14,7 +14,9 @@
  * decompresses one unit, not the whole block; an entry of a unit's size or
  * more starts a unit of its own. A unit's separator is chosen
  * like a block's, when the next key arrives; the block's index entry lists
- * its units.
+ * its units. Without compression (format version 3) a unit also ends
+ * before the entry that would carry it past the end of its 4 KiB page of
+ * the file, padded to that end, so that reading it is one page.
  * Called by flush and compaction; calls env, block.c, bloom.c, keys.c,
  * lz4 and snappy.
  */
