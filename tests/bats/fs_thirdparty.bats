@@ -50,11 +50,11 @@ remount_same() {
 fio_run() {
     local n=$1
     shift
-    run timeout 60 fio --name="$n" --directory="$F" --verify_fatal=1 --do_verify=1 "$@"
+    run timeout 60 fio --name="$n" --directory="$F" --verify_fatal=1 --verify_state_save=0 --do_verify=1 "$@"
     echo "$output" | grep -iE 'err=|verify|error' || true
     [ "$status" -eq 0 ]
     remount_same
-    run timeout 60 fio --name="$n" --directory="$F" --verify_fatal=1 --do_verify=1 --verify_only "$@"
+    run timeout 60 fio --name="$n" --directory="$F" --verify_fatal=1 --verify_state_save=0 --do_verify=1 --verify_only "$@"
     echo "$output" | grep -iE 'err=|verify|error' || true
     [ "$status" -eq 0 ]
 }
@@ -77,6 +77,11 @@ fio_run() {
     fio_run direct --ioengine=psync --direct=1 --rw=randwrite --bs=4k --size=2m --verify=crc32c
 }
 
+@test "fio: the mmap engine (maps, closes the descriptor, reopens to verify) writes and verifies" {
+    need fio
+    fio_run mmap --ioengine=mmap --rw=randwrite --bs=4k --size=2m --verify=crc32c
+}
+
 @test "fio: four jobs on one file and three jobs on eight files each, verified before and after a remount" {
     need fio
     fio_run shared --ioengine=psync --rw=randwrite --bs=4k --numjobs=4 --filename=shared \
@@ -87,8 +92,9 @@ fio_run() {
 @test "fio: appends (file_append) are all there after a remount" {
     need fio
     run timeout 60 fio --name=app --directory="$F" --ioengine=psync --rw=write --bs=4k \
-        --size=1m --file_append=1 --verify=crc32c --verify_fatal=1 --do_verify=1
+        --size=1m --file_append=1 --verify=crc32c --verify_fatal=1 --verify_state_save=0 --do_verify=1
     [ "$status" -eq 0 ]
     [ "$(stat -c %s "$F/app.0.0")" -eq 1048576 ]
     remount_same
 }
+
