@@ -98,3 +98,68 @@ fio_run() {
     remount_same
 }
 
+# seed_cells: a few cells in F with known bytes, for the checks after a tool.
+seed_cells() {
+    local i
+    for i in 1 2 3 4 5; do
+        head -c $((i * 7919)) /dev/urandom > "$F/seed$i"
+    done
+}
+
+@test "stress-ng in a family directory: its stressors' mkdir gets EPERM, reported as such, and the cells stay" {
+    need stress-ng
+    seed_cells
+    run timeout 30 stress-ng --hdd 1 --dir 1 --rename 1 --timeout 2 --verify --temp-path "$F"
+    echo "$output"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"mkdir"*"errno=1 (Operation not permitted)"* ]]
+    [ "$(find "$F" -mindepth 1 | wc -l)" -eq 5 ]
+    remount_same
+}
+
+@test "stress-ng file stressors with --verify where the grammar allows a directory (a table's scratch files), then the cells survive a remount" {
+    need stress-ng
+    seed_cells
+    # Each stressor makes its directory in the namespace (a table) and its
+    # files beside that table's rows: scratch files, at most 32 at a time.
+    run timeout 40 stress-ng --hdd 1 --hdd-bytes 1m --hdd-write-size 4k \
+        --fallocate 1 --fallocate-bytes 1m --readahead 1 --readahead-bytes 1m \
+        --seek 1 --seek-size 1m --sync-file 1 --sync-file-bytes 1m \
+        --mmap 1 --mmap-file --mmap-bytes 1m --file-ioctl 1 --lockf 1 --flock 1 \
+        --utime 1 --chmod 1 --timeout 3 --verify --temp-path "$MNT/default"
+    echo "$output" | grep -vE 'metrc|info:' || true
+    [ "$status" -eq 0 ]
+    [ "$(ls "$MNT/default")" = t ]
+    remount_same
+}
+
+@test "stress-ng directory stressors (dir, rename, then dentry) in a namespace, then nothing is left" {
+    need stress-ng
+    seed_cells
+    # dentry fills the 32 scratch files a mount keeps (ENOSPC beyond, which
+    # it tolerates): run alone, as another stressor would meet that limit.
+    run timeout 40 stress-ng --dir 1 --rename 1 --timeout 3 --verify --temp-path "$MNT/default"
+    echo "$output" | grep -vE 'metrc|info:' || true
+    [ "$status" -eq 0 ]
+    run timeout 40 stress-ng --dentry 1 --timeout 2 --verify --temp-path "$MNT/default"
+    echo "$output" | grep -vE 'metrc|info:' || true
+    [ "$status" -eq 0 ]
+    [ "$(ls "$MNT/default")" = t ]
+    remount_same
+}
+
+@test "stress-ng --link and --symlink: refused with EPERM (documented), the stressors skip, the mount stays right" {
+    need stress-ng
+    seed_cells
+    run timeout 30 stress-ng --link 1 --symlink 1 --timeout 2 --temp-path "$MNT/default"
+    echo "$output"
+    [[ "$output" == *"link calls not allowed"* ]]
+    [ "$(ls "$MNT/default")" = t ]
+    run ln "$F/seed1" "$F/hard"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"Operation not permitted"* ]]
+    run ln -s seed1 "$F/soft"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"Operation not permitted"* ]]
+    remount_same
+}
