@@ -163,3 +163,39 @@ seed_cells() {
     [[ "$output" == *"Operation not permitted"* ]]
     remount_same
 }
+
+# dbench_tables N: tables client0..N-1 of namespace clients with the
+# families of dbench's client.txt, whose paths \clients\clientK\~dmtmp\APP\f
+# are namespace, table, row, family and cell.
+dbench_tables() {
+    local k
+    mkdir -p "$MNT/clients"
+    for k in $(seq 0 $(($1 - 1))); do
+        mkdir "$MNT/clients/client$k"
+        printf "{NAME => '%s'}\n" cf PARADOX PM WORDPRO EXCEL WORD COREL PWRPNT ACCESS SEED \
+            > "$MNT/clients/client$k/.schema"
+    done
+}
+
+@test "dbench: two clients of client.txt for 5 s (tables made beforehand, without its Deltree), the cells it leaves survive a remount" {
+    need dbench
+    local load=/usr/share/dbench/client.txt
+    [ -f "$load" ] || skip "dbench's client.txt is not installed"
+    dbench_tables 2
+    # Deltree would drop the tables with their families (rmdir of a table).
+    grep -v '^Deltree' "$load" > "$FS_TMP/client.txt"
+    run timeout 60 dbench -c "$FS_TMP/client.txt" -D "$MNT" -t 5 --skip-cleanup 2
+    echo "$output" | grep -vE 'MB/sec +(warmup|execute)' | tail -25
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"Throughput"*"2 clients"* ]]
+    [[ "$output" != *"ERROR"* ]]
+    # The cells (files in the rows); files beside the rows (filler.*) are
+    # scratch files kept until the unmount (cellfs(1)).
+    (cd "$MNT" && find clients -path '*~dmtmp/*' -type f | LC_ALL=C sort | xargs -r -d '\n' md5sum) \
+        > "$FS_TMP/before"
+    [ "$(wc -l < "$FS_TMP/before")" -gt 20 ]
+    remount
+    (cd "$MNT" && find clients -path '*~dmtmp/*' -type f | LC_ALL=C sort | xargs -r -d '\n' md5sum) \
+        > "$FS_TMP/after"
+    diff "$FS_TMP/before" "$FS_TMP/after"
+}
