@@ -230,3 +230,27 @@ dbench_tables() {
     [[ "$output" == *"mkdir"*"Operation not permitted"* ]]
     [ -z "$(ls -A "$F")" ]
 }
+
+@test "bonnie++: 16 MiB block write, rewrite, read and seeks (-f), the cells beside it intact after a remount" {
+    need bonnie++
+    seed_cells
+    run timeout 60 bonnie++ -d "$F" -r 8 -s 16 -f -n 0 -u root
+    echo "$output" | tail -5
+    [ "$status" -eq 0 ]
+    [[ "$output" == *",16M,"* ]]
+    [[ "$output" != *"Can't"* ]]
+    [ "$(ls "$F" | wc -l)" -eq 5 ]    # its file removed
+    remount_same
+}
+
+@test "bonnie++ -n (small files): its directory is refused with EPERM in a family, bonnie++ says so, nothing is left" {
+    need bonnie++
+    seed_cells
+    run timeout 60 bonnie++ -d "$F" -s 0 -n 1 -u root
+    echo "$output" | tail -5
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"Can't make directory"* ]]
+    grep -q "mkdir .*Bonnie.*: a family directory holds only cells" "$FS_TMP/cellfs.log"
+    [ "$(ls "$F" | wc -l)" -eq 5 ]
+    remount_same
+}
