@@ -262,3 +262,17 @@ dbench_tables() {
     [ "$(ncells "$F")" -eq 5 ]
     remount_same
 }
+
+@test "stress-ng --filename (names of every byte, newlines included): it passes, and each log line stays one line" {
+    need stress-ng
+    seed_cells
+    run timeout 30 stress-ng --filename 1 --timeout 2 --verify --temp-path "$MNT/default"
+    echo "$output" | grep -vE 'metrc|info:' || true
+    [ "$status" -eq 0 ]
+    [ "$(ls "$MNT/default")" = t ]
+    [ -s "$FS_TMP/cellfs.log" ]
+    run grep -cav '^cellfs: ' "$FS_TMP/cellfs.log"
+    echo "lines not starting with 'cellfs: ': $output"
+    [ "$output" -eq 0 ]
+    remount_same
+}
