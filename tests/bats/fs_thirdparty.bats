@@ -276,3 +276,18 @@ dbench_tables() {
     [ "$output" -eq 0 ]
     remount_same
 }
+
+@test "stress-ng --fstat on a family directory (--fstat-dir), and --fiemap skipped (not supported by FUSE): status 0, the cells unchanged" {
+    need stress-ng
+    seed_cells
+    run timeout 30 stress-ng --fstat 1 --fstat-dir "$F" --timeout 2 --verify --metrics-brief
+    echo "$output" | grep -vE 'info:' || true
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"fstat "* ]]
+    run timeout 30 stress-ng --fiemap 1 --fiemap-bytes 1m --timeout 2 --temp-path "$MNT/default"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"FIEMAP not supported"* ]]
+    [ "$(ls "$MNT/default")" = t ]
+    remount_same
+}
