@@ -54,8 +54,9 @@ remount_same() {
     diff "$FS_TMP/before" "$FS_TMP/after"
 }
 
-# fio_run NAME ARGS...: one fio job in F with crc32c verification of what it
-# wrote (fatal); then, after a remount, fio's verification alone.
+# fio_run NAME ARGS...: one fio job in F that verifies what it wrote (the
+# --verify method in ARGS; fatal); then, after a remount that checks every
+# file's bytes, fio's verification alone.
 fio_run() {
     local n=$1
     shift
