@@ -87,6 +87,26 @@ fio_run() {
     fio_run direct --ioengine=psync --direct=1 --rw=randwrite --bs=4k --size=2m --verify=crc32c
 }
 
+@test "fio: io_uring, libaio and pvsync2 engines, verified before and after a remount" {
+    need fio
+    local e
+    for e in io_uring libaio pvsync2; do
+        fio --enghelp 2>/dev/null | grep -qx "[[:space:]]*$e" || continue
+        fio_run "$e" --ioengine="$e" --iodepth=4 --rw=randwrite --bs=4k --size=1m --verify=crc32c
+    done
+}
+
+@test "fio: the mmap engine with two jobs (processes) on one file: the second mapping gets ENODEV (documented), the first job's bytes stay" {
+    need fio
+    run timeout 60 fio --name=mm2 --directory="$F" --ioengine=mmap --rw=randwrite --bs=4k \
+        --size=512k --numjobs=2 --filename=shared --offset_increment=512k \
+        --verify=crc32c --verify_fatal=1 --verify_state_save=0 --do_verify=1
+    echo "$output" | grep -E 'err=' || true
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"error=No such device"* ]]
+    remount_same
+}
+
 @test "fio: the mmap engine (maps, closes the descriptor, reopens to verify) writes and verifies" {
     need fio
     fio_run mmap --ioengine=mmap --rw=randwrite --bs=4k --size=2m --verify=crc32c
