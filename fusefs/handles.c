@@ -330,6 +330,14 @@ int fs_handles_paged_read(cellfs *fs, const fs_handle *h, char *buf, size_t size
 
 int fs_handles_stat_ino(cellfs *fs, uint64_t ino, struct stat *st)
 {
+    /* A scratch file beside the rows (removed while open: stress-ng's
+       files) shows its bytes, as a cell's open file does. */
+    pthread_mutex_lock(&fs->mu);
+    fs_handle *s = fs->handles;
+    while (s && !(s->ino == ino && s->kind == FS_H_SCRATCH && s->scratch)) s = s->next;
+    if (s) fs_stat_file(fs, st, s->scratch->len, fs_ts_to_ms(&s->scratch->mtime), true);
+    pthread_mutex_unlock(&fs->mu);
+    if (s) return 1;
     fs_handle *h = fs_handles_ref_ino(fs, ino);
     if (!h) return 0;
     pthread_mutex_lock(&h->mu);

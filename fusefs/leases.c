@@ -102,7 +102,11 @@ bool fs_lease_page(cellfs *fs, fs_handle *w, int flags, const fs_path *p)
     int others;
     while ((others = other_writers(fs, w)) == 1)
         if (pthread_cond_timedwait(&fs->readers_gone, &fs->mu, &deadline) == ETIMEDOUT) break;
-    return other_writers(fs, w) == 0;
+    /* A closed writer still unreleased after the wait is held by a mapping
+       (fio's mmap engine maps, closes and reopens): it committed at its
+       close and writes nothing more of its own, and its mapping's pages
+       are the kernel's one set, so the new writer may page them too. */
+    return other_writers(fs, w) < 2;
 }
 
 /* Registers writer @p w (opening) and waits for the cached readers it

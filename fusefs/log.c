@@ -9,8 +9,12 @@
 #include <stdio.h>
 #include <syslog.h>
 
-static void emit(cellfs *fs, int prio, const char *text)
+/* One line each: control bytes but tabs (a name may hold a newline:
+   stress-ng --filename makes such names) are shown as '?'. */
+static void emit(cellfs *fs, int prio, char *text)
 {
+    for (unsigned char *c = (unsigned char *)text; *c; c++)
+        if ((*c < 0x20 && *c != '\t') || *c == 0x7f) *c = '?';
     fprintf(stderr, "cellfs: %s\n", text);
     if (!fs || !fs->foreground) syslog(prio, "%s", text);
 }

@@ -254,8 +254,8 @@ int fs_handles_paged_stat(cellfs *fs, const fs_handle *h, size_t *size, int64_t 
  *  cell @p h names, other than @p h and not closed since it last wrote:
  *  the bytes copied, or -1 when there is none. */
 int fs_handles_paged_read(cellfs *fs, const fs_handle *h, char *buf, size_t size, off_t off);
-/** Attributes of the open cell file the kernel knows as @p ino, whatever
- *  its name now (fstat of a descriptor whose file was unlinked or
+/** Attributes of the open cell or scratch file the kernel knows as @p ino,
+ *  whatever its name now (fstat of a descriptor whose file was unlinked or
  *  replaced): its buffer's size and time. 1 when one is open, else 0. */
 int fs_handles_stat_ino(cellfs *fs, uint64_t ino, struct stat *st);
 /** The open cell file the kernel knows as @p ino, whatever its name now,

@@ -58,8 +58,9 @@ bool fs_group_same(cellfs *fs, fs_handle *h, pid_t pid);
 bool fs_lease_may_cache(cellfs *fs, const char *path);
 /** Whether writer @p w (registered, opening) may be a paged writer: an
  *  O_RDWR open of a cell, not O_APPEND nor a version, that no other file
- *  writes once the closed writers of its cell have been released (waited
- *  for at most FS_PAGED_WAIT_MS). fs->mu held on entry and return. */
+ *  writes but closed writers of its cell (their releases are waited for
+ *  at most FS_PAGED_WAIT_MS; one still unreleased then is held by a
+ *  mapping). fs->mu held on entry and return. */
 bool fs_lease_page(cellfs *fs, fs_handle *w, int flags, const fs_path *p);
 /** Whether @p h still names @p path, is not an orphan, and is the only
  *  open file of that cell (of its q or q@<ts> names). fs->mu held. */

@@ -12,6 +12,7 @@ packages=(
   libgrpc-dev protobuf-c-compiler libprotobuf-c-dev
   bats rsync tar findutils procps python3
   clang libclang-rt-14-dev
+  fio stress-ng dbench fsmark bonnie++
 )
 
 missing=()
