@@ -301,6 +301,40 @@ bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts)
     return masked;
 }
 
+/* fs_column_raw's answer from its raw read @p r: *newest of the cells at
+   or after @p from, the puts at or after @p puts_from (when @p puts), and
+   in *shown (when not NULL) how many of those no marker of @p r hides. */
+static int column_of(const kv_result *r, const fs_path *p, int64_t from, int64_t puts_from,
+                     int64_t *newest, int64_t **puts, size_t *nputs, size_t *shown)
+{
+    int rc = 0;
+    for (size_t i = 0; i < r->ncells && rc == 0; i++) {
+        const kv_cell *c = &r->cells[i];
+        if (strcmp(c->family, p->family) != 0) continue;
+        bool family_marker = c->type == KV_TYPE_DELETE_FAMILY ||
+                             c->type == KV_TYPE_DELETE_FAMILY_VERSION;
+        if (!family_marker && !same_qual(c, p->qual, p->qual_len)) continue;
+        if (c->timestamp < from) continue;
+        if (c->timestamp > *newest) *newest = c->timestamp;
+        if (!puts || c->type != KV_TYPE_PUT || c->timestamp < puts_from) continue;
+        if (*nputs > 0 && (*puts)[*nputs - 1] == c->timestamp) continue;
+        int64_t *nv = realloc(*puts, (*nputs + 1) * sizeof *nv);
+        if (!nv) {
+            rc = -ENOMEM;
+            break;
+        }
+        *puts = nv;
+        (*puts)[(*nputs)++] = c->timestamp;
+        if (shown && !raw_hides(r, p, c->timestamp)) (*shown)++;
+    }
+    if (rc && puts) {
+        free(*puts);
+        *puts = NULL;
+        *nputs = 0;
+    }
+    return rc;
+}
+
 int fs_column_raw(cellfs *fs, const fs_path *p, int64_t from, int64_t *newest, int64_t **puts,
                   size_t *nputs)
 {
@@ -313,31 +347,29 @@ int fs_column_raw(cellfs *fs, const fs_path *p, int64_t from, int64_t *newest, i
     kv_status st = raw_column_get(fs, p, from, &r);
     if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
     if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
-    int rc = 0;
-    for (size_t i = 0; i < r->ncells && rc == 0; i++) {
-        const kv_cell *c = &r->cells[i];
-        if (strcmp(c->family, p->family) != 0) continue;
-        bool family_marker = c->type == KV_TYPE_DELETE_FAMILY ||
-                             c->type == KV_TYPE_DELETE_FAMILY_VERSION;
-        if (!family_marker && !same_qual(c, p->qual, p->qual_len)) continue;
-        if (c->timestamp < from) continue;
-        if (c->timestamp > *newest) *newest = c->timestamp;
-        if (!puts || c->type != KV_TYPE_PUT) continue;
-        if (*nputs > 0 && (*puts)[*nputs - 1] == c->timestamp) continue;
-        int64_t *nv = realloc(*puts, (*nputs + 1) * sizeof *nv);
-        if (!nv) {
-            rc = -ENOMEM;
-            break;
-        }
-        *puts = nv;
-        (*puts)[(*nputs)++] = c->timestamp;
-    }
+    int rc = column_of(r, p, from, from, newest, puts, nputs, NULL);
     kv_result_free(r);
-    if (rc && puts) {
-        free(*puts);
-        *puts = NULL;
-        *nputs = 0;
-    }
+    return rc;
+}
+
+int fs_column_from(cellfs *fs, const fs_path *p, int64_t from, int64_t puts_from, bool *masked,
+                   int64_t **puts, size_t *nputs, size_t *shown)
+{
+    *masked = false;
+    *puts = NULL;
+    *nputs = 0;
+    if (shown) *shown = 0;
+    kv_result *r = NULL;
+    kv_status st = raw_column_get(fs, p, from, &r);
+    if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
+    if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
+    bool nvb = family_nvb(fs, p);       /* its markers hide only older puts */
+    *masked = !nvb && raw_hides(r, p, from);
+    int64_t newest = INT64_MIN;
+    int rc = column_of(r, p, from, puts_from < from ? from : puts_from, &newest, puts, nputs,
+                       nvb ? NULL : shown);
+    if (rc == 0 && nvb && shown) *shown = *nputs;
+    kv_result_free(r);
     return rc;
 }
 

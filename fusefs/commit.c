@@ -85,9 +85,14 @@ static uint8_t *append_value(const fs_handle *h, const uint8_t *v, size_t vlen, 
 }
 
 /* The timestamp of a commit: q@<ts>'s own, a time set with utimens on the
-   open file, else a new newest version (fs_next_ts). fs->stamp_mu held. */
-static int commit_ts(cellfs *fs, fs_handle *h, int64_t *ts)
+   open file, else a new newest version (fs_next_ts). With a time set, the
+   read that checks it also lists in *gone (malloc'd, *n) every version
+   after it, which the commit deletes so that the value shows with the time
+   set. fs->stamp_mu held. */
+static int commit_ts(cellfs *fs, fs_handle *h, int64_t *ts, int64_t **gone, size_t *n)
 {
+    *gone = NULL;
+    *n = 0;
     const fs_path *p = &h->ref;
     if (p->has_version) {
         if (fs_put_masked(fs, p, p->version)) {
@@ -101,10 +106,18 @@ static int commit_ts(cellfs *fs, fs_handle *h, int64_t *ts)
         return 0;
     }
     if (h->has_set_ts) {
-        if (!fs_put_masked(fs, p, h->set_ts)) {
-            *ts = h->set_ts;
+        bool masked;
+        int64_t t = h->set_ts;
+        int rc = fs_column_from(fs, p, t, t < INT64_MAX ? t + 1 : t, &masked, gone, n, NULL);
+        if (rc) return rc;
+        if (t == INT64_MAX) *n = 0;
+        if (!masked) {
+            *ts = t;
             return 0;
         }
+        free(*gone);
+        *gone = NULL;
+        *n = 0;
         char *hp = fs_handle_path(fs, h);
         fs_log(fs, "write %s: timestamp %lld is hidden by a delete marker; writing as the "
                "newest version", hp ? hp : "?", (long long)h->set_ts);
@@ -122,20 +135,12 @@ static kv_status add_deletes(kv_mutation *m, const fs_path *p, const int64_t *go
     return st;
 }
 
-/* The versions a commit at @p ts deletes in the same mutation: the empty
-   version of a placeholder commit, and with a time set by utimens every
-   version after it (so that the value shows with the time set). */
-static int commit_gone(cellfs *fs, fs_handle *h, int64_t ts, int64_t **gone, size_t *n)
+/* The versions a commit at @p ts deletes in the same mutation: beside
+   those commit_ts listed (*gone, *n), the empty version of a placeholder
+   commit. */
+static int commit_gone(fs_handle *h, int64_t ts, int64_t **gone, size_t *n)
 {
     const fs_path *p = &h->ref;
-    *gone = NULL;
-    *n = 0;
-    int rc = 0;
-    if (h->has_set_ts && ts == h->set_ts && !p->has_version && ts < INT64_MAX) {
-        int64_t newest;
-        rc = fs_column_raw(fs, p, ts + 1, &newest, gone, n);
-        if (rc) return rc;
-    }
     if (h->whole && h->placeholder && !p->has_version && h->placeholder_ts != ts) {
         int64_t *ng = realloc(*gone, (*n + 1) * sizeof *ng);
         if (!ng) return -ENOMEM;
@@ -150,10 +155,10 @@ static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *
 {
     const fs_path *p = &h->ref;
     int64_t ts;
-    int rc = commit_ts(fs, h, &ts);
     int64_t *gone = NULL;
     size_t ngone = 0;
-    if (rc == 0) rc = commit_gone(fs, h, ts, &gone, &ngone);
+    int rc = commit_ts(fs, h, &ts, &gone, &ngone);
+    if (rc == 0) rc = commit_gone(h, ts, &gone, &ngone);
     if (rc) {
         free(gone);
         return rc;

@@ -173,6 +173,17 @@ bool fs_raw_hides(const kv_result *r, const char *family, const uint8_t *q, size
 int fs_column_raw(cellfs *fs, const fs_path *p, int64_t from, int64_t *newest, int64_t **puts,
                   size_t *nputs);
 /**
+ * fs_column_raw and fs_put_masked of one column in one raw read at times at
+ * or after @p from: *masked, whether a put at exactly @p from would be
+ * hidden by a marker (fs_put_masked(fs, p, from)); *puts (malloc'd, *nputs
+ * of them), the put timestamps at or after @p puts_from (>= @p from) as
+ * fs_column_raw lists them; *shown (when not NULL), how many of those no
+ * marker hides. Nothing listed and not masked when the table or family is
+ * gone. 0 or -errno (then nothing allocated).
+ */
+int fs_column_from(cellfs *fs, const fs_path *p, int64_t from, int64_t puts_from, bool *masked,
+                   int64_t **puts, size_t *nputs, size_t *shown);
+/**
  * The timestamp for a new newest value of the column: the store clock, or
  * one past the newest version that shows, or marker of the whole column or
  * family, when that is not older than the clock, and then off the time of

@@ -207,23 +207,26 @@ static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms)
                path);
         return -EINVAL;
     }
-    if (fs_put_masked(fs, p, new_ms)) {
+    /* The value must show with the new time: the versions the store holds
+       after it (older than the value, but newer than the time set; surplus
+       ones beyond VERSIONS included) are deleted with the old version. One
+       raw read from the new time tells them, and whether a marker would
+       hide the value there. */
+    pthread_mutex_lock(&fs->stamp_mu);
+    int64_t *after = NULL;
+    size_t nafter = 0, lost = 0;    /* of them, those no marker hides: said in the log */
+    bool masked = false;
+    rc = fs_column_from(fs, p, new_ms, new_ms < INT64_MAX ? new_ms + 1 : INT64_MAX, &masked,
+                        &after, &nafter, &lost);
+    if (rc == 0 && new_ms == INT64_MAX) nafter = lost = 0;
+    if (rc == 0 && masked) {
+        pthread_mutex_unlock(&fs->stamp_mu);
         free(v);
+        free(after);
         fs_log(fs, "utimens %s: time %lld is older than a delete marker of this cell, which "
                "would hide the value", path, (long long)new_ms);
         return -EPERM;
     }
-    /* The value must show with the new time: the versions the store holds
-       after it (older than the value, but newer than the time set; surplus
-       ones beyond VERSIONS included) are deleted with the old version. */
-    pthread_mutex_lock(&fs->stamp_mu);
-    int64_t newest, *after = NULL, *vis = NULL;
-    size_t nafter = 0, nvis = 0, lost = 0;
-    /* Retained versions (not only surplus ones) that go: said in the log. */
-    if (fs_cell_versions(fs, p, &vis, &nvis) == 0)
-        for (size_t i = 0; i < nvis; i++) lost += vis[i] > new_ms;
-    free(vis);
-    rc = new_ms < INT64_MAX ? fs_column_raw(fs, p, new_ms + 1, &newest, &after, &nafter) : 0;
     kv_mutation *m = NULL;
     kv_status st = rc ? KV_OK : kv_mutation_new(&m, p->row, p->row_len);
     if (rc == 0 && st == KV_OK)

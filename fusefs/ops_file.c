@@ -437,7 +437,20 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
         rc = fs_column_raw(fs, pt, INT64_MIN, &newest, NULL, NULL);
         put_ts = restore_ts(fs, newest > src_ts ? newest : src_ts);
     }
-    if (rc == 0 && fs_put_masked(fs, pt, put_ts)) {
+    /* The target keeps its history (as a Put over it would): only its
+       versions at or after the source's time go, so that the value shows
+       with the source's time (mv keeps the mtime). The raw read that lists
+       them also tells whether a marker would hide the put. */
+    free(dst_ts);
+    dst_ts = NULL;
+    ndst = 0;
+    bool keep_history = !pt->has_version && !restore;
+    bool masked = false;
+    if (rc == 0 && keep_history)
+        rc = fs_column_from(fs, pt, put_ts, put_ts, &masked, &dst_ts, &ndst, NULL);
+    else if (rc == 0)
+        masked = fs_put_masked(fs, pt, put_ts);
+    if (rc == 0 && masked) {
         if (pt->has_version) {
             fs_log(fs, "rename %s -> %s: a delete marker hides a put at %lld", from, to,
                    (long long)put_ts);
@@ -446,17 +459,13 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
             fs_log(fs, "rename %s -> %s: timestamp %lld is hidden by a delete marker; the "
                    "value becomes the newest version", from, to, (long long)put_ts);
             rc = fs_next_ts(fs, pt, &put_ts);
+            free(dst_ts);
+            dst_ts = NULL;
+            ndst = 0;
+            int64_t newest;
+            if (rc == 0 && keep_history)
+                rc = fs_column_raw(fs, pt, put_ts, &newest, &dst_ts, &ndst);
         }
-    }
-    /* The target keeps its history (as a Put over it would): only its
-       versions at or after the source's time go, so that the value shows
-       with the source's time (mv keeps the mtime). */
-    free(dst_ts);
-    dst_ts = NULL;
-    ndst = 0;
-    if (rc == 0 && !pt->has_version && !restore) {
-        int64_t newest;
-        rc = fs_column_raw(fs, pt, put_ts, &newest, &dst_ts, &ndst);
     }
     kv_status st = KV_OK;
     kv_mutation *m = NULL;
