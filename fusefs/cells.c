@@ -401,7 +401,7 @@ int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts)
     return 0;
 }
 
-int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m)
+int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m, int *shows)
 {
     /* Where the store keeps markers, every version is deleted exactly and
        no column marker is left: a value put later at an older time (rsync
@@ -410,11 +410,26 @@ int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m)
        versions exactly. */
     bool exact = (kv_store_capabilities(fs->store) & KV_CAP_RAW_SCANS) != 0;
     int64_t now = kv_store_now(fs->store);
-    int64_t newest, *vers = NULL;
-    size_t n = 0;
-    int rc = fs_column_raw(fs, p, exact ? KV_TIME_MIN : now, &newest, &vers, &n);
+    int64_t from = exact ? KV_TIME_MIN : now;
+    if (shows) {
+        /* The raw read tells what a get would show where no marker's rule
+           of NEW_VERSION_BEHAVIOR and no TTL's expiry changes it. */
+        fs_family_info fi;
+        bool plain = exact && fs_family_lookup(fs, p->table, p->family, &fi) == 0 && fi.found &&
+                     !fi.nvb && fi.ttl_ms == 0;
+        *shows = plain ? 0 : -1;
+        if (!plain) shows = NULL;
+    }
+    int64_t newest = INT64_MIN, *vers = NULL;
+    size_t n = 0, shown = 0;
+    kv_result *r = NULL;
+    kv_status st = raw_column_get(fs, p, from, &r);
+    if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
+    if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
+    int rc = column_of(r, p, from, from, &newest, &vers, &n, shows ? &shown : NULL);
+    kv_result_free(r);
     if (rc) return rc;
-    kv_status st = KV_OK;
+    if (shows) *shows = shown > 0;
     if (!exact)
         st = kv_mutation_delete_column(m, p->family, p->qual, p->qual_len, KV_LATEST_TIMESTAMP);
     for (size_t i = 0; i < n && st == KV_OK; i++)

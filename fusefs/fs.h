@@ -200,9 +200,12 @@ int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts);
  * names: each version the store holds exactly (no column marker is left
  * to hide a value put later at an older time); on a backend without raw
  * reads, the whole column at the store clock and each future version.
- * fs->stamp_mu held. 0 or -errno.
+ * *shows (when @p shows is not NULL): 1 when the read found a version that
+ * a get shows (fs_cell_get would find the column), 0 when none, -1 when
+ * the raw read cannot tell (no raw reads, a family with
+ * NEW_VERSION_BEHAVIOR or a TTL). fs->stamp_mu held. 0 or -errno.
  */
-int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m);
+int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m, int *shows);
 /** Write options with the mount's durability (or @p fsync). */
 void fs_wopts(const cellfs *fs, bool fsync, kv_write_options *w);
 /** Milliseconds -> timespec and back. */

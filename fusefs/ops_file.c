@@ -171,22 +171,27 @@ int fs_op_release(cellfs *fs, struct fuse_file_info *fi)
     return rc;
 }
 
+/* rm of a name created but not yet committed: forgetting the open file is
+   all. 0 when there was one, else -ENOENT. */
+static int unlink_uncommitted(cellfs *fs, const char *path)
+{
+    size_t hl;
+    int64_t hts;
+    bool mine;
+    if (!fs_handles_stat(fs, path, 0, &hl, &hts, &mine)) return -ENOENT;
+    fs_handles_orphan(fs, path);
+    return 0;
+}
+
 static int unlink_cell(cellfs *fs, const char *path, fs_path *p)
 {
     int rc = fs_resolve(fs, p);
-    size_t len;
-    int64_t ts;
-    if (rc == 0) rc = fs_cell_get(fs, p, NULL, &len, &ts);
-    if (rc == -ENOENT) {
-        /* created but not yet committed: forgetting the open file is all */
-        size_t hl;
-        int64_t hts;
-        bool mine;
-        if (fs_handles_stat(fs, path, 0, &hl, &hts, &mine)) {
-            fs_handles_orphan(fs, path);
-            return 0;
-        }
+    if (rc == 0 && p->has_version) {
+        size_t len;
+        int64_t ts;
+        rc = fs_cell_get(fs, p, NULL, &len, &ts);
     }
+    if (rc == -ENOENT) return unlink_uncommitted(fs, path);
     if (rc) return rc;
     kv_mutation *m = NULL;
     kv_write_options w;
@@ -195,15 +200,28 @@ static int unlink_cell(cellfs *fs, const char *path, fs_path *p)
     fs_handle *lease = p->has_version ? fs_write_begin(fs, path) : NULL;
     pthread_mutex_lock(&fs->stamp_mu);
     kv_status st = kv_mutation_new(&m, p->row, p->row_len);
+    int shows = 1;
     if (st == KV_OK) {
         if (p->has_version)
             st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, p->version);
         else
-            rc = fs_delete_column_all(fs, p, m);
+            rc = fs_delete_column_all(fs, p, m, &shows);
     }
+    if (rc == 0 && shows < 0) {
+        /* The raw read could not tell whether the cell shows: ask. */
+        size_t len;
+        int64_t ts;
+        rc = fs_cell_get(fs, p, NULL, &len, &ts);
+        if (rc == 0) shows = 1;
+    }
+    if (rc == 0 && shows == 0) rc = -ENOENT;      /* nothing shows: nothing to remove */
     if (st == KV_OK && rc == 0) st = kv_mutate(fs->store, p->table, m, &w);
     pthread_mutex_unlock(&fs->stamp_mu);
     kv_mutation_free(m);
+    if (rc == -ENOENT) {
+        fs_write_end(fs, lease);
+        return unlink_uncommitted(fs, path);
+    }
     if (rc == 0) rc = fs_fail(fs, st, "unlink", path);
     if (rc == 0) fs_notify_changed(fs, path);
     fs_write_end(fs, lease);
@@ -479,7 +497,7 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
         if (pf->has_version)
             st = kv_mutation_delete_version(m, pf->family, pf->qual, pf->qual_len, pf->version);
         else
-            rc = fs_delete_column_all(fs, pf, m);
+            rc = fs_delete_column_all(fs, pf, m, NULL);
     }
     if (rc == 0 && st == KV_OK) st = kv_mutate(fs->store, pt->table, m, &w);
     pthread_mutex_unlock(&fs->stamp_mu);

@@ -122,3 +122,51 @@ read_cell() {     # read_cell NAME: open, one read, close
     echo older > "$C/a@$((ts - 1000))"
     ls "$C" | grep -qx "a@$((ts - 1000))"
 }
+
+# unlink_errno NAME: unlink(2) of $C/NAME; prints 0 or the errno's name.
+unlink_errno() {
+    python3 -c 'import os,sys,errno
+try:
+    os.unlink(sys.argv[1]); print(0)
+except OSError as e:
+    print(errno.errorcode[e.errno])' "$1"
+}
+
+@test "an unlink removes what shows and only that: ENOENT where every version went, a future version removed, a TTL's expiry respected" {
+    printf "{NAME => 'cf', VERSIONS => '5'}\n{NAME => 'g', TTL => '1'}\n" > "$MNT/default/t/.schema"
+    # its only version removed while the kernel holds q: the UNLINK comes
+    # to the mount, where the put is still in the store, hidden
+    echo v > "$C/q@1000"
+    [ "$(cat "$C/q")" = v ]
+    rm "$C/q@1000"
+    mark
+    [ "$(unlink_errno "$C/q")" = ENOENT ]
+    [ "$(count UNLINK)" = 1 ]
+    echo back > "$C/q"
+    [ "$(cat "$C/q")" = back ]
+    [ "$(unlink_errno "$C/q")" = 0 ]
+    [ "$(unlink_errno "$C/q")" = ENOENT ]
+    [ ! -e "$C/q" ]
+    # a value from the future, with an older one below it
+    echo old > "$C/f@2000"
+    echo future > "$C/f@99999999999999"
+    [ "$(cat "$C/f")" = future ]
+    [ "$(unlink_errno "$C/f")" = 0 ]
+    [ ! -e "$C/f" ]
+    [ -z "$(ls "$C" | grep '^f')" ]
+    echo again > "$C/f"
+    [ "$(cat "$C/f")" = again ]
+    # a cell gone by its family's TTL is not there to remove
+    mkdir -p "$MNT/default/t/r/g"
+    echo short > "$MNT/default/t/r/g/e"
+    [ "$(cat "$MNT/default/t/r/g/e")" = short ]
+    sleep 1.5
+    [ "$(unlink_errno "$MNT/default/t/r/g/e")" = ENOENT ]
+    # an unlink is one UNLINK request
+    echo x > "$C/u"
+    mark
+    rm "$C/u"
+    [ "$(count UNLINK)" = 1 ]
+    [ "$(count LOOKUP)" = 0 ]
+    [ ! -e "$C/u" ]
+}
