@@ -174,23 +174,33 @@ static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *
     } else {
         /* Merge into the current value with check-and-mutate: a writer
            outside the mount (a shared backend) between the read and the
-           put makes it try again. */
+           put makes it try again. Appends first try the value they follow
+           as the open read it or the last commit wrote it (the buffer up to
+           append_base): no read, unless another writer came between. */
         bool append = h->append_pure;
         bool applied = false;
         uint8_t *r = NULL;
         size_t rlen = 0;
         for (int tries = 0; !applied && st == KV_OK && tries < FS_MERGE_TRIES; tries++) {
             uint8_t *v = NULL;
+            const uint8_t *cur;
             size_t vlen = 0;
             int64_t vts;
-            rc = fs_cell_get(fs, p, &v, &vlen, &vts);
+            if (tries == 0 && append) {
+                rc = h->in_store ? 0 : -ENOENT;
+                cur = rc == 0 ? h->buf : NULL;
+                vlen = rc == 0 ? h->append_base : 0;
+            } else {
+                rc = fs_cell_get(fs, p, &v, &vlen, &vts);
+                cur = v;
+            }
             if (rc && rc != -ENOENT) {
                 free(r);
                 free(gone);
                 return rc;
             }
             free(r);
-            r = append ? append_value(h, v, vlen, &rlen) : merge_value(h, v, vlen, &rlen);
+            r = append ? append_value(h, cur, vlen, &rlen) : merge_value(h, cur, vlen, &rlen);
             if (!r) {
                 free(v);
                 free(gone);
@@ -203,7 +213,7 @@ static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *
             if (st == KV_OK)
                 st = kv_check_and_mutate(&applied, fs->store, p->table, p->row, p->row_len,
                                          p->family, p->qual, p->qual_len, KV_CMP_EQUAL,
-                                         rc == 0 ? (v ? v : (const uint8_t *)"") : NULL, vlen, m,
+                                         rc == 0 ? (cur ? cur : (const uint8_t *)"") : NULL, vlen, m,
                                          w);
             kv_mutation_free(m);
             free(v);

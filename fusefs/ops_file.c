@@ -346,10 +346,17 @@ static int scratch_to_cell(cellfs *fs, const fs_path *pf, fs_path *pt, const cha
     fs_wopts(fs, false, &w);
     fs_handle *lease = fs_write_begin(fs, to);
     pthread_mutex_lock(&fs->stamp_mu);
-    if (fs_put_masked(fs, pt, ts)) rc = fs_next_ts(fs, pt, &ts);
+    bool masked;
     int64_t newest, *gone = NULL;
     size_t ngone = 0;
-    if (rc == 0) rc = fs_column_raw(fs, pt, ts, &newest, &gone, &ngone);
+    rc = fs_column_from(fs, pt, ts, ts, &masked, &gone, &ngone, NULL);
+    if (rc == 0 && masked) {
+        free(gone);
+        gone = NULL;
+        ngone = 0;
+        rc = fs_next_ts(fs, pt, &ts);
+        if (rc == 0) rc = fs_column_raw(fs, pt, ts, &newest, &gone, &ngone);
+    }
     kv_mutation *m = NULL;
     kv_status st = KV_OK;
     if (rc == 0) st = kv_mutation_new(&m, pt->row, pt->row_len);

@@ -170,3 +170,28 @@ except OSError as e:
     [ "$(count LOOKUP)" = 0 ]
     [ ! -e "$C/u" ]
 }
+
+@test "an append follows the value the cell holds at its close, though another process replaced it after the open" {
+    printf 'first' > "$C/a"
+    python3 -c 'import os,sys,subprocess
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+os.write(fd, b"+1")
+os.close(fd)                       # a commit: the open file knows what it wrote
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+subprocess.run(["sh", "-c", "printf second > \"$0\"", sys.argv[1]], check=True)
+os.write(fd, b"+2")
+os.close(fd)
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+subprocess.run(["sh", "-c", "printf made > \"$0\"", sys.argv[2]], check=True)
+os.write(fd, b"+3")
+os.close(fd)' "$C/a" "$C/n"
+    [ "$(cat "$C/a")" = "second+2" ]
+    [ "$(cat "$C/n")" = "made+3" ]
+    # and one open file's successive appends, each committed by fsync
+    python3 -c 'import os,sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+for i in range(3):
+    os.write(fd, b"-%d" % i); os.fsync(fd)
+os.close(fd)' "$C/a"
+    [ "$(cat "$C/a")" = "second+2-0-1-2" ]
+}
