@@ -365,6 +365,11 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
     uint8_t *stored = NULL;          /* the committed value, for store_pages */
     size_t stored_len = 0;
     uint64_t before = atomic_load(&fs->commits);
+    fs_rowmemo_mark mark = fs_rowmemo_now(fs);
+    bool memo = false;               /* the committed value's attributes, for fs_cellmemo_put */
+    size_t memo_len = 0;
+    int64_t memo_ts = 0;
+    char memo_table[sizeof h->ref.table];
     if (orphan) {
         h->dirty = false;
     } else if (!h->dirty) {
@@ -386,6 +391,10 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
             h->dirty = false;
             h->written = false;
             changed = true;
+            memo = !h->ref.has_version && !h->ref.asof;
+            memo_len = h->len;
+            memo_ts = h->ts;
+            memcpy(memo_table, h->ref.table, sizeof memo_table);
         }
     }
     pthread_mutex_unlock(&h->mu);
@@ -412,6 +421,7 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
             h->open_commits = before + 1;
         pthread_mutex_unlock(&fs->mu);
     }
+    if (memo && path) fs_cellmemo_put(fs, path, memo_table, mark, memo_len, memo_ts);
     if (stored && path) store_pages(fs, h, path, ino, before, stored, stored_len);
     free(stored);
     free(path);

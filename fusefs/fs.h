@@ -103,6 +103,13 @@ typedef struct cellfs {
     struct fs_gone *schema_gone;     /* tables whose .schema was unlinked */
     struct fs_dirh *dirs;            /* open directory handles (ops_dir.c) */
     struct fs_rowmemo *rowmemo;      /* the keys of the row read last (rowmemo.c) */
+    struct {                         /* the cell a commit or a re-stamp changed
+                                        last (cells.c, fs_cellmemo_put) */
+        char path[1024];             /* "": none */
+        size_t len;
+        int64_t ts;
+        uint64_t commits, fams_gen;  /* valid while these hold */
+    } cellmemo;
     fs_families *families;           /* each table's families (families.c);
                                         has its own mutex, innermost */
     /* The full-disk check's last look at the store's file system
@@ -375,6 +382,23 @@ kv_result *fs_rowmemo_put(cellfs *fs, const fs_path *p, fs_rowmemo_mark mark, kv
  *  with the memo locked until fs_rowmemo_done; else NULL. */
 const kv_result *fs_rowmemo_get(cellfs *fs, const fs_path *p);
 void fs_rowmemo_done(cellfs *fs);
+
+/* ---- cells.c: the cell changed last ---- */
+/**
+ * Keeps what a change of the cell @p path of @p table left it showing,
+ * @p len bytes at @p ts, so that the stat that tools send right after it
+ * (rsync's lstat after a close, the reply of a utimens) needs no read;
+ * @p path names the cell's latest value (no "@<ts>", not in a view: the
+ * caller's to see to). Kept only when the change was the only one counted
+ * since @p before (fs_rowmemo_now before it; fs_notify_changed counted
+ * it), on a local store (cache_long), in a table without TTL. Valid until
+ * any change is counted or a schema changes. Takes fs->mu.
+ */
+void fs_cellmemo_put(cellfs *fs, const char *path, const char *table, fs_rowmemo_mark before,
+                     size_t len, int64_t ts);
+/** What fs_cellmemo_put kept for @p path, when still valid: true with *len
+ *  and *ts set. Takes fs->mu. */
+bool fs_cellmemo_get(cellfs *fs, const char *path, size_t *len, int64_t *ts);
 
 /* ---- cache_time.c: how long the kernel may keep entries and attributes ---- */
 #define FS_CACHE_LONG 3600.0         /* nothing changes it but this mount */

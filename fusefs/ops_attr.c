@@ -143,13 +143,16 @@ static int stat_path(cellfs *fs, pid_t pid, const char *path, fs_path *p, struct
         size_t len = 0, hlen;
         int64_t ts = 0, hts;
         bool mine;
-        if (rc == 0) rc = fs_cell_get(fs, p, NULL, &len, &ts);
-        if (rc != 0 && rc != -ENOENT) return rc;
-        /* The committed value's attributes, as a reader sees it; a writer's
-           process (fstat comes here too) sees its open file's buffer; a new
-           cell not yet committed shows empty to others, as it reads. */
+        /* The committed value's attributes, as a reader sees it (kept from
+           the change that made it, or read); a writer's process (fstat
+           comes here too) sees its open file's buffer; a new cell not yet
+           committed shows empty to others, as it reads. */
         int found = fs_handles_stat(fs, path, pid, &hlen, &hts, &mine);
         if (held) *held = found;
+        if (rc == 0 && !(found && mine) && (p->has_version || p->asof ||
+                                            !fs_cellmemo_get(fs, path, &len, &ts)))
+            rc = fs_cell_get(fs, p, NULL, &len, &ts);
+        if (rc != 0 && rc != -ENOENT) return rc;
         if (found && (mine || rc == -ENOENT)) {
             len = mine ? hlen : 0;
             ts = hts;
@@ -189,17 +192,20 @@ int fs_op_getattr(cellfs *fs, pid_t pid, const char *path, struct stat *st,
     return rc == -EINVAL ? -ENOENT : rc;
 }
 
-/* Re-stamps the cell @p p names from its timestamp to @p new_ms. */
-static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms)
+/* Re-stamps the cell @p p names from its timestamp to @p new_ms; *len,
+   its value's length. 1 when it already had that time (nothing changed),
+   0, -errno. */
+static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms, size_t *len)
 {
     uint8_t *v = NULL;
     size_t n;
     int64_t old;
     int rc = fs_cell_get(fs, p, &v, &n, &old);
     if (rc) return rc;
+    *len = n;
     if (old == new_ms) {
         free(v);
-        return 0;
+        return 1;
     }
     if (p->has_version) {
         free(v);
@@ -308,9 +314,16 @@ int fs_op_utimens(cellfs *fs, const char *path, const struct timespec tv[2],
         else if (p.has_version && ms == p.version) rc = 0;   /* its own time (tar x) */
         else if (fs_handles_set_ts(fs, path, ms)) rc = 0;
         else {
+            fs_rowmemo_mark before = fs_rowmemo_now(fs);
+            size_t len = 0;
             rc = fs_resolve(fs, &p);
-            if (rc == 0) rc = restamp(fs, path, &p, ms);
-            if (rc == 0) fs_notify_changed(fs, path);
+            if (rc == 0) rc = restamp(fs, path, &p, ms, &len);
+            if (rc == 0) {
+                fs_notify_changed(fs, path);
+                /* the reply's stat and rsync's rename read nothing again */
+                if (!p.has_version) fs_cellmemo_put(fs, path, p.table, before, len, ms);
+            }
+            if (rc == 1) rc = 0;
         }
     }
     fs_path_free(&p);

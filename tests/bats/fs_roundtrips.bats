@@ -195,3 +195,33 @@ for i in range(3):
 os.close(fd)' "$C/a"
     [ "$(cat "$C/a")" = "second+2-0-1-2" ]
 }
+
+@test "a stat right after a change shows what the change left, and what any later change leaves" {
+    # rsync's restore: write a temporary file, stat it, set its time, stat, rename
+    printf 12345 > "$C/.q.tmp"
+    [ "$(stat -c %s "$C/.q.tmp")" = 5 ]
+    touch -d @1500000000 "$C/.q.tmp"
+    [ "$(stat -c %s:%Y "$C/.q.tmp")" = 5:1500000000 ]
+    mv "$C/.q.tmp" "$C/q"
+    [ "$(stat -c %s:%Y "$C/q")" = 5:1500000000 ]
+    [ "$(cat "$C/q")" = 12345 ]
+    # a truncate by name right after a close, a re-stamp, a removal of the
+    # newest version: each stat shows the cell as it is now
+    printf 1234 > "$C/s"
+    python3 -c 'import os,sys; os.truncate(sys.argv[1], 2)' "$C/s"
+    [ "$(stat -c %s "$C/s")" = 2 ]
+    [ "$(cat "$C/s")" = 12 ]
+    touch -d @1600000000 "$C/s"
+    printf 'v2' > "$C/s@1700000000000"
+    [ "$(stat -c %s:%Y "$C/s")" = 2:1700000000 ]
+    rm "$C/s@1700000000000"
+    [ "$(stat -c %Y "$C/s")" = 1600000000 ]
+    # a row moved away right after a write
+    mkdir -p "$MNT/default/t/r2/cf"
+    printf abc > "$C/m"
+    mv "$MNT/default/t/r2" "$MNT/default/t/r3"
+    mv "$MNT/default/t/r" "$MNT/default/t/r2"
+    run stat "$C/m"
+    [ "$status" -ne 0 ]
+    [ "$(stat -c %s "$MNT/default/t/r2/cf/m")" = 3 ]
+}
