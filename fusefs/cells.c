@@ -200,36 +200,59 @@ int fs_cell_get(cellfs *fs, const fs_path *p, uint8_t **value, size_t *len, int6
 }
 
 void fs_cellmemo_put(cellfs *fs, const char *path, const char *table, fs_rowmemo_mark before,
-                     size_t len, int64_t ts)
+                     size_t len, int64_t ts, uint8_t *value)
 {
     size_t plen = strlen(path);
-    if (!fs->cache_long || plen >= sizeof fs->cellmemo.path) return;
     fs_family_info fi;
-    if (fs_family_lookup(fs, table, NULL, &fi) != 0 || fi.table_has_ttl) return;
-    if (atomic_load(&fs->commits) != before.commits + 1) return;   /* another change came too */
-    /* A change counted after this check makes the mark stale at once. */
+    if (!fs->cache_long || plen >= sizeof fs->cellmemo.path ||
+        atomic_load(&fs->commits) != before.commits + 1 ||   /* another change came too */
+        fs_family_lookup(fs, table, NULL, &fi) != 0 || fi.table_has_ttl) {
+        free(value);
+        return;
+    }
+    if (len > FS_CELLMEMO_MAX_VALUE) {
+        free(value);
+        value = NULL;
+    }
+    /* A change counted after the check makes the mark stale at once. */
     pthread_mutex_lock(&fs->mu);
+    uint8_t *old = fs->cellmemo.value;
     memcpy(fs->cellmemo.path, path, plen + 1);
     fs->cellmemo.len = len;
     fs->cellmemo.ts = ts;
+    fs->cellmemo.value = value;
     fs->cellmemo.commits = before.commits + 1;
     fs->cellmemo.fams_gen = before.fams_gen;
     pthread_mutex_unlock(&fs->mu);
+    free(old);
 }
 
-bool fs_cellmemo_get(cellfs *fs, const char *path, size_t *len, int64_t *ts)
+bool fs_cellmemo_get(cellfs *fs, const char *path, size_t *len, int64_t *ts, uint8_t **value)
 {
     uint64_t now = atomic_load(&fs->commits);
     uint64_t gen = fs_families_gen(fs);
     pthread_mutex_lock(&fs->mu);
     bool hit = fs->cellmemo.path[0] && fs->cellmemo.commits == now &&
-               fs->cellmemo.fams_gen == gen && strcmp(fs->cellmemo.path, path) == 0;
+               fs->cellmemo.fams_gen == gen && strcmp(fs->cellmemo.path, path) == 0 &&
+               (!value || fs->cellmemo.value);
     if (hit) {
         *len = fs->cellmemo.len;
         *ts = fs->cellmemo.ts;
     }
+    if (hit && value) {
+        *value = malloc(*len ? *len : 1);
+        if (!*value) hit = false;
+        else if (*len) memcpy(*value, fs->cellmemo.value, *len);
+    }
     pthread_mutex_unlock(&fs->mu);
     return hit;
+}
+
+void fs_cellmemo_free(cellfs *fs)
+{
+    free(fs->cellmemo.value);
+    fs->cellmemo.value = NULL;
+    fs->cellmemo.path[0] = '\0';
 }
 
 int fs_cell_versions(cellfs *fs, const fs_path *p, int64_t **ts, size_t *n)

@@ -370,6 +370,7 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
     size_t memo_len = 0;
     int64_t memo_ts = 0;
     char memo_table[sizeof h->ref.table];
+    uint8_t *memo_value = NULL;
     if (orphan) {
         h->dirty = false;
     } else if (!h->dirty) {
@@ -395,6 +396,8 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
             memo_len = h->len;
             memo_ts = h->ts;
             memcpy(memo_table, h->ref.table, sizeof memo_table);
+            if (memo && h->len <= FS_CELLMEMO_MAX_VALUE && (memo_value = malloc(h->len + 1)))
+                memcpy(memo_value, h->buf, h->len);
         }
     }
     pthread_mutex_unlock(&h->mu);
@@ -421,7 +424,8 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
             h->open_commits = before + 1;
         pthread_mutex_unlock(&fs->mu);
     }
-    if (memo && path) fs_cellmemo_put(fs, path, memo_table, mark, memo_len, memo_ts);
+    if (memo && path) fs_cellmemo_put(fs, path, memo_table, mark, memo_len, memo_ts, memo_value);
+    else free(memo_value);
     if (stored && path) store_pages(fs, h, path, ino, before, stored, stored_len);
     free(stored);
     free(path);

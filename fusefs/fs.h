@@ -108,6 +108,7 @@ typedef struct cellfs {
         char path[1024];             /* "": none */
         size_t len;
         int64_t ts;
+        uint8_t *value;              /* its bytes (len), or NULL: not kept */
         uint64_t commits, fams_gen;  /* valid while these hold */
     } cellmemo;
     fs_families *families;           /* each table's families (families.c);
@@ -386,8 +387,10 @@ void fs_rowmemo_done(cellfs *fs);
 /* ---- cells.c: the cell changed last ---- */
 /**
  * Keeps what a change of the cell @p path of @p table left it showing,
- * @p len bytes at @p ts, so that the stat that tools send right after it
- * (rsync's lstat after a close, the reply of a utimens) needs no read;
+ * @p len bytes at @p ts, and the bytes themselves when @p value is not NULL
+ * (malloc'd, taken over: freed here when not kept), so that the stat, the
+ * utimens and the rename that tools send right after it (rsync's restore,
+ * editors' saves) need no read;
  * @p path names the cell's latest value (no "@<ts>", not in a view: the
  * caller's to see to). Kept only when the change was the only one counted
  * since @p before (fs_rowmemo_now before it; fs_notify_changed counted
@@ -395,10 +398,16 @@ void fs_rowmemo_done(cellfs *fs);
  * any change is counted or a schema changes. Takes fs->mu.
  */
 void fs_cellmemo_put(cellfs *fs, const char *path, const char *table, fs_rowmemo_mark before,
-                     size_t len, int64_t ts);
+                     size_t len, int64_t ts, uint8_t *value);
+/** Values above this many bytes are not kept. */
+#define FS_CELLMEMO_MAX_VALUE (64u << 10)
 /** What fs_cellmemo_put kept for @p path, when still valid: true with *len
- *  and *ts set. Takes fs->mu. */
-bool fs_cellmemo_get(cellfs *fs, const char *path, size_t *len, int64_t *ts);
+ *  and *ts set, and with @p value not NULL, only when the bytes were kept
+ *  too: *value, a malloc'd copy (NULL when out of memory: false). Takes
+ *  fs->mu. */
+bool fs_cellmemo_get(cellfs *fs, const char *path, size_t *len, int64_t *ts, uint8_t **value);
+/** Frees what the memo holds (at the unmount). */
+void fs_cellmemo_free(cellfs *fs);
 
 /* ---- cache_time.c: how long the kernel may keep entries and attributes ---- */
 #define FS_CACHE_LONG 3600.0         /* nothing changes it but this mount */

@@ -150,7 +150,7 @@ static int stat_path(cellfs *fs, pid_t pid, const char *path, fs_path *p, struct
         int found = fs_handles_stat(fs, path, pid, &hlen, &hts, &mine);
         if (held) *held = found;
         if (rc == 0 && !(found && mine) && (p->has_version || p->asof ||
-                                            !fs_cellmemo_get(fs, path, &len, &ts)))
+                                            !fs_cellmemo_get(fs, path, &len, &ts, NULL)))
             rc = fs_cell_get(fs, p, NULL, &len, &ts);
         if (rc != 0 && rc != -ENOENT) return rc;
         if (found && (mine || rc == -ENOENT)) {
@@ -193,14 +193,17 @@ int fs_op_getattr(cellfs *fs, pid_t pid, const char *path, struct stat *st,
 }
 
 /* Re-stamps the cell @p p names from its timestamp to @p new_ms; *len,
-   its value's length. 1 when it already had that time (nothing changed),
-   0, -errno. */
-static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms, size_t *len)
+   its value's length, and on success *value its bytes (malloc'd). 1 when it
+   already had that time (nothing changed), 0, -errno. */
+static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms, size_t *len,
+                   uint8_t **value)
 {
     uint8_t *v = NULL;
     size_t n;
     int64_t old;
-    int rc = fs_cell_get(fs, p, &v, &n, &old);
+    int rc = 0;
+    if (p->has_version || !fs_cellmemo_get(fs, path, &n, &old, &v))
+        rc = fs_cell_get(fs, p, &v, &n, &old);
     if (rc) return rc;
     *len = n;
     if (old == new_ms) {
@@ -246,7 +249,8 @@ static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms, siz
     if (rc == 0 && st == KV_OK) st = kv_mutate(fs->store, p->table, m, &w);
     pthread_mutex_unlock(&fs->stamp_mu);
     kv_mutation_free(m);
-    free(v);
+    if (rc == 0 && st == KV_OK) *value = v;       /* the value, now at new_ms */
+    else free(v);
     if (rc == 0 && st == KV_OK && lost > 1)
         fs_log(fs, "utimens %s: versions older than the value but newer than the time set "
                "were deleted, so that the value shows with that time", path);
@@ -316,12 +320,14 @@ int fs_op_utimens(cellfs *fs, const char *path, const struct timespec tv[2],
         else {
             fs_rowmemo_mark before = fs_rowmemo_now(fs);
             size_t len = 0;
+            uint8_t *v = NULL;
             rc = fs_resolve(fs, &p);
-            if (rc == 0) rc = restamp(fs, path, &p, ms, &len);
+            if (rc == 0) rc = restamp(fs, path, &p, ms, &len, &v);
             if (rc == 0) {
                 fs_notify_changed(fs, path);
                 /* the reply's stat and rsync's rename read nothing again */
-                if (!p.has_version) fs_cellmemo_put(fs, path, p.table, before, len, ms);
+                if (!p.has_version) fs_cellmemo_put(fs, path, p.table, before, len, ms, v);
+                else free(v);
             }
             if (rc == 1) rc = 0;
         }

@@ -439,7 +439,8 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
     uint8_t *v = NULL;
     size_t n;
     int64_t src_ts;
-    rc = fs_cell_get(fs, pf, &v, &n, &src_ts);
+    if (pf->has_version || !fs_cellmemo_get(fs, from, &n, &src_ts, &v))
+        rc = fs_cell_get(fs, pf, &v, &n, &src_ts);
     if (rc) return rc;
     int64_t *dst_ts = NULL;
     size_t ndst = 0;

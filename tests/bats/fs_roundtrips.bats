@@ -205,6 +205,16 @@ os.close(fd)' "$C/a"
     mv "$C/.q.tmp" "$C/q"
     [ "$(stat -c %s:%Y "$C/q")" = 5:1500000000 ]
     [ "$(cat "$C/q")" = 12345 ]
+    # a rename right after a truncate by name, or a version put by its name,
+    # moves the value the cell holds then
+    printf 123456 > "$C/.t.tmp"
+    python3 -c 'import os,sys; os.truncate(sys.argv[1], 3)' "$C/.t.tmp"
+    mv "$C/.t.tmp" "$C/t"
+    [ "$(cat "$C/t")" = 123 ]
+    printf old > "$C/u"
+    printf newer > "$C/u@99999999999999"
+    mv "$C/u" "$C/w"
+    [ "$(cat "$C/w")" = newer ]
     # a truncate by name right after a close, a re-stamp, a removal of the
     # newest version: each stat shows the cell as it is now
     printf 1234 > "$C/s"
