@@ -429,6 +429,49 @@ int fs_column_from(cellfs *fs, const fs_path *p, int64_t from, int64_t puts_from
     return rc;
 }
 
+int fs_column_pair(cellfs *fs, const fs_path *p, int64_t from, bool *masked, int64_t **puts,
+                   size_t *nputs, const fs_path *q, int64_t **qvers, size_t *nq)
+{
+    *masked = false;
+    *puts = *qvers = NULL;
+    *nputs = *nq = 0;
+    if (!(kv_store_capabilities(fs->store) & KV_CAP_RAW_SCANS)) return 1;
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    kv_column cols[2] = { { p->family, p->qual, p->qual_len },
+                          { q->family, q->qual, q->qual_len } };
+    o.columns = cols;
+    o.ncolumns = 2;
+    o.max_versions = INT32_MAX;
+    o.raw = true;
+    o.time_min = KV_TIME_MIN;
+    o.filter = fs->f_keyonly;
+    kv_result *r = NULL;
+    kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
+    if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
+    if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
+    *masked = !family_nvb(fs, p) && raw_hides(r, p, from);
+    int64_t newest = INT64_MIN;
+    int rc = column_of(r, p, from, from, &newest, puts, nputs, NULL);
+    newest = INT64_MIN;
+    if (rc == 0) rc = column_of(r, q, KV_TIME_MIN, KV_TIME_MIN, &newest, qvers, nq, NULL);
+    kv_result_free(r);
+    if (rc) {
+        free(*puts);
+        *puts = NULL;
+        *nputs = 0;
+    }
+    return rc;
+}
+
+int fs_delete_versions(cellfs *fs, const fs_path *p, kv_mutation *m, const int64_t *vers,
+                       size_t n)
+{
+    kv_status st = KV_OK;
+    for (size_t i = 0; i < n && st == KV_OK; i++)
+        st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, vers[i]);
+    return fs_fail(fs, st, "delete", p->table);
+}
+
 int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts)
 {
     int64_t now = kv_store_now(fs->store);

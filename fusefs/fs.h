@@ -192,6 +192,20 @@ int fs_column_raw(cellfs *fs, const fs_path *p, int64_t from, int64_t *newest, i
 int fs_column_from(cellfs *fs, const fs_path *p, int64_t from, int64_t puts_from, bool *masked,
                    int64_t **puts, size_t *nputs, size_t *shown);
 /**
+ * fs_column_from(fs, p, from, from, masked, puts, nputs, NULL) and the
+ * versions that fs_delete_column_all would delete of the column @p q of
+ * the same row (*qvers, malloc'd, *nq of them), in one raw read of both
+ * columns (a rename within a row: the target's check and later versions,
+ * the source's versions). 1, nothing read, on a backend without raw reads
+ * (use those two calls); 0 or -errno (nothing allocated).
+ */
+int fs_column_pair(cellfs *fs, const fs_path *p, int64_t from, bool *masked, int64_t **puts,
+                   size_t *nputs, const fs_path *q, int64_t **qvers, size_t *nq);
+/** Adds to @p m the deletes of the versions @p vers[0..n) of the column
+ *  @p p names (what fs_column_pair listed). 0 or -errno. */
+int fs_delete_versions(cellfs *fs, const fs_path *p, kv_mutation *m, const int64_t *vers,
+                       size_t n);
+/**
  * The timestamp for a new newest value of the column: the store clock, or
  * one past the newest version that shows, or marker of the whole column or
  * family, when that is not older than the clock, and then off the time of

@@ -472,9 +472,16 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
     ndst = 0;
     bool keep_history = !pt->has_version && !restore;
     bool masked = false;
-    if (rc == 0 && keep_history)
+    int64_t *src_vers = NULL;      /* the source's versions, when read with the target's */
+    size_t nsrc = 0;
+    int paired = 1;
+    if (rc == 0 && keep_history && !pf->has_version) {
+        paired = fs_column_pair(fs, pt, put_ts, &masked, &dst_ts, &ndst, pf, &src_vers, &nsrc);
+        if (paired < 0) rc = paired;
+    }
+    if (rc == 0 && keep_history && paired == 1)
         rc = fs_column_from(fs, pt, put_ts, put_ts, &masked, &dst_ts, &ndst, NULL);
-    else if (rc == 0)
+    else if (rc == 0 && !keep_history)
         masked = fs_put_masked(fs, pt, put_ts);
     if (rc == 0 && masked) {
         if (pt->has_version) {
@@ -504,6 +511,8 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
     if (rc == 0 && st == KV_OK) {
         if (pf->has_version)
             st = kv_mutation_delete_version(m, pf->family, pf->qual, pf->qual_len, pf->version);
+        else if (paired == 0)
+            rc = fs_delete_versions(fs, pf, m, src_vers, nsrc);
         else
             rc = fs_delete_column_all(fs, pf, m, NULL);
     }
@@ -512,6 +521,7 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
     kv_mutation_free(m);
     free(v);
     free(dst_ts);
+    free(src_vers);
     if (rc == 0) {
         rc = fs_fail(fs, st, "rename", from);
         if (rc == 0) fs_notify_changed(fs, to);

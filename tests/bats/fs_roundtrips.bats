@@ -132,7 +132,7 @@ except OSError as e:
     print(errno.errorcode[e.errno])' "$1"
 }
 
-@test "an unlink removes what shows and only that: ENOENT where every version went, a future version removed, a TTL's expiry respected" {
+@test "an unlink removes what shows and only that: ENOENT where every version went, a future version removed, a TTL's expiry respected; a rename in a row takes every version" {
     printf "{NAME => 'cf', VERSIONS => '5'}\n{NAME => 'g', TTL => '1'}\n" > "$MNT/default/t/.schema"
     # its only version removed while the kernel holds q: the UNLINK comes
     # to the mount, where the put is still in the store, hidden
@@ -162,6 +162,17 @@ except OSError as e:
     [ "$(cat "$MNT/default/t/r/g/e")" = short ]
     sleep 1.5
     [ "$(unlink_errno "$MNT/default/t/r/g/e")" = ENOENT ]
+    # a rename within the row takes every version of the source, and the
+    # target keeps its older history
+    echo b1 > "$C/mv2"
+    sleep 0.01
+    echo a1 > "$C/mv1"
+    echo a2 > "$C/mv1"
+    [ "$(ls "$C" | grep -c '^mv1@')" = 2 ]
+    mv "$C/mv1" "$C/mv2"
+    [ -z "$(ls "$C" | grep '^mv1')" ]
+    [ "$(cat "$C/mv2")" = a2 ]
+    [ "$(ls "$C" | grep -c '^mv2@')" = 2 ]
     # an unlink is one UNLINK request
     echo x > "$C/u"
     mark
