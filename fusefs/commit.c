@@ -396,7 +396,8 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
             memo_len = h->len;
             memo_ts = h->ts;
             memcpy(memo_table, h->ref.table, sizeof memo_table);
-            if (memo && h->len <= FS_CELLMEMO_MAX_VALUE && (memo_value = malloc(h->len + 1)))
+            if (memo && h->len <= FS_CELLMEMO_MAX_VALUE && (memo_value = malloc(h->len + 1)) &&
+                h->len)
                 memcpy(memo_value, h->buf, h->len);
         }
     }
