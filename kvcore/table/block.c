@@ -234,10 +234,6 @@ kv_status kv_block_parse(kv_block *b, const uint8_t *data, size_t len) {
     return KV_OK;
 }
 
-void kv_block_iter_init(kv_block_iter *it) {
-    memset(it, 0, sizeof *it);
-}
-
 void kv_block_iter_set(kv_block_iter *it, const kv_block *b) {
     it->b = *b;
     it->valid = false;

@@ -86,7 +86,11 @@ typedef struct kv_block_iter {
     kv_status status;
 } kv_block_iter;
 
-void kv_block_iter_init(kv_block_iter *it);
+/* Inline: a pooled sorted-file iterator clears itself and its block
+   iterator with it (sst_read.c's kv_sst_iter) in one go. */
+static inline void kv_block_iter_init(kv_block_iter *it) {
+    memset(it, 0, sizeof *it);
+}
 /* Points the iterator at block b (invalid until a seek). */
 void kv_block_iter_set(kv_block_iter *it, const kv_block *b);
 void kv_block_iter_seek_first(kv_block_iter *it);
@@ -106,12 +110,20 @@ void kv_block_iter_free(kv_block_iter *it);
 #define KV_BLOCK_TYPE_RAW 0
 #define KV_BLOCK_TYPE_LZ4 1
 #define KV_BLOCK_TYPE_SNAPPY 2
+/* Version 3: a type byte with this bit set ends its payload with padding
+   (zero bytes, then the padding's length, u16le, counting these two bytes)
+   before the checksum, which covers it; the writer pads a data unit to the
+   end of its 4 KiB page of the file. */
+#define KV_BLOCK_FLAG_PADDED 0x80
+#define KV_BLOCK_PAD_LEN 2
 #define KV_BLOCK_CHECKSUM_LEN 4
 #define KV_SST_FOOTER_LEN 64
 /* Version 2 stores a data block as one or more read units, each framed and
    checksummed alone, and lists them in the index entry of the block;
-   version 1 (one unit per block, no unit list) is still read. */
-#define KV_SST_FORMAT_VERSION 2
+   version 1 (one unit per block, no unit list) is still read. Version 3
+   is version 2 with padded frames (KV_BLOCK_FLAG_PADDED); 2 is still read. */
+#define KV_SST_FORMAT_VERSION 3
+#define KV_SST_FORMAT_VERSION_2 2
 #define KV_SST_FORMAT_VERSION_1 1
 #define KV_SST_MAGIC UINT64_C(0xce11f5d5ab1e5571)
 #define KV_SST_META_VERSION 1
@@ -120,6 +132,10 @@ void kv_block_iter_free(kv_block_iter *it);
 /* The writer's target for the uncompressed bytes of one read unit of a
    data block (not part of the format: a reader takes units of any size). */
 #define KV_SST_UNIT_BYTES 4096
+/* The page the writer keeps an uncompressed data unit within (padding it
+   to the page's end), so that reading it is one page of the page cache
+   (not part of the format either). */
+#define KV_SST_PAGE_BYTES 4096
 
 /* memcmp order, a proper prefix first. */
 static inline int kv_bytes_compare(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen) {

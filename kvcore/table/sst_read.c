@@ -204,6 +204,17 @@ static kv_status fetch(kv_sst_reader *r, const readahead *ra, uint64_t off, uint
         return KV_CORRUPT;
     }
     uint8_t type = raw[0];
+    if (type & KV_BLOCK_FLAG_PADDED) {
+        /* Version 3: the padding (its length in its last two bytes) ends
+           the payload. */
+        size_t pad = body >= 1 + KV_BLOCK_PAD_LEN ? (size_t)raw[body - 2] | (size_t)raw[body - 1] << 8 : 0;
+        if (r->version < KV_SST_FORMAT_VERSION || pad < KV_BLOCK_PAD_LEN || pad > body - 1) {
+            kv_env_errf(err, errlen, "corrupt block in %s at offset %" PRIu64 " (bad padding)", r->path, off);
+            return KV_CORRUPT;
+        }
+        body -= pad;
+        type &= (uint8_t)~KV_BLOCK_FLAG_PADDED;
+    }
     if (type == KV_BLOCK_TYPE_RAW) {
         if (detach) {
             /* A buffer grown by an earlier, larger block would be charged
@@ -607,6 +618,7 @@ kv_status kv_sst_open(kv_sst_reader **out, kv_env *env, const char *path, uint64
                (got != sizeof f || kv_get_le64(f + 56) != KV_SST_MAGIC ||
                 !KV_CHECKSUM_OK(kv_get_le32(f + 52), f, 52) ||
                 (kv_get_le32(f + 48) != KV_SST_FORMAT_VERSION &&
+                 kv_get_le32(f + 48) != KV_SST_FORMAT_VERSION_2 &&
                  kv_get_le32(f + 48) != KV_SST_FORMAT_VERSION_1))) {
         kv_env_errf(err, errlen, "corrupt sorted file %s: bad footer at offset %" PRIu64
                 " (truncated or damaged)", path, foff);

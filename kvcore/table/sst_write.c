@@ -14,7 +14,9 @@
  * decompresses one unit, not the whole block; an entry of a unit's size or
  * more starts a unit of its own. A unit's separator is chosen
  * like a block's, when the next key arrives; the block's index entry lists
- * its units.
+ * its units. Without compression (format version 3) a unit also ends
+ * before the entry that would carry it past the end of its 4 KiB page of
+ * the file, padded to that end, so that reading it is one page.
  * Called by flush and compaction; calls env, block.c, bloom.c, keys.c,
  * lz4 and snappy.
  */
@@ -51,6 +53,7 @@ struct kv_sst_writer {
     uint64_t flushed;            /* bytes appended to the file */
     kv_block_builder data, index;    /* data: the unit being built */
     bool split;                  /* blocks are cut into read units */
+    bool pad;                    /* units kept within pages (uncompressed) */
     bool pending;                /* a unit awaits its separator */
     bool block_full;             /* ... and it ends its block */
     uint64_t pending_size;       /* framed bytes of that unit */
@@ -120,6 +123,10 @@ kv_status kv_sst_writer_open(kv_sst_writer **out, kv_env *env, const char *path,
     w->env = env;
     w->opts = o;
     w->split = o.block_size > KV_SST_UNIT_BYTES;
+    /* A compressed unit's framed size is known only once compressed: its
+       units are not fitted to pages (and half-empty pages would undo the
+       compression). */
+    w->pad = o.compression == KV_COMPRESSION_NONE;
     kv_block_builder_init(&w->data, o.encoding, 0);
     kv_block_builder_init(&w->index, KV_ENCODING_NONE, 0);
     kv_bloom_builder_init(&w->bloom, o.bloom_bits_per_key);
@@ -177,9 +184,12 @@ static uint8_t try_compress(kv_sst_writer *w, const uint8_t *raw, size_t n, size
     return type;
 }
 
-/* Frames one block into the output buffer; off and size locate it on disk. */
+/* Frames one block into the output buffer; off and size locate it on disk.
+   A raw block that lies within one page of the file and leaves less than
+   pad_below bytes of it is padded to the page's end (KV_BLOCK_FLAG_PADDED),
+   so that the next block starts the next page. */
 static kv_status write_block(kv_sst_writer *w, const uint8_t *raw, size_t n, bool compress,
-                             uint64_t *off, uint64_t *size) {
+                             size_t pad_below, uint64_t *off, uint64_t *size) {
     size_t start = w->out.len, clen = 0, len;
     uint8_t type = compress ? try_compress(w, raw, n, start, &clen) : KV_BLOCK_TYPE_RAW;
     if (type != KV_BLOCK_TYPE_RAW) {
@@ -193,6 +203,19 @@ static kv_status write_block(kv_sst_writer *w, const uint8_t *raw, size_t n, boo
         if (n)
             memcpy(w->out.data + start + 1, raw, n);
         len = 1 + n;
+        uint64_t first = w->flushed + start, end = first + len + KV_BLOCK_CHECKSUM_LEN;
+        size_t room = (size_t)(KV_SST_PAGE_BYTES - end % KV_SST_PAGE_BYTES);
+        if (room < pad_below && room < KV_SST_PAGE_BYTES && room >= KV_BLOCK_PAD_LEN &&
+            first / KV_SST_PAGE_BYTES == end / KV_SST_PAGE_BYTES) {
+            if (kv_buf_reserve(&w->out, len + room + KV_BLOCK_CHECKSUM_LEN) != 0)
+                return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
+            uint8_t *p = w->out.data + start;
+            p[0] |= KV_BLOCK_FLAG_PADDED;
+            memset(p + len, 0, room - KV_BLOCK_PAD_LEN);
+            p[len + room - 2] = (uint8_t)room;
+            p[len + room - 1] = (uint8_t)(room >> 8);
+            len += room;
+        }
     }
     kv_put_le32(w->out.data + start + len, kv_checksum(w->out.data + start, len));
     w->out.len = start + len + KV_BLOCK_CHECKSUM_LEN;
@@ -211,7 +234,7 @@ static kv_status write_block(kv_sst_writer *w, const uint8_t *raw, size_t n, boo
 static kv_status write_raw_large(kv_sst_writer *w, const uint8_t *raw, size_t n, uint64_t *off,
                                  uint64_t *size) {
     if (n < DIRECT_WRITE_BYTES)
-        return write_block(w, raw, n, false, off, size);
+        return write_block(w, raw, n, false, 0, off, size);
     uint8_t type = KV_BLOCK_TYPE_RAW;
     XXH3_state_t xs;
     kv_status st;
@@ -264,13 +287,18 @@ static kv_status end_unit(kv_sst_writer *w, const uint8_t *sep, size_t seplen, b
     return KV_OK;
 }
 
-static kv_status flush_unit(kv_sst_writer *w) {
+/* Writes the unit being built; with pad (the next entry does not fit in
+   its page), padded to the end of its page; else (w->pad) only when what
+   is left of the page is too small to be worth a unit that would mostly
+   run into the next page. */
+static kv_status flush_unit(kv_sst_writer *w, bool pad) {
     size_t n;
     const uint8_t *raw = kv_block_builder_finish(&w->data, &n);
     if (!raw)
         return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
     uint64_t off = 0;   /* set by write_block whenever it returns KV_OK */
-    kv_status st = write_block(w, raw, n, true, &off, &w->pending_size);
+    size_t pad_below = pad ? KV_SST_PAGE_BYTES : w->pad ? KV_SST_PAGE_BYTES / 16 : 0;
+    kv_status st = write_block(w, raw, n, true, pad_below, &off, &w->pending_size);
     if (st != KV_OK)
         return st;
     if (w->block_units == 0)
@@ -290,6 +318,24 @@ static int buf_set(kv_buf *b, const uint8_t *p, size_t n) {
     return kv_buf_append(b, p, n);
 }
 
+/* Bytes that adding (key, vlen) adds to the block b builds, or a few more
+   (block.c's entry layouts): lengths, the key less what it shares with the
+   last key (PREFIX, DIFF between restarts; DIFF's suffix fields at most 9
+   bytes beyond), the value and a restart offset. */
+static size_t entry_bound(const kv_block_builder *b, const uint8_t *key, size_t klen, size_t vlen) {
+    size_t n = 2 * kv_varint_length(klen) + kv_varint_length(vlen) + klen + vlen + 4;
+    if (b->encoding == KV_ENCODING_NONE)
+        return n;
+    size_t shared = 0;
+    if (b->count > 0 && b->run < b->interval) {
+        const uint8_t *last = b->last_key.data;
+        size_t max = klen < b->last_key.len ? klen : b->last_key.len;
+        while (shared < max && key[shared] == last[shared])
+            shared++;
+    }
+    return n - shared + (b->encoding == KV_ENCODING_DIFF ? 10 : 0);
+}
+
 kv_status kv_sst_add(kv_sst_writer *w, const uint8_t *key, size_t klen, const uint8_t *value,
                      size_t vlen) {
     if (w->error != KV_OK)
@@ -302,9 +348,22 @@ kv_status kv_sst_add(kv_sst_writer *w, const uint8_t *key, size_t klen, const ui
        small entries before it (a small column beside a large one) are then
        read without it. */
     if (w->split && klen + vlen >= KV_SST_UNIT_BYTES && kv_block_builder_count(&w->data) > 0) {
-        kv_status st = flush_unit(w);
+        kv_status st = flush_unit(w, false);
         if (st != KV_OK)
             return st;
+    }
+    /* An uncompressed unit ends before the entry that would carry it past
+       the end of its page (framed and padded), so that a unit that starts a
+       page is read as one page. */
+    if (w->pad && kv_block_builder_count(&w->data) > 0) {
+        uint64_t start = (w->flushed + w->out.len) % KV_SST_PAGE_BYTES;
+        uint64_t est = 1 + (uint64_t)kv_block_builder_size(&w->data) + entry_bound(&w->data, key, klen, vlen) +
+                       KV_BLOCK_PAD_LEN + KV_BLOCK_CHECKSUM_LEN;
+        if (start + est > KV_SST_PAGE_BYTES) {
+            kv_status st = flush_unit(w, true);
+            if (st != KV_OK)
+                return st;
+        }
     }
     if (w->pending) {
         /* The shortest s with last <= s < key replaces the last key. */
@@ -358,7 +417,7 @@ kv_status kv_sst_add(kv_sst_writer *w, const uint8_t *key, size_t klen, const ui
     size_t size = kv_block_builder_size(&w->data);
     if (size >= w->opts.block_size ||
         (w->split && (size >= KV_SST_UNIT_BYTES || w->block_raw + size >= w->opts.block_size)))
-        return flush_unit(w);
+        return flush_unit(w, false);
     return KV_OK;
 }
 
@@ -403,7 +462,7 @@ static uint8_t *dup_bytes(const kv_buf *b) {
 
 static kv_status finish_file(kv_sst_writer *w) {
     kv_status st;
-    if (kv_block_builder_count(&w->data) > 0 && (st = flush_unit(w)) != KV_OK)
+    if (kv_block_builder_count(&w->data) > 0 && (st = flush_unit(w, false)) != KV_OK)
         return st;
     if (w->pending && (st = end_unit(w, w->last_key.data, w->last_key.len, true)) != KV_OK)
         return st;
@@ -424,11 +483,11 @@ static kv_status finish_file(kv_sst_writer *w) {
     /* Uncompressed (the default), a large index (megabytes at 10M entries)
        goes to the file from the builder, not through a copy. */
     if ((st = w->opts.compression == KV_COMPRESSION_NONE ? write_raw_large(w, idx, n, &index_off, &index_size)
-                                                         : write_block(w, idx, n, true, &index_off, &index_size)) != KV_OK)
+                                                         : write_block(w, idx, n, true, 0, &index_off, &index_size)) != KV_OK)
         return st;
     if (encode_meta(w, &w->scratch) != 0)
         return fail(w, KV_NO_MEMORY, "out of memory writing %s", w->path);
-    if ((st = write_block(w, w->scratch.data, w->scratch.len, false, &meta_off, &meta_size)) != KV_OK)
+    if ((st = write_block(w, w->scratch.data, w->scratch.len, false, 0, &meta_off, &meta_size)) != KV_OK)
         return st;
     uint8_t f[KV_SST_FOOTER_LEN];
     kv_put_le64(f + 0, index_off);

@@ -1196,6 +1196,99 @@ static void test_io_errors(void) {
     free_dataset(&d);
 }
 
+
+/* Sets the format version in the footer of the file at path (and the
+   footer's checksum). */
+static void set_format_version(const char *path, uint32_t version) {
+    FILE *f = fopen(path, "r+b");
+    REQUIRE(f);
+    uint8_t foot[KV_SST_FOOTER_LEN];
+    REQUIRE(fseek(f, -(long)sizeof foot, SEEK_END) == 0 && fread(foot, 1, sizeof foot, f) == sizeof foot);
+    kv_put_le32(foot + 48, version);
+    kv_put_le32(foot + 52, kv_checksum(foot, 52));
+    REQUIRE(fseek(f, -(long)sizeof foot, SEEK_END) == 0 && fwrite(foot, 1, sizeof foot, f) == sizeof foot);
+    REQUIRE(fclose(f) == 0);
+}
+
+/* An uncompressed unit of a page or less is read as one page of the file
+   (format version 3 pads it to its page's end), whatever the BLOCKSIZE and
+   encoding; every entry still reads. A version 2 file (no padding) still
+   reads; padding in a file that says version 2 is corrupt. */
+static void test_units_within_pages(void) {
+    const uint32_t sizes[] = { 65536, 4096, 1024 };
+    const kv_encoding encs[] = { KV_ENCODING_NONE, KV_ENCODING_PREFIX, KV_ENCODING_DIFF };
+    dataset d;
+    make_dataset(&d, 12000, 43);
+    kv_env rec = *kv_env_posix();
+    REQUIRE(rec.read_at_around != NULL);
+    rec.read_at_around = recording_read_at_around;
+    char *path = path_of("units-pages.sst");
+    for (size_t b = 0; b < 3; b++) {
+        for (size_t e = 0; e < 3; e++) {
+            kv_sst_options o = { sizes[b], KV_COMPRESSION_NONE, encs[e], KV_BLOOM_ROW, 10 };
+            kv_sst_meta meta;
+            REQUIRE(write_dataset(path, &d, &o, &meta) == KV_OK);
+            kv_sst_reader *r;
+            char err[256];
+            REQUIRE(kv_sst_open(&r, &rec, path, 402, NULL, err, sizeof err) == KV_OK);
+            size_t reads = 0, straddling = 0, wrong = 0;
+            for (size_t i = 0; i < d.n; i += 7) {
+                memset(&around_log, 0, sizeof around_log);
+                kv_iter *it = kv_sst_iter(r, false, false);
+                size_t kl;
+                const uint8_t *k = key_at(&d, i, &kl);
+                it->seek(it, k, kl);
+                wrong += !key_is(it, &d, i) || !value_is(it, i);
+                it->destroy(it);
+                reads += around_log.n;
+                straddling += around_log.n == 1 && around_log.len <= KV_SST_PAGE_BYTES &&
+                              around_log.off / KV_SST_PAGE_BYTES !=
+                                  (around_log.off + around_log.len - 1) / KV_SST_PAGE_BYTES;
+            }
+            CHECK_EQ(wrong, 0);
+            CHECK_EQ(reads, (d.n + 6) / 7);
+            CHECK_EQ(straddling, 0);
+            kv_iter *it = kv_sst_iter(r, false, false);
+            verify_reads(it, &d, 5);
+            it->destroy(it);
+            kv_sst_close(r);
+            kv_sst_meta_clear(&meta);
+        }
+    }
+    /* padded units in a file that says version 2: a scan stops at the
+       first, corrupt */
+    kv_sst_options none = { 65536, KV_COMPRESSION_NONE, KV_ENCODING_NONE, KV_BLOOM_ROW, 10 };
+    kv_sst_meta meta;
+    REQUIRE(write_dataset(path, &d, &none, &meta) == KV_OK);
+    kv_sst_meta_clear(&meta);
+    set_format_version(path, KV_SST_FORMAT_VERSION_2);
+    kv_sst_reader *r;
+    char err[256];
+    REQUIRE(kv_sst_open(&r, env, path, 403, NULL, err, sizeof err) == KV_OK);
+    kv_iter *it = kv_sst_iter(r, false, false);
+    size_t n = 0;
+    for (it->seek(it, NULL, 0); it->valid(it); it->next(it))
+        n++;
+    CHECK(n < d.n);
+    CHECK_EQ(it->status(it), KV_CORRUPT);
+    kv_sst_last_error(r, err, sizeof err);
+    CHECK(strstr(err, "bad padding") && strstr(err, path));
+    it->destroy(it);
+    kv_sst_close(r);
+    /* a file without padding (compressed) read as version 2 */
+    kv_sst_options lz = { 65536, KV_COMPRESSION_LZ4, KV_ENCODING_PREFIX, KV_BLOOM_ROW, 10 };
+    REQUIRE(write_dataset(path, &d, &lz, &meta) == KV_OK);
+    set_format_version(path, KV_SST_FORMAT_VERSION_2);
+    REQUIRE(kv_sst_open(&r, env, path, 404, NULL, err, sizeof err) == KV_OK);
+    it = kv_sst_iter(r, false, false);
+    verify_reads(it, &d, 6);
+    it->destroy(it);
+    kv_sst_close(r);
+    kv_sst_meta_clear(&meta);
+    free(path);
+    free_dataset(&d);
+}
+
 /* A long scan fills the cache only where it has room: the units it reads
    ahead (after its first two) evict nothing, so a scan of a large file
    keeps the blocks others use; a file that fits is cached whole, and a
@@ -1297,6 +1390,7 @@ int main(void) {
     test_units_forged_index();
     test_units_reads();
     test_units_read_around();
+    test_units_within_pages();
     test_scan_keeps_cache();
     test_small_blocks_read_ahead();
     test_rmtree(dir);
