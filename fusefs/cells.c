@@ -199,6 +199,62 @@ int fs_cell_get(cellfs *fs, const fs_path *p, uint8_t **value, size_t *len, int6
     return rc;
 }
 
+void fs_cellmemo_put(cellfs *fs, const char *path, const char *table, fs_rowmemo_mark before,
+                     size_t len, int64_t ts, uint8_t *value)
+{
+    size_t plen = strlen(path);
+    fs_family_info fi;
+    if (!fs->cache_long || plen >= sizeof fs->cellmemo.path ||
+        atomic_load(&fs->commits) != before.commits + 1 ||   /* another change came too */
+        fs_family_lookup(fs, table, NULL, &fi) != 0 || fi.table_has_ttl) {
+        free(value);
+        return;
+    }
+    if (len > FS_CELLMEMO_MAX_VALUE) {
+        free(value);
+        value = NULL;
+    }
+    /* A change counted after the check makes the mark stale at once. */
+    pthread_mutex_lock(&fs->mu);
+    uint8_t *old = fs->cellmemo.value;
+    memcpy(fs->cellmemo.path, path, plen + 1);
+    fs->cellmemo.len = len;
+    fs->cellmemo.ts = ts;
+    fs->cellmemo.value = value;
+    fs->cellmemo.commits = before.commits + 1;
+    fs->cellmemo.fams_gen = before.fams_gen;
+    pthread_mutex_unlock(&fs->mu);
+    free(old);
+}
+
+bool fs_cellmemo_get(cellfs *fs, const char *path, size_t *len, int64_t *ts, uint8_t **value)
+{
+    uint64_t now = atomic_load(&fs->commits);
+    uint64_t gen = fs_families_gen(fs);
+    pthread_mutex_lock(&fs->mu);
+    bool hit = fs->cellmemo.path[0] && fs->cellmemo.commits == now &&
+               fs->cellmemo.fams_gen == gen && strcmp(fs->cellmemo.path, path) == 0 &&
+               (!value || fs->cellmemo.value);
+    if (hit) {
+        *len = fs->cellmemo.len;
+        *ts = fs->cellmemo.ts;
+    }
+    if (hit && value) {
+        *value = malloc(*len ? *len : 1);
+        if (!*value) hit = false;
+        else if (*len) memcpy(*value, fs->cellmemo.value, *len);
+    }
+    pthread_mutex_unlock(&fs->mu);
+    return hit;
+}
+
+void fs_cellmemo_free(cellfs *fs)
+{
+    free(fs->cellmemo.value);
+    fs->cellmemo.value = NULL;
+    fs->cellmemo.path[0] = '\0';
+}
+
 int fs_cell_versions(cellfs *fs, const fs_path *p, int64_t **ts, size_t *n)
 {
     *ts = NULL;
@@ -301,6 +357,40 @@ bool fs_put_masked(cellfs *fs, const fs_path *p, int64_t ts)
     return masked;
 }
 
+/* fs_column_raw's answer from its raw read @p r: *newest of the cells at
+   or after @p from, the puts at or after @p puts_from (when @p puts), and
+   in *shown (when not NULL) how many of those no marker of @p r hides. */
+static int column_of(const kv_result *r, const fs_path *p, int64_t from, int64_t puts_from,
+                     int64_t *newest, int64_t **puts, size_t *nputs, size_t *shown)
+{
+    int rc = 0;
+    for (size_t i = 0; i < r->ncells && rc == 0; i++) {
+        const kv_cell *c = &r->cells[i];
+        if (strcmp(c->family, p->family) != 0) continue;
+        bool family_marker = c->type == KV_TYPE_DELETE_FAMILY ||
+                             c->type == KV_TYPE_DELETE_FAMILY_VERSION;
+        if (!family_marker && !same_qual(c, p->qual, p->qual_len)) continue;
+        if (c->timestamp < from) continue;
+        if (c->timestamp > *newest) *newest = c->timestamp;
+        if (!puts || c->type != KV_TYPE_PUT || c->timestamp < puts_from) continue;
+        if (*nputs > 0 && (*puts)[*nputs - 1] == c->timestamp) continue;
+        int64_t *nv = realloc(*puts, (*nputs + 1) * sizeof *nv);
+        if (!nv) {
+            rc = -ENOMEM;
+            break;
+        }
+        *puts = nv;
+        (*puts)[(*nputs)++] = c->timestamp;
+        if (shown && !raw_hides(r, p, c->timestamp)) (*shown)++;
+    }
+    if (rc && puts) {
+        free(*puts);
+        *puts = NULL;
+        *nputs = 0;
+    }
+    return rc;
+}
+
 int fs_column_raw(cellfs *fs, const fs_path *p, int64_t from, int64_t *newest, int64_t **puts,
                   size_t *nputs)
 {
@@ -313,32 +403,73 @@ int fs_column_raw(cellfs *fs, const fs_path *p, int64_t from, int64_t *newest, i
     kv_status st = raw_column_get(fs, p, from, &r);
     if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
     if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
-    int rc = 0;
-    for (size_t i = 0; i < r->ncells && rc == 0; i++) {
-        const kv_cell *c = &r->cells[i];
-        if (strcmp(c->family, p->family) != 0) continue;
-        bool family_marker = c->type == KV_TYPE_DELETE_FAMILY ||
-                             c->type == KV_TYPE_DELETE_FAMILY_VERSION;
-        if (!family_marker && !same_qual(c, p->qual, p->qual_len)) continue;
-        if (c->timestamp < from) continue;
-        if (c->timestamp > *newest) *newest = c->timestamp;
-        if (!puts || c->type != KV_TYPE_PUT) continue;
-        if (*nputs > 0 && (*puts)[*nputs - 1] == c->timestamp) continue;
-        int64_t *nv = realloc(*puts, (*nputs + 1) * sizeof *nv);
-        if (!nv) {
-            rc = -ENOMEM;
-            break;
-        }
-        *puts = nv;
-        (*puts)[(*nputs)++] = c->timestamp;
-    }
+    int rc = column_of(r, p, from, from, newest, puts, nputs, NULL);
     kv_result_free(r);
-    if (rc && puts) {
+    return rc;
+}
+
+int fs_column_from(cellfs *fs, const fs_path *p, int64_t from, int64_t puts_from, bool *masked,
+                   int64_t **puts, size_t *nputs, size_t *shown)
+{
+    *masked = false;
+    *puts = NULL;
+    *nputs = 0;
+    if (shown) *shown = 0;
+    kv_result *r = NULL;
+    kv_status st = raw_column_get(fs, p, from, &r);
+    if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
+    if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
+    bool nvb = family_nvb(fs, p);       /* its markers hide only older puts */
+    *masked = !nvb && raw_hides(r, p, from);
+    int64_t newest = INT64_MIN;
+    int rc = column_of(r, p, from, puts_from < from ? from : puts_from, &newest, puts, nputs,
+                       nvb ? NULL : shown);
+    if (rc == 0 && nvb && shown) *shown = *nputs;
+    kv_result_free(r);
+    return rc;
+}
+
+int fs_column_pair(cellfs *fs, const fs_path *p, int64_t from, bool *masked, int64_t **puts,
+                   size_t *nputs, const fs_path *q, int64_t **qvers, size_t *nq)
+{
+    *masked = false;
+    *puts = *qvers = NULL;
+    *nputs = *nq = 0;
+    if (!(kv_store_capabilities(fs->store) & KV_CAP_RAW_SCANS)) return 1;
+    kv_read_options o = KV_READ_OPTIONS_INIT;
+    kv_column cols[2] = { { p->family, p->qual, p->qual_len },
+                          { q->family, q->qual, q->qual_len } };
+    o.columns = cols;
+    o.ncolumns = 2;
+    o.max_versions = INT32_MAX;
+    o.raw = true;
+    o.time_min = KV_TIME_MIN;
+    o.filter = fs->f_keyonly;
+    kv_result *r = NULL;
+    kv_status st = kv_get(&r, fs->store, p->table, p->row, p->row_len, &o);
+    if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
+    if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
+    *masked = !family_nvb(fs, p) && raw_hides(r, p, from);
+    int64_t newest = INT64_MIN;
+    int rc = column_of(r, p, from, from, &newest, puts, nputs, NULL);
+    newest = INT64_MIN;
+    if (rc == 0) rc = column_of(r, q, KV_TIME_MIN, KV_TIME_MIN, &newest, qvers, nq, NULL);
+    kv_result_free(r);
+    if (rc) {
         free(*puts);
         *puts = NULL;
         *nputs = 0;
     }
     return rc;
+}
+
+int fs_delete_versions(cellfs *fs, const fs_path *p, kv_mutation *m, const int64_t *vers,
+                       size_t n)
+{
+    kv_status st = KV_OK;
+    for (size_t i = 0; i < n && st == KV_OK; i++)
+        st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, vers[i]);
+    return fs_fail(fs, st, "delete", p->table);
 }
 
 int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts)
@@ -369,7 +500,7 @@ int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts)
     return 0;
 }
 
-int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m)
+int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m, int *shows)
 {
     /* Where the store keeps markers, every version is deleted exactly and
        no column marker is left: a value put later at an older time (rsync
@@ -378,11 +509,26 @@ int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m)
        versions exactly. */
     bool exact = (kv_store_capabilities(fs->store) & KV_CAP_RAW_SCANS) != 0;
     int64_t now = kv_store_now(fs->store);
-    int64_t newest, *vers = NULL;
-    size_t n = 0;
-    int rc = fs_column_raw(fs, p, exact ? KV_TIME_MIN : now, &newest, &vers, &n);
+    int64_t from = exact ? KV_TIME_MIN : now;
+    if (shows) {
+        /* The raw read tells what a get would show where no marker's rule
+           of NEW_VERSION_BEHAVIOR and no TTL's expiry changes it. */
+        fs_family_info fi;
+        bool plain = exact && fs_family_lookup(fs, p->table, p->family, &fi) == 0 && fi.found &&
+                     !fi.nvb && fi.ttl_ms == 0;
+        *shows = plain ? 0 : -1;
+        if (!plain) shows = NULL;
+    }
+    int64_t newest = INT64_MIN, *vers = NULL;
+    size_t n = 0, shown = 0;
+    kv_result *r = NULL;
+    kv_status st = raw_column_get(fs, p, from, &r);
+    if (st == KV_NO_FAMILY || st == KV_INVALID) return 0;
+    if (st != KV_OK) return fs_fail(fs, st, "get", p->table);
+    int rc = column_of(r, p, from, from, &newest, &vers, &n, shows ? &shown : NULL);
+    kv_result_free(r);
     if (rc) return rc;
-    kv_status st = KV_OK;
+    if (shows) *shows = shown > 0;
     if (!exact)
         st = kv_mutation_delete_column(m, p->family, p->qual, p->qual_len, KV_LATEST_TIMESTAMP);
     for (size_t i = 0; i < n && st == KV_OK; i++)

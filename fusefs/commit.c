@@ -85,9 +85,14 @@ static uint8_t *append_value(const fs_handle *h, const uint8_t *v, size_t vlen, 
 }
 
 /* The timestamp of a commit: q@<ts>'s own, a time set with utimens on the
-   open file, else a new newest version (fs_next_ts). fs->stamp_mu held. */
-static int commit_ts(cellfs *fs, fs_handle *h, int64_t *ts)
+   open file, else a new newest version (fs_next_ts). With a time set, the
+   read that checks it also lists in *gone (malloc'd, *n) every version
+   after it, which the commit deletes so that the value shows with the time
+   set. fs->stamp_mu held. */
+static int commit_ts(cellfs *fs, fs_handle *h, int64_t *ts, int64_t **gone, size_t *n)
 {
+    *gone = NULL;
+    *n = 0;
     const fs_path *p = &h->ref;
     if (p->has_version) {
         if (fs_put_masked(fs, p, p->version)) {
@@ -101,10 +106,18 @@ static int commit_ts(cellfs *fs, fs_handle *h, int64_t *ts)
         return 0;
     }
     if (h->has_set_ts) {
-        if (!fs_put_masked(fs, p, h->set_ts)) {
-            *ts = h->set_ts;
+        bool masked;
+        int64_t t = h->set_ts;
+        int rc = fs_column_from(fs, p, t, t < INT64_MAX ? t + 1 : t, &masked, gone, n, NULL);
+        if (rc) return rc;
+        if (t == INT64_MAX) *n = 0;
+        if (!masked) {
+            *ts = t;
             return 0;
         }
+        free(*gone);
+        *gone = NULL;
+        *n = 0;
         char *hp = fs_handle_path(fs, h);
         fs_log(fs, "write %s: timestamp %lld is hidden by a delete marker; writing as the "
                "newest version", hp ? hp : "?", (long long)h->set_ts);
@@ -122,20 +135,12 @@ static kv_status add_deletes(kv_mutation *m, const fs_path *p, const int64_t *go
     return st;
 }
 
-/* The versions a commit at @p ts deletes in the same mutation: the empty
-   version of a placeholder commit, and with a time set by utimens every
-   version after it (so that the value shows with the time set). */
-static int commit_gone(cellfs *fs, fs_handle *h, int64_t ts, int64_t **gone, size_t *n)
+/* The versions a commit at @p ts deletes in the same mutation: beside
+   those commit_ts listed (*gone, *n), the empty version of a placeholder
+   commit. */
+static int commit_gone(fs_handle *h, int64_t ts, int64_t **gone, size_t *n)
 {
     const fs_path *p = &h->ref;
-    *gone = NULL;
-    *n = 0;
-    int rc = 0;
-    if (h->has_set_ts && ts == h->set_ts && !p->has_version && ts < INT64_MAX) {
-        int64_t newest;
-        rc = fs_column_raw(fs, p, ts + 1, &newest, gone, n);
-        if (rc) return rc;
-    }
     if (h->whole && h->placeholder && !p->has_version && h->placeholder_ts != ts) {
         int64_t *ng = realloc(*gone, (*n + 1) * sizeof *ng);
         if (!ng) return -ENOMEM;
@@ -150,10 +155,10 @@ static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *
 {
     const fs_path *p = &h->ref;
     int64_t ts;
-    int rc = commit_ts(fs, h, &ts);
     int64_t *gone = NULL;
     size_t ngone = 0;
-    if (rc == 0) rc = commit_gone(fs, h, ts, &gone, &ngone);
+    int rc = commit_ts(fs, h, &ts, &gone, &ngone);
+    if (rc == 0) rc = commit_gone(h, ts, &gone, &ngone);
     if (rc) {
         free(gone);
         return rc;
@@ -169,23 +174,33 @@ static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *
     } else {
         /* Merge into the current value with check-and-mutate: a writer
            outside the mount (a shared backend) between the read and the
-           put makes it try again. */
+           put makes it try again. Appends first try the value they follow
+           as the open read it or the last commit wrote it (the buffer up to
+           append_base): no read, unless another writer came between. */
         bool append = h->append_pure;
         bool applied = false;
         uint8_t *r = NULL;
         size_t rlen = 0;
         for (int tries = 0; !applied && st == KV_OK && tries < FS_MERGE_TRIES; tries++) {
             uint8_t *v = NULL;
+            const uint8_t *cur;
             size_t vlen = 0;
             int64_t vts;
-            rc = fs_cell_get(fs, p, &v, &vlen, &vts);
+            if (tries == 0 && append) {
+                rc = h->in_store ? 0 : -ENOENT;
+                cur = rc == 0 ? h->buf : NULL;
+                vlen = rc == 0 ? h->append_base : 0;
+            } else {
+                rc = fs_cell_get(fs, p, &v, &vlen, &vts);
+                cur = v;
+            }
             if (rc && rc != -ENOENT) {
                 free(r);
                 free(gone);
                 return rc;
             }
             free(r);
-            r = append ? append_value(h, v, vlen, &rlen) : merge_value(h, v, vlen, &rlen);
+            r = append ? append_value(h, cur, vlen, &rlen) : merge_value(h, cur, vlen, &rlen);
             if (!r) {
                 free(v);
                 free(gone);
@@ -198,7 +213,7 @@ static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *
             if (st == KV_OK)
                 st = kv_check_and_mutate(&applied, fs->store, p->table, p->row, p->row_len,
                                          p->family, p->qual, p->qual_len, KV_CMP_EQUAL,
-                                         rc == 0 ? (v ? v : (const uint8_t *)"") : NULL, vlen, m,
+                                         rc == 0 ? (cur ? cur : (const uint8_t *)"") : NULL, vlen, m,
                                          w);
             kv_mutation_free(m);
             free(v);
@@ -350,6 +365,12 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
     uint8_t *stored = NULL;          /* the committed value, for store_pages */
     size_t stored_len = 0;
     uint64_t before = atomic_load(&fs->commits);
+    fs_rowmemo_mark mark = fs_rowmemo_now(fs);
+    bool memo = false;               /* the committed value's attributes, for fs_cellmemo_put */
+    size_t memo_len = 0;
+    int64_t memo_ts = 0;
+    char memo_table[sizeof h->ref.table];
+    uint8_t *memo_value = NULL;
     if (orphan) {
         h->dirty = false;
     } else if (!h->dirty) {
@@ -371,6 +392,13 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
             h->dirty = false;
             h->written = false;
             changed = true;
+            memo = !h->ref.has_version && !h->ref.asof;
+            memo_len = h->len;
+            memo_ts = h->ts;
+            memcpy(memo_table, h->ref.table, sizeof memo_table);
+            if (memo && h->len <= FS_CELLMEMO_MAX_VALUE && (memo_value = malloc(h->len + 1)) &&
+                h->len)
+                memcpy(memo_value, h->buf, h->len);
         }
     }
     pthread_mutex_unlock(&h->mu);
@@ -397,6 +425,8 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
             h->open_commits = before + 1;
         pthread_mutex_unlock(&fs->mu);
     }
+    if (memo && path) fs_cellmemo_put(fs, path, memo_table, mark, memo_len, memo_ts, memo_value);
+    else free(memo_value);
     if (stored && path) store_pages(fs, h, path, ino, before, stored, stored_len);
     free(stored);
     free(path);

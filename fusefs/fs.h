@@ -103,6 +103,14 @@ typedef struct cellfs {
     struct fs_gone *schema_gone;     /* tables whose .schema was unlinked */
     struct fs_dirh *dirs;            /* open directory handles (ops_dir.c) */
     struct fs_rowmemo *rowmemo;      /* the keys of the row read last (rowmemo.c) */
+    struct {                         /* the cell a commit or a re-stamp changed
+                                        last (cells.c, fs_cellmemo_put) */
+        char path[1024];             /* "": none */
+        size_t len;
+        int64_t ts;
+        uint8_t *value;              /* its bytes (len), or NULL: not kept */
+        uint64_t commits, fams_gen;  /* valid while these hold */
+    } cellmemo;
     fs_families *families;           /* each table's families (families.c);
                                         has its own mutex, innermost */
     /* The full-disk check's last look at the store's file system
@@ -173,6 +181,31 @@ bool fs_raw_hides(const kv_result *r, const char *family, const uint8_t *q, size
 int fs_column_raw(cellfs *fs, const fs_path *p, int64_t from, int64_t *newest, int64_t **puts,
                   size_t *nputs);
 /**
+ * fs_column_raw and fs_put_masked of one column in one raw read at times at
+ * or after @p from: *masked, whether a put at exactly @p from would be
+ * hidden by a marker (fs_put_masked(fs, p, from)); *puts (malloc'd, *nputs
+ * of them), the put timestamps at or after @p puts_from (>= @p from) as
+ * fs_column_raw lists them; *shown (when not NULL), how many of those no
+ * marker hides. Nothing listed and not masked when the table or family is
+ * gone. 0 or -errno (then nothing allocated).
+ */
+int fs_column_from(cellfs *fs, const fs_path *p, int64_t from, int64_t puts_from, bool *masked,
+                   int64_t **puts, size_t *nputs, size_t *shown);
+/**
+ * fs_column_from(fs, p, from, from, masked, puts, nputs, NULL) and the
+ * versions that fs_delete_column_all would delete of the column @p q of
+ * the same row (*qvers, malloc'd, *nq of them), in one raw read of both
+ * columns (a rename within a row: the target's check and later versions,
+ * the source's versions). 1, nothing read, on a backend without raw reads
+ * (use those two calls); 0 or -errno (nothing allocated).
+ */
+int fs_column_pair(cellfs *fs, const fs_path *p, int64_t from, bool *masked, int64_t **puts,
+                   size_t *nputs, const fs_path *q, int64_t **qvers, size_t *nq);
+/** Adds to @p m the deletes of the versions @p vers[0..n) of the column
+ *  @p p names (what fs_column_pair listed). 0 or -errno. */
+int fs_delete_versions(cellfs *fs, const fs_path *p, kv_mutation *m, const int64_t *vers,
+                       size_t n);
+/**
  * The timestamp for a new newest value of the column: the store clock, or
  * one past the newest version that shows, or marker of the whole column or
  * family, when that is not older than the clock, and then off the time of
@@ -189,9 +222,12 @@ int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts);
  * names: each version the store holds exactly (no column marker is left
  * to hide a value put later at an older time); on a backend without raw
  * reads, the whole column at the store clock and each future version.
- * fs->stamp_mu held. 0 or -errno.
+ * *shows (when @p shows is not NULL): 1 when the read found a version that
+ * a get shows (fs_cell_get would find the column), 0 when none, -1 when
+ * the raw read cannot tell (no raw reads, a family with
+ * NEW_VERSION_BEHAVIOR or a TTL). fs->stamp_mu held. 0 or -errno.
  */
-int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m);
+int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m, int *shows);
 /** Write options with the mount's durability (or @p fsync). */
 void fs_wopts(const cellfs *fs, bool fsync, kv_write_options *w);
 /** Milliseconds -> timespec and back. */
@@ -361,6 +397,31 @@ kv_result *fs_rowmemo_put(cellfs *fs, const fs_path *p, fs_rowmemo_mark mark, kv
  *  with the memo locked until fs_rowmemo_done; else NULL. */
 const kv_result *fs_rowmemo_get(cellfs *fs, const fs_path *p);
 void fs_rowmemo_done(cellfs *fs);
+
+/* ---- cells.c: the cell changed last ---- */
+/**
+ * Keeps what a change of the cell @p path of @p table left it showing,
+ * @p len bytes at @p ts, and the bytes themselves when @p value is not NULL
+ * (malloc'd, taken over: freed here when not kept), so that the stat, the
+ * utimens and the rename that tools send right after it (rsync's restore,
+ * editors' saves) need no read;
+ * @p path names the cell's latest value (no "@<ts>", not in a view: the
+ * caller's to see to). Kept only when the change was the only one counted
+ * since @p before (fs_rowmemo_now before it; fs_notify_changed counted
+ * it), on a local store (cache_long), in a table without TTL. Valid until
+ * any change is counted or a schema changes. Takes fs->mu.
+ */
+void fs_cellmemo_put(cellfs *fs, const char *path, const char *table, fs_rowmemo_mark before,
+                     size_t len, int64_t ts, uint8_t *value);
+/** Values above this many bytes are not kept. */
+#define FS_CELLMEMO_MAX_VALUE (64u << 10)
+/** What fs_cellmemo_put kept for @p path, when still valid: true with *len
+ *  and *ts set, and with @p value not NULL, only when the bytes were kept
+ *  too: *value, a malloc'd copy (NULL when out of memory: false). Takes
+ *  fs->mu. */
+bool fs_cellmemo_get(cellfs *fs, const char *path, size_t *len, int64_t *ts, uint8_t **value);
+/** Frees what the memo holds (at the unmount). */
+void fs_cellmemo_free(cellfs *fs);
 
 /* ---- cache_time.c: how long the kernel may keep entries and attributes ---- */
 #define FS_CACHE_LONG 3600.0         /* nothing changes it but this mount */

@@ -561,6 +561,7 @@ static void ll_destroy(void *userdata)
     fs_pending_clear(fs);
     fs_dirs_free(fs);
     fs_rowmemo_free(fs);
+    fs_cellmemo_free(fs);
     if (fs->store) {
         kv_status st = kv_store_close(fs->store);
         if (st != KV_OK) fs_log(fs, "unmount: closing the store: %s", kv_strerror(st));

@@ -143,13 +143,16 @@ static int stat_path(cellfs *fs, pid_t pid, const char *path, fs_path *p, struct
         size_t len = 0, hlen;
         int64_t ts = 0, hts;
         bool mine;
-        if (rc == 0) rc = fs_cell_get(fs, p, NULL, &len, &ts);
-        if (rc != 0 && rc != -ENOENT) return rc;
-        /* The committed value's attributes, as a reader sees it; a writer's
-           process (fstat comes here too) sees its open file's buffer; a new
-           cell not yet committed shows empty to others, as it reads. */
+        /* The committed value's attributes, as a reader sees it (kept from
+           the change that made it, or read); a writer's process (fstat
+           comes here too) sees its open file's buffer; a new cell not yet
+           committed shows empty to others, as it reads. */
         int found = fs_handles_stat(fs, path, pid, &hlen, &hts, &mine);
         if (held) *held = found;
+        if (rc == 0 && !(found && mine) && (p->has_version || p->asof ||
+                                            !fs_cellmemo_get(fs, path, &len, &ts, NULL)))
+            rc = fs_cell_get(fs, p, NULL, &len, &ts);
+        if (rc != 0 && rc != -ENOENT) return rc;
         if (found && (mine || rc == -ENOENT)) {
             len = mine ? hlen : 0;
             ts = hts;
@@ -189,17 +192,23 @@ int fs_op_getattr(cellfs *fs, pid_t pid, const char *path, struct stat *st,
     return rc == -EINVAL ? -ENOENT : rc;
 }
 
-/* Re-stamps the cell @p p names from its timestamp to @p new_ms. */
-static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms)
+/* Re-stamps the cell @p p names from its timestamp to @p new_ms; *len,
+   its value's length, and on success *value its bytes (malloc'd). 1 when it
+   already had that time (nothing changed), 0, -errno. */
+static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms, size_t *len,
+                   uint8_t **value)
 {
     uint8_t *v = NULL;
     size_t n;
     int64_t old;
-    int rc = fs_cell_get(fs, p, &v, &n, &old);
+    int rc = 0;
+    if (p->has_version || !fs_cellmemo_get(fs, path, &n, &old, &v))
+        rc = fs_cell_get(fs, p, &v, &n, &old);
     if (rc) return rc;
+    *len = n;
     if (old == new_ms) {
         free(v);
-        return 0;
+        return 1;
     }
     if (p->has_version) {
         free(v);
@@ -207,23 +216,26 @@ static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms)
                path);
         return -EINVAL;
     }
-    if (fs_put_masked(fs, p, new_ms)) {
+    /* The value must show with the new time: the versions the store holds
+       after it (older than the value, but newer than the time set; surplus
+       ones beyond VERSIONS included) are deleted with the old version. One
+       raw read from the new time tells them, and whether a marker would
+       hide the value there. */
+    pthread_mutex_lock(&fs->stamp_mu);
+    int64_t *after = NULL;
+    size_t nafter = 0, lost = 0;    /* of them, those no marker hides: said in the log */
+    bool masked = false;
+    rc = fs_column_from(fs, p, new_ms, new_ms < INT64_MAX ? new_ms + 1 : INT64_MAX, &masked,
+                        &after, &nafter, &lost);
+    if (rc == 0 && new_ms == INT64_MAX) nafter = lost = 0;
+    if (rc == 0 && masked) {
+        pthread_mutex_unlock(&fs->stamp_mu);
         free(v);
+        free(after);
         fs_log(fs, "utimens %s: time %lld is older than a delete marker of this cell, which "
                "would hide the value", path, (long long)new_ms);
         return -EPERM;
     }
-    /* The value must show with the new time: the versions the store holds
-       after it (older than the value, but newer than the time set; surplus
-       ones beyond VERSIONS included) are deleted with the old version. */
-    pthread_mutex_lock(&fs->stamp_mu);
-    int64_t newest, *after = NULL, *vis = NULL;
-    size_t nafter = 0, nvis = 0, lost = 0;
-    /* Retained versions (not only surplus ones) that go: said in the log. */
-    if (fs_cell_versions(fs, p, &vis, &nvis) == 0)
-        for (size_t i = 0; i < nvis; i++) lost += vis[i] > new_ms;
-    free(vis);
-    rc = new_ms < INT64_MAX ? fs_column_raw(fs, p, new_ms + 1, &newest, &after, &nafter) : 0;
     kv_mutation *m = NULL;
     kv_status st = rc ? KV_OK : kv_mutation_new(&m, p->row, p->row_len);
     if (rc == 0 && st == KV_OK)
@@ -237,7 +249,8 @@ static int restamp(cellfs *fs, const char *path, fs_path *p, int64_t new_ms)
     if (rc == 0 && st == KV_OK) st = kv_mutate(fs->store, p->table, m, &w);
     pthread_mutex_unlock(&fs->stamp_mu);
     kv_mutation_free(m);
-    free(v);
+    if (rc == 0 && st == KV_OK) *value = v;       /* the value, now at new_ms */
+    else free(v);
     if (rc == 0 && st == KV_OK && lost > 1)
         fs_log(fs, "utimens %s: versions older than the value but newer than the time set "
                "were deleted, so that the value shows with that time", path);
@@ -305,9 +318,18 @@ int fs_op_utimens(cellfs *fs, const char *path, const struct timespec tv[2],
         else if (p.has_version && ms == p.version) rc = 0;   /* its own time (tar x) */
         else if (fs_handles_set_ts(fs, path, ms)) rc = 0;
         else {
+            fs_rowmemo_mark before = fs_rowmemo_now(fs);
+            size_t len = 0;
+            uint8_t *v = NULL;
             rc = fs_resolve(fs, &p);
-            if (rc == 0) rc = restamp(fs, path, &p, ms);
-            if (rc == 0) fs_notify_changed(fs, path);
+            if (rc == 0) rc = restamp(fs, path, &p, ms, &len, &v);
+            if (rc == 0) {
+                fs_notify_changed(fs, path);
+                /* the reply's stat and rsync's rename read nothing again */
+                if (!p.has_version) fs_cellmemo_put(fs, path, p.table, before, len, ms, v);
+                else free(v);
+            }
+            if (rc == 1) rc = 0;
         }
     }
     fs_path_free(&p);

@@ -171,22 +171,27 @@ int fs_op_release(cellfs *fs, struct fuse_file_info *fi)
     return rc;
 }
 
+/* rm of a name created but not yet committed: forgetting the open file is
+   all. 0 when there was one, else -ENOENT. */
+static int unlink_uncommitted(cellfs *fs, const char *path)
+{
+    size_t hl;
+    int64_t hts;
+    bool mine;
+    if (!fs_handles_stat(fs, path, 0, &hl, &hts, &mine)) return -ENOENT;
+    fs_handles_orphan(fs, path);
+    return 0;
+}
+
 static int unlink_cell(cellfs *fs, const char *path, fs_path *p)
 {
     int rc = fs_resolve(fs, p);
-    size_t len;
-    int64_t ts;
-    if (rc == 0) rc = fs_cell_get(fs, p, NULL, &len, &ts);
-    if (rc == -ENOENT) {
-        /* created but not yet committed: forgetting the open file is all */
-        size_t hl;
-        int64_t hts;
-        bool mine;
-        if (fs_handles_stat(fs, path, 0, &hl, &hts, &mine)) {
-            fs_handles_orphan(fs, path);
-            return 0;
-        }
+    if (rc == 0 && p->has_version) {
+        size_t len;
+        int64_t ts;
+        rc = fs_cell_get(fs, p, NULL, &len, &ts);
     }
+    if (rc == -ENOENT) return unlink_uncommitted(fs, path);
     if (rc) return rc;
     kv_mutation *m = NULL;
     kv_write_options w;
@@ -195,15 +200,28 @@ static int unlink_cell(cellfs *fs, const char *path, fs_path *p)
     fs_handle *lease = p->has_version ? fs_write_begin(fs, path) : NULL;
     pthread_mutex_lock(&fs->stamp_mu);
     kv_status st = kv_mutation_new(&m, p->row, p->row_len);
+    int shows = 1;
     if (st == KV_OK) {
         if (p->has_version)
             st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, p->version);
         else
-            rc = fs_delete_column_all(fs, p, m);
+            rc = fs_delete_column_all(fs, p, m, &shows);
     }
+    if (rc == 0 && shows < 0) {
+        /* The raw read could not tell whether the cell shows: ask. */
+        size_t len;
+        int64_t ts;
+        rc = fs_cell_get(fs, p, NULL, &len, &ts);
+        if (rc == 0) shows = 1;
+    }
+    if (rc == 0 && shows == 0) rc = -ENOENT;      /* nothing shows: nothing to remove */
     if (st == KV_OK && rc == 0) st = kv_mutate(fs->store, p->table, m, &w);
     pthread_mutex_unlock(&fs->stamp_mu);
     kv_mutation_free(m);
+    if (rc == -ENOENT) {
+        fs_write_end(fs, lease);
+        return unlink_uncommitted(fs, path);
+    }
     if (rc == 0) rc = fs_fail(fs, st, "unlink", path);
     if (rc == 0) fs_notify_changed(fs, path);
     fs_write_end(fs, lease);
@@ -328,10 +346,17 @@ static int scratch_to_cell(cellfs *fs, const fs_path *pf, fs_path *pt, const cha
     fs_wopts(fs, false, &w);
     fs_handle *lease = fs_write_begin(fs, to);
     pthread_mutex_lock(&fs->stamp_mu);
-    if (fs_put_masked(fs, pt, ts)) rc = fs_next_ts(fs, pt, &ts);
+    bool masked;
     int64_t newest, *gone = NULL;
     size_t ngone = 0;
-    if (rc == 0) rc = fs_column_raw(fs, pt, ts, &newest, &gone, &ngone);
+    rc = fs_column_from(fs, pt, ts, ts, &masked, &gone, &ngone, NULL);
+    if (rc == 0 && masked) {
+        free(gone);
+        gone = NULL;
+        ngone = 0;
+        rc = fs_next_ts(fs, pt, &ts);
+        if (rc == 0) rc = fs_column_raw(fs, pt, ts, &newest, &gone, &ngone);
+    }
     kv_mutation *m = NULL;
     kv_status st = KV_OK;
     if (rc == 0) st = kv_mutation_new(&m, pt->row, pt->row_len);
@@ -414,7 +439,8 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
     uint8_t *v = NULL;
     size_t n;
     int64_t src_ts;
-    rc = fs_cell_get(fs, pf, &v, &n, &src_ts);
+    if (pf->has_version || !fs_cellmemo_get(fs, from, &n, &src_ts, &v))
+        rc = fs_cell_get(fs, pf, &v, &n, &src_ts);
     if (rc) return rc;
     int64_t *dst_ts = NULL;
     size_t ndst = 0;
@@ -437,7 +463,27 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
         rc = fs_column_raw(fs, pt, INT64_MIN, &newest, NULL, NULL);
         put_ts = restore_ts(fs, newest > src_ts ? newest : src_ts);
     }
-    if (rc == 0 && fs_put_masked(fs, pt, put_ts)) {
+    /* The target keeps its history (as a Put over it would): only its
+       versions at or after the source's time go, so that the value shows
+       with the source's time (mv keeps the mtime). The raw read that lists
+       them also tells whether a marker would hide the put. */
+    free(dst_ts);
+    dst_ts = NULL;
+    ndst = 0;
+    bool keep_history = !pt->has_version && !restore;
+    bool masked = false;
+    int64_t *src_vers = NULL;      /* the source's versions, when read with the target's */
+    size_t nsrc = 0;
+    int paired = 1;
+    if (rc == 0 && keep_history && !pf->has_version) {
+        paired = fs_column_pair(fs, pt, put_ts, &masked, &dst_ts, &ndst, pf, &src_vers, &nsrc);
+        if (paired < 0) rc = paired;
+    }
+    if (rc == 0 && keep_history && paired == 1)
+        rc = fs_column_from(fs, pt, put_ts, put_ts, &masked, &dst_ts, &ndst, NULL);
+    else if (rc == 0 && !keep_history)
+        masked = fs_put_masked(fs, pt, put_ts);
+    if (rc == 0 && masked) {
         if (pt->has_version) {
             fs_log(fs, "rename %s -> %s: a delete marker hides a put at %lld", from, to,
                    (long long)put_ts);
@@ -446,17 +492,13 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
             fs_log(fs, "rename %s -> %s: timestamp %lld is hidden by a delete marker; the "
                    "value becomes the newest version", from, to, (long long)put_ts);
             rc = fs_next_ts(fs, pt, &put_ts);
+            free(dst_ts);
+            dst_ts = NULL;
+            ndst = 0;
+            int64_t newest;
+            if (rc == 0 && keep_history)
+                rc = fs_column_raw(fs, pt, put_ts, &newest, &dst_ts, &ndst);
         }
-    }
-    /* The target keeps its history (as a Put over it would): only its
-       versions at or after the source's time go, so that the value shows
-       with the source's time (mv keeps the mtime). */
-    free(dst_ts);
-    dst_ts = NULL;
-    ndst = 0;
-    if (rc == 0 && !pt->has_version && !restore) {
-        int64_t newest;
-        rc = fs_column_raw(fs, pt, put_ts, &newest, &dst_ts, &ndst);
     }
     kv_status st = KV_OK;
     kv_mutation *m = NULL;
@@ -469,14 +511,17 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
     if (rc == 0 && st == KV_OK) {
         if (pf->has_version)
             st = kv_mutation_delete_version(m, pf->family, pf->qual, pf->qual_len, pf->version);
+        else if (paired == 0)
+            rc = fs_delete_versions(fs, pf, m, src_vers, nsrc);
         else
-            rc = fs_delete_column_all(fs, pf, m);
+            rc = fs_delete_column_all(fs, pf, m, NULL);
     }
     if (rc == 0 && st == KV_OK) st = kv_mutate(fs->store, pt->table, m, &w);
     pthread_mutex_unlock(&fs->stamp_mu);
     kv_mutation_free(m);
     free(v);
     free(dst_ts);
+    free(src_vers);
     if (rc == 0) {
         rc = fs_fail(fs, st, "rename", from);
         if (rc == 0) fs_notify_changed(fs, to);
