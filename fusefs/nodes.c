@@ -16,12 +16,12 @@ struct fs_node {
     fs_ino ino;
     fs_ino parent;           /* 0 when detached */
     char *name;                  /* NULL when detached */
+    uint64_t lookups;            /* kernel references */
+    uint32_t children;           /* attached nodes whose parent this is */
     bool replaced;               /* detached by a rename over its name */
     bool asked;                  /* handed out by fs_nodes_victims, not
                                     used or forgotten since (t->asked) */
     bool in_lru;                 /* on the leaves' list */
-    uint64_t lookups;            /* kernel references */
-    size_t children;             /* attached nodes whose parent this is */
     fs_node *ino_next, *name_next;
     fs_node *lru_prev, *lru_next;  /* the leaves' list, most recent first */
 };
