@@ -18,9 +18,13 @@
 #include <string.h>
 #include <time.h>
 
-/* How often the thread looks at the count, and how many names it asks
-   for at once before looking again. */
+/* How often the thread looks at the count: every 20 ms from half the cap
+   on (a walk makes some 30,000 names a second at most here, so the count
+   stays near the cap), twice a second below (an idle mount wakes the
+   thread little); and how many names it asks for at once before looking
+   again. */
 #define EVICT_PERIOD_MS 20
+#define EVICT_IDLE_PERIOD_MS 500
 #define EVICT_BATCH 512
 
 struct fs_evictor {
@@ -71,9 +75,12 @@ static void *evict_main(void *arg)
         pthread_mutex_lock(&e->mu);
         e->asked += n;
         if (n == EVICT_BATCH) continue;   /* more beyond the cap: at once */
+        long ms = fs_nodes_count(&fs->nodes) >= fs->max_nodes / 2 ? EVICT_PERIOD_MS
+                                                                   : EVICT_IDLE_PERIOD_MS;
         struct timespec at;
         clock_gettime(CLOCK_MONOTONIC, &at);
-        at.tv_nsec += EVICT_PERIOD_MS * 1000000L;
+        at.tv_sec += ms / 1000;
+        at.tv_nsec += (ms % 1000) * 1000000L;
         if (at.tv_nsec >= 1000000000L) {
             at.tv_sec++;
             at.tv_nsec -= 1000000000L;
