@@ -32,7 +32,6 @@ struct fs_evictor {
     pthread_mutex_t mu;
     pthread_cond_t wake;         /* CLOCK_MONOTONIC */
     bool stop;
-    uint64_t asked;              /* names the kernel was asked to forget */
 };
 
 /* Whether a file open through the mount is node @p ino. */
@@ -43,20 +42,21 @@ static bool open_here(cellfs *fs, fs_ino ino)
     return h != NULL;
 }
 
-/* One batch: returns how many names were asked for. */
-static size_t evict_batch(cellfs *fs, fs_nodes_victim *v)
+/* One batch: whether it was full (more may be beyond the cap). A name of
+   an open file is skipped, and counts as asked for until used again:
+   fs_nodes_victims comes back to it only after every other. */
+static bool evict_batch(cellfs *fs, fs_nodes_victim *v)
 {
-    size_t n = fs_nodes_victims(&fs->nodes, v, EVICT_BATCH), asked = 0;
+    size_t n = fs_nodes_victims(&fs->nodes, v, EVICT_BATCH);
     for (size_t i = 0; i < n; i++) {
         if (open_here(fs, v[i].ino)) continue;
         /* ENOENT: the kernel dropped the name already (its FORGET is on
            the way); other errors: the mount is going. */
         (void)fuse_lowlevel_notify_inval_entry(fs->se, v[i].parent, v[i].name,
                                                strlen(v[i].name));
-        asked++;
     }
     fs_nodes_victims_free(v, n);
-    return n == EVICT_BATCH ? n : asked;
+    return n == EVICT_BATCH;
 }
 
 static void *evict_main(void *arg)
@@ -71,10 +71,9 @@ static void *evict_main(void *arg)
     pthread_mutex_lock(&e->mu);
     while (!e->stop) {
         pthread_mutex_unlock(&e->mu);
-        size_t n = evict_batch(fs, v);
+        bool full = evict_batch(fs, v);
         pthread_mutex_lock(&e->mu);
-        e->asked += n;
-        if (n == EVICT_BATCH) continue;   /* more beyond the cap: at once */
+        if (full) continue;      /* more beyond the cap: at once */
         long ms = fs_nodes_count(&fs->nodes) >= fs->max_nodes / 2 ? EVICT_PERIOD_MS
                                                                    : EVICT_IDLE_PERIOD_MS;
         struct timespec at;
