@@ -72,10 +72,10 @@ static void *evict_main(void *arg)
     while (!e->stop) {
         pthread_mutex_unlock(&e->mu);
         bool full = evict_batch(fs, v);
-        pthread_mutex_lock(&e->mu);
-        if (full) continue;      /* more beyond the cap: at once */
         long ms = fs_nodes_count(&fs->nodes) >= fs->max_nodes / 2 ? EVICT_PERIOD_MS
                                                                    : EVICT_IDLE_PERIOD_MS;
+        pthread_mutex_lock(&e->mu);
+        if (full) continue;      /* more beyond the cap: at once */
         struct timespec at;
         clock_gettime(CLOCK_MONOTONIC, &at);
         at.tv_sec += ms / 1000;
