@@ -15,8 +15,8 @@
  * the fs_handles_* helpers take references under fs->mu, drop it, and only
  * then lock each handle. The node table (nodes.h) has its own mutex,
  * innermost of all, as have the families kept (families.c), the row read
- * last (rowmemo.c) and the full-disk check's last look (room_mu): no lock
- * is taken under them.
+ * last (rowmemo.c), the full-disk check's last look (room_mu) and the
+ * evicting thread's wait (evict.c): no lock is taken under them.
  */
 #ifndef CELLFS_FS_H
 #define CELLFS_FS_H
@@ -39,6 +39,11 @@ struct fs_scratch;
 struct fs_rowent;
 struct fs_dirh;
 typedef struct fs_rowmemo fs_rowmemo;
+typedef struct fs_evictor fs_evictor;
+
+/* -o max_nodes's default: some 13 MiB of the node table (about 130 bytes
+   a name), the names of a few walks of a 30,000-row table. */
+#define FS_MAX_NODES_DEFAULT 100000
 typedef struct fs_families fs_families;
 
 /* Bounds on what the daemon keeps in memory besides the store. */
@@ -111,6 +116,8 @@ typedef struct cellfs {
         uint8_t *value;              /* its bytes (len), or NULL: not kept */
         uint64_t commits, fams_gen;  /* valid while these hold */
     } cellmemo;
+    size_t max_nodes;                /* -o max_nodes: the node table's cap, 0 none */
+    struct fs_evictor *evictor;      /* the thread that keeps to it (evict.c) */
     fs_families *families;           /* each table's families (families.c);
                                         has its own mutex, innermost */
     /* The full-disk check's last look at the store's file system
@@ -367,6 +374,16 @@ int fs_family_names(cellfs *fs, const char *table, char ***names);
 void fs_families_changed(cellfs *fs);
 /** How many times fs_families_changed ran (0 where nothing is kept). */
 uint64_t fs_families_gen(cellfs *fs);
+
+/* ---- evict.c: the node table's cap ---- */
+/** Caps the node table at fs->max_nodes (nothing when 0) and starts the
+ *  thread that asks the kernel to forget names past it: at the mount's
+ *  init, once the session can send notifications. 0 or -errno (then the
+ *  table is not capped). */
+int fs_evict_start(cellfs *fs);
+/** Stops that thread (at unmount, before the store closes); nothing when
+ *  none runs. */
+void fs_evict_stop(cellfs *fs);
 
 /* ---- rowmemo.c: the keys of the row read last ---- */
 #define FS_ROWMEMO_MAX_CELLS 4096    /* a wider row's keys are not kept */

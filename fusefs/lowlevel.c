@@ -558,6 +558,7 @@ static void ll_destroy(void *userdata)
         int rc = fs_handle_release(fs, h);
         if (rc) fs_log(fs, "unmount: a file's last write failed: %s", strerror(-rc));
     }
+    fs_evict_stop(fs);
     fs_pending_clear(fs);
     fs_dirs_free(fs);
     fs_rowmemo_free(fs);
@@ -582,6 +583,9 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
     cellfs *fs = userdata;
     if (fs->cache_long) conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
     fs_rowmemo_init(fs);
+    int rc = fs_evict_start(fs);
+    if (rc) fs_log(fs, "max_nodes: cannot start the evicting thread (%s): the node table is "
+                   "not capped", strerror(-rc));
 }
 
 void fs_lowlevel_ops(struct fuse_lowlevel_ops *ops)

@@ -21,7 +21,7 @@
 typedef struct fs_args {
     char *store;
     int create, versions, sync, ro, allow_other, show_help, show_version;
-    unsigned long max_value, cache_size, write_buffer;
+    unsigned long max_value, cache_size, write_buffer, max_nodes;
     char *timeout;
 } fs_args;
 
@@ -35,6 +35,7 @@ static const struct fuse_opt cellfs_opts[] = {
     { "max_value=%lu", offsetof(fs_args, max_value), 0 },
     { "cache_size=%lu", offsetof(fs_args, cache_size), 0 },
     { "write_buffer=%lu", offsetof(fs_args, write_buffer), 0 },
+    { "max_nodes=%lu", offsetof(fs_args, max_nodes), 0 },
     { "timeout=%s", offsetof(fs_args, timeout), 0 },
     FUSE_OPT_KEY("ro", KEY_RO),
     FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
@@ -87,6 +88,8 @@ static void usage(const char *prog)
            "    -o max_value=BYTES     largest cell value (default 64 MiB; EFBIG above)\n"
            "    -o cache_size=BYTES    block cache of the store (default 64 MiB)\n"
            "    -o write_buffer=BYTES  memory buffers before a flush (default 64 MiB)\n"
+           "    -o max_nodes=N         names the daemon keeps for the kernel (default 100000;\n"
+           "                           0: as many as the kernel holds)\n"
            "    -o timeout=SECONDS     kernel entry/attribute cache time for everything\n"
            "                           (default: until changed, for a local store; 1 s else)\n"
            "    -h, --help             this help\n"
@@ -154,6 +157,7 @@ int main(int argc, char *argv[])
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
     fs_args a;
     memset(&a, 0, sizeof a);
+    a.max_nodes = FS_MAX_NODES_DEFAULT;
     if (fuse_opt_parse(&args, &a, cellfs_opts, opt_proc) != 0) {
         args_free(&args, &a);
         return 2;
@@ -208,6 +212,7 @@ int main(int argc, char *argv[])
     fs->max_value = a.max_value;
     fs->cache_size = a.cache_size;
     fs->write_buffer = a.write_buffer;
+    fs->max_nodes = a.max_nodes;
     fs->timeout = a.timeout ? strtod(a.timeout, NULL) : FS_CACHE_SHORT;
     if (fs->timeout < 0) fs->timeout = 0;
     fs->foreground = co.foreground;

@@ -1,7 +1,10 @@
 /**
  * @file nodes.c
  * The node table (nodes.h): two chained hash tables over the same nodes,
- * by inode number and by (parent, name), doubled when they fill up.
+ * by inode number and by (parent, name), doubled when they fill up, and
+ * a list of the leaves (attached nodes with no attached node below them)
+ * from the most to the least recently used, from which fs_nodes_victims
+ * picks the names the kernel is asked to forget.
  */
 #include "nodes.h"
 
@@ -13,9 +16,14 @@ struct fs_node {
     fs_ino ino;
     fs_ino parent;           /* 0 when detached */
     char *name;                  /* NULL when detached */
-    bool replaced;               /* detached by a rename over its name */
     uint64_t lookups;            /* kernel references */
+    uint32_t children;           /* attached nodes whose parent this is */
+    bool replaced;               /* detached by a rename over its name */
+    bool asked;                  /* handed out by fs_nodes_victims, not
+                                    used or forgotten since (t->asked) */
+    bool in_lru;                 /* on the leaves' list */
     fs_node *ino_next, *name_next;
+    fs_node *lru_prev, *lru_next;  /* the leaves' list, most recent first */
 };
 
 #define NODES_INITIAL_BUCKETS 1024
@@ -62,6 +70,65 @@ static fs_node *by_name(fs_nodes *t, fs_ino parent, const char *name, size_t len
     return NULL;
 }
 
+static void lru_remove(fs_nodes *t, fs_node *n)
+{
+    if (!n->in_lru) return;
+    if (n->lru_prev) n->lru_prev->lru_next = n->lru_next;
+    else t->lru_head = n->lru_next;
+    if (n->lru_next) n->lru_next->lru_prev = n->lru_prev;
+    else t->lru_tail = n->lru_prev;
+    n->lru_prev = n->lru_next = NULL;
+    n->in_lru = false;
+}
+
+/* Puts @p n on the leaves' list, at its head (most recent) or its tail. */
+static void lru_insert(fs_nodes *t, fs_node *n, bool head)
+{
+    n->in_lru = true;
+    if (head) {
+        n->lru_prev = NULL;
+        n->lru_next = t->lru_head;
+        if (t->lru_head) t->lru_head->lru_prev = n;
+        else t->lru_tail = n;
+        t->lru_head = n;
+    } else {
+        n->lru_next = NULL;
+        n->lru_prev = t->lru_tail;
+        if (t->lru_tail) t->lru_tail->lru_next = n;
+        else t->lru_head = n;
+        t->lru_tail = n;
+    }
+}
+
+/* @p n was used: it goes to the head of the leaves' list (when a leaf),
+   and is no longer one the kernel was asked to forget. */
+static void touch(fs_nodes *t, fs_node *n)
+{
+    if (n->asked) {
+        n->asked = false;
+        t->asked--;
+    }
+    if (n->in_lru && t->lru_head != n) {
+        lru_remove(t, n);
+        lru_insert(t, n, true);
+    }
+}
+
+/* @p n was attached below @p parent (by_ino of its parent, or NULL). */
+static void child_added(fs_nodes *t, fs_node *parent)
+{
+    if (!parent) return;
+    if (parent->children++ == 0) lru_remove(t, parent);
+}
+
+/* An attached node below @p parent went: a parent left without one is a
+   leaf again, least recently used (what was below it was used after it). */
+static void child_gone(fs_nodes *t, fs_node *parent)
+{
+    if (!parent || parent->children == 0) return;
+    if (--parent->children == 0 && parent->name) lru_insert(t, parent, false);
+}
+
 static void name_unlink(fs_nodes *t, fs_node *n)
 {
     if (!n->name) return;
@@ -82,6 +149,8 @@ static void name_link(fs_nodes *t, fs_node *n)
    not removed; fs_nodes_path tells the two apart. */
 static void detach(fs_nodes *t, fs_node *n, bool replaced)
 {
+    if (n->name) child_gone(t, by_ino(t, n->parent));
+    lru_remove(t, n);
     name_unlink(t, n);
     free(n->name);
     n->name = NULL;
@@ -191,10 +260,13 @@ int fs_nodes_ref(fs_nodes *t, fs_ino parent, const char *name, fs_ino *ino)
             n->ino_next = t->by_ino[b];
             t->by_ino[b] = n;
             name_link(t, n);
-            t->count++;
+            child_added(t, p);
+            lru_insert(t, n, true);
+            if (++t->count > t->peak) t->peak = t->count;
         }
     }
     if (rc == 0) {
+        touch(t, n);
         n->lookups++;
         *ino = n->ino;
     }
@@ -209,6 +281,7 @@ static void forget_locked(fs_nodes *t, fs_ino ino, uint64_t count)
     if (!n) return;
     n->lookups = count >= n->lookups ? 0 : n->lookups - count;
     if (n->lookups) return;
+    if (n->asked) t->asked--;
     detach(t, n, false);
     fs_node **pp = &t->by_ino[ino_hash(ino, t->nbuckets)];
     while (*pp != n) pp = &(*pp)->ino_next;
@@ -244,6 +317,7 @@ char *fs_nodes_path(fs_nodes *t, fs_ino ino, const char *child, int *err)
         m = by_ino(t, m->parent);
         if (!m) n = NULL;
     }
+    if (n) touch(t, n);
     char *path = n ? malloc(len + 2) : NULL;
     if (path) {
         /* Built from the end: each component is preceded by a slash. */
@@ -302,11 +376,14 @@ void fs_nodes_rename(fs_nodes *t, fs_ino parent, const char *name, fs_ino newpar
     char *copy = n && np_attached ? strdup(newname) : NULL;
     if (old && old != n) detach(t, old, true);
     if (n && copy) {
+        child_gone(t, by_ino(t, n->parent));
         name_unlink(t, n);
         free(n->name);
         n->name = copy;
         n->parent = newparent;
         name_link(t, n);
+        child_added(t, np);
+        touch(t, n);
     } else if (n) {
         detach(t, n, true);      /* no memory, or no such directory: looked up anew */
     }
@@ -410,4 +487,55 @@ size_t fs_nodes_walk(fs_nodes *t, const char *path, fs_ino *inos, size_t *offs, 
     }
     pthread_mutex_unlock(&t->mu);
     return n;
+}
+
+void fs_nodes_set_max(fs_nodes *t, size_t max)
+{
+    pthread_mutex_lock(&t->mu);
+    t->max = max;
+    pthread_mutex_unlock(&t->mu);
+}
+
+size_t fs_nodes_peak(fs_nodes *t)
+{
+    pthread_mutex_lock(&t->mu);
+    size_t n = t->peak;
+    pthread_mutex_unlock(&t->mu);
+    return n;
+}
+
+size_t fs_nodes_victims(fs_nodes *t, fs_nodes_victim *out, size_t max)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&t->mu);
+    /* Down to seven eighths of the cap, so that each round asks for a
+       batch, counting those asked already whose FORGET has not come. */
+    size_t low = t->max - t->max / 8;
+    size_t excess = t->max && t->count > t->asked + low ? t->count - t->asked - low : 0;
+    if (excess > max) excess = max;
+    fs_node *m = t->lru_tail, *first = NULL;
+    while (n < excess && m && m != first) {
+        fs_node *prev = m->lru_prev;
+        char *name = strdup(m->name);
+        if (!name) break;
+        out[n].parent = m->parent;
+        out[n].ino = m->ino;
+        out[n].name = name;
+        n++;
+        /* Asked once: to the head, so that a name the kernel keeps (an
+           open file, a cwd) is asked again only after every other. */
+        if (!m->asked) t->asked++;
+        m->asked = true;
+        if (!first) first = m;
+        lru_remove(t, m);
+        lru_insert(t, m, true);
+        m = prev;
+    }
+    pthread_mutex_unlock(&t->mu);
+    return n;
+}
+
+void fs_nodes_victims_free(fs_nodes_victim *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) free(v[i].name);
 }

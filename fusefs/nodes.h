@@ -8,6 +8,13 @@
  * table is as large as the kernel's cache of this mount, whatever the
  * size of the store. Inode numbers are never reused within a mount.
  *
+ * The kernel forgets a name when it wants (under memory pressure), so
+ * the table may be capped (fs_nodes_set_max): past the cap,
+ * fs_nodes_victims picks the least recently used names for the caller to
+ * ask the kernel to forget (evict.c), and each is freed when its FORGET
+ * comes. A name asked for is found again by LOOKUP, with a new inode
+ * number once its node was freed.
+ *
  * A name that is removed (unlink, rmdir, or replaced by a rename) detaches
  * its node: the node lives on while the kernel holds it (open files), but
  * has no path any more.
@@ -38,6 +45,11 @@ typedef struct fs_nodes {
     fs_node **by_name;           /* hash of (parent, name) of attached nodes */
     size_t nbuckets;             /* of each; grows with count */
     size_t count;
+    size_t peak;                 /* the largest count so far */
+    size_t max;                  /* the cap (fs_nodes_set_max); 0: none */
+    size_t asked;                /* nodes fs_nodes_victims handed out, not
+                                    used or forgotten since */
+    fs_node *lru_head, *lru_tail;  /* the leaves, most recently used first */
     fs_ino next_ino;
 } fs_nodes;
 
@@ -48,6 +60,36 @@ void fs_nodes_free(fs_nodes *t);
 
 /** The number of nodes held (the root included). */
 size_t fs_nodes_count(fs_nodes *t);
+/** The largest number of nodes held at once so far. */
+size_t fs_nodes_peak(fs_nodes *t);
+
+/** Caps the nodes held at @p max (0: no cap, the default): see
+ *  fs_nodes_victims. */
+void fs_nodes_set_max(fs_nodes *t, size_t max);
+
+/** A name for the kernel to forget: @p name in directory @p parent, which
+ *  names node @p ino. */
+typedef struct fs_nodes_victim {
+    fs_ino parent, ino;
+    char *name;                  /* malloc'd */
+} fs_nodes_victim;
+
+/**
+ * When the table holds more nodes than its cap, the least recently used
+ * of its leaves (attached nodes other than the root with no attached node
+ * below them; a directory becomes one when what was below it is
+ * forgotten), at most @p max of them, in *out: enough that the nodes held,
+ * less those asked for before and neither used (a reference, a path) nor
+ * forgotten since, come down to seven eighths of the cap. "Used" is what
+ * reaches the daemon: fs_nodes_ref and fs_nodes_path. Each returned node
+ * counts as asked for and goes to the most recently used end, so that a
+ * name the kernel keeps (an open file, a cwd) comes back only after every
+ * other. Returns how many; free the names with fs_nodes_victims_free.
+ * The table is not changed otherwise: the node goes at its FORGET.
+ */
+size_t fs_nodes_victims(fs_nodes *t, fs_nodes_victim *out, size_t max);
+/** Frees the names of @p n victims. */
+void fs_nodes_victims_free(fs_nodes_victim *v, size_t n);
 
 /**
  * The node of @p name in the directory @p parent, made when the table has

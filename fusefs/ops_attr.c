@@ -451,9 +451,10 @@ int fs_op_statfs(cellfs *fs, struct statvfs *sv)
     sv->f_blocks = used + freeb;
     sv->f_bfree = freeb;
     sv->f_bavail = avail;
-    /* Inodes: the store's files in use beside what the disk has free, so
-       that used (files - ffree) is never negative. */
-    sv->f_files = s.sorted_files + under.f_ffree;
+    /* Inodes: used (files - ffree) is the names the mount holds for the
+       kernel (its node table: -o max_nodes caps it), beside what the
+       disk has free. */
+    sv->f_files = fs_nodes_count(&fs->nodes) + under.f_ffree;
     sv->f_ffree = under.f_ffree;
     sv->f_favail = under.f_favail;
     sv->f_namemax = FS_NAME_SHORT_MAX;   /* longer names: ENAMETOOLONG */

@@ -3,8 +3,10 @@
  * Unit test of fusefs/nodes.c, the low-level mount's node table: random
  * lookups, forgets, removals and renames checked after every step against
  * a model (every node's path, the node count, path lookups, the version
- * names of a stem, the nodes below a directory), then a large
- * table grown and forgotten back to the root alone. Links nodes.c alone.
+ * names of a stem, the nodes below a directory, the leaves that a cap
+ * would have the kernel forget), then a large table grown and forgotten
+ * back to the root alone, and the cap's least-recently-used order.
+ * Links nodes.c alone.
  */
 #include "../../fusefs/nodes.h"
 #include "testutil.h"
@@ -19,6 +21,7 @@ typedef struct model_node {
     char name[8];
     uint64_t lookups;
     bool live;
+    bool asked;                  /* fs_nodes_victims gave it, not used since */
 } model_node;
 
 typedef struct model {
@@ -83,6 +86,7 @@ static void check_all(fs_nodes *t, model *m)
         if (!m->n[i].live) continue;
         char want[1024];
         bool has = model_path(m, m->n[i].ino, want, sizeof want);
+        if (has) m->n[i].asked = false;   /* used: fs_nodes_path */
         int err = 0;
         char *got = fs_nodes_path(t, m->n[i].ino, NULL, &err);
         CHECK(has == (got != NULL));
@@ -170,6 +174,46 @@ static void check_groups(fs_nodes *t, model *m, fs_ino parent, const char *stem,
     check_same_set(got, ng, want, nw);
 }
 
+/* The leaves fs_nodes_victims picks from (attached nodes but the root with
+   no attached node below them) are the model's: with a cap of 1 every one
+   of them comes out, but for the nodes asked for before and not used
+   (check_all used every node with a path) or forgotten since: the count
+   less those, less 1. */
+static void check_leaves(fs_nodes *t, model *m)
+{
+    static fs_nodes_victim v[MODEL_MAX];
+    fs_ino want[MODEL_MAX];
+    size_t nw = 0, asked = 0;
+    for (size_t i = 1; i < m->count; i++) asked += m->n[i].live && m->n[i].asked;
+    for (size_t i = 1; i < m->count; i++) {
+        model_node *x = &m->n[i];
+        if (!x->live || !x->parent) continue;
+        bool leaf = true;
+        for (size_t j = 1; j < m->count && leaf; j++)
+            if (m->n[j].live && m->n[j].parent == x->ino) leaf = false;
+        if (leaf) want[nw++] = x->ino;
+    }
+    fs_nodes_set_max(t, 1);
+    size_t ng = fs_nodes_victims(t, v, MODEL_MAX);
+    fs_nodes_set_max(t, 0);
+    fs_ino *got = malloc((ng ? ng : 1) * sizeof *got);
+    REQUIRE(got != NULL);
+    size_t excess = model_live(m) - asked - 1;
+    CHECK_EQ(ng, nw < excess ? nw : excess);
+    for (size_t i = 0; i < ng; i++) {
+        got[i] = v[i].ino;
+        model_node *x = model_ino(m, v[i].ino);
+        CHECK(x && x->parent == v[i].parent && strcmp(x->name, v[i].name) == 0);
+        bool leaf = false;
+        for (size_t j = 0; j < nw && !leaf; j++) leaf = want[j] == v[i].ino;
+        CHECK(leaf);
+        if (x) x->asked = true;
+    }
+    fs_nodes_victims_free(v, ng);
+    if (ng == nw) check_same_set(got, ng, want, nw);
+    else free(got);
+}
+
 /* A name of the random runs: n0..n5, some with a version suffix. */
 static void random_name(char *out, size_t cap)
 {
@@ -217,6 +261,7 @@ static void random_ops(unsigned seed, int steps)
                 strcpy(c->name, name);
             }
             c->lookups++;
+            c->asked = false;
             CHECK_EQ(got, c->ino);
             break;
         }
@@ -246,6 +291,7 @@ static void random_ops(unsigned seed, int steps)
             if (old && old != x) old->parent = 0;
             model_node *to = model_ino(&m, b);
             if (x && to && model_attached(to)) {
+                x->asked = false;
                 x->parent = b;
                 strcpy(x->name, name2);
             } else if (x) {
@@ -255,6 +301,7 @@ static void random_ops(unsigned seed, int steps)
         }
         }
         check_all(&t, &m);
+        check_leaves(&t, &m);
         char stem[8];
         snprintf(stem, sizeof stem, "n%u", (unsigned)rand() % 6);
         check_groups(&t, &m, pick_ino(&m, (unsigned)rand()), stem, pick_ino(&m, (unsigned)rand()));
@@ -298,9 +345,77 @@ static void grow_and_forget(void)
     fs_nodes_free(&t);
 }
 
+/* fs_nodes_victims' names of @p t, at most @p max, checked against the
+   files f<first>... of directory @p dir in order (@p n of them), freed. */
+static void check_victims(fs_nodes *t, size_t max, fs_ino dir, const int *want, size_t n)
+{
+    fs_nodes_victim v[64];
+    size_t got = fs_nodes_victims(t, v, max);
+    CHECK_EQ(got, n);
+    for (size_t i = 0; i < got && i < n; i++) {
+        char name[16];
+        snprintf(name, sizeof name, want[i] < 0 ? "d" : "f%d", want[i]);
+        CHECK_EQ(v[i].parent, want[i] < 0 ? FS_ROOT_INO : dir);
+        CHECK(strcmp(v[i].name, name) == 0);
+    }
+    fs_nodes_victims_free(v, got);
+}
+
+/* The cap: the least recently used leaves go first, down to seven eighths
+   of the cap, each asked for once; a use puts a name last in line; a
+   directory is a leaf once what was below it is forgotten; a name the
+   kernel keeps is asked for again only after every other. */
+static void lru_order(void)
+{
+    fs_nodes t;
+    REQUIRE(fs_nodes_init(&t) == 0);
+    fs_ino d, f[40];
+    char name[16];
+    REQUIRE(fs_nodes_ref(&t, FS_ROOT_INO, "d", &d) == 0);
+    for (int i = 0; i < 20; i++) {
+        snprintf(name, sizeof name, "f%d", i);
+        REQUIRE(fs_nodes_ref(&t, d, name, &f[i]) == 0);
+    }
+    check_victims(&t, 64, d, NULL, 0);           /* no cap */
+    fs_nodes_set_max(&t, 16);                    /* 22 held, down to 14 */
+    check_victims(&t, 3, d, (int[]){ 0, 1, 2 }, 3);
+    check_victims(&t, 64, d, (int[]){ 3, 4, 5, 6, 7 }, 5);
+    check_victims(&t, 64, d, NULL, 0);           /* asked for, FORGET to come */
+    for (int i = 0; i < 8; i++) fs_nodes_forget(&t, f[i], 1);
+    CHECK_EQ(fs_nodes_count(&t), (size_t)14);
+    check_victims(&t, 64, d, NULL, 0);
+    /* f8 used (a path), f9 looked up again: both go last in line. */
+    int err;
+    free(fs_nodes_path(&t, f[8], NULL, &err));
+    fs_ino again;
+    REQUIRE(fs_nodes_ref(&t, d, "f9", &again) == 0 && again == f[9]);
+    for (int i = 20; i < 24; i++) {
+        snprintf(name, sizeof name, "f%d", i);
+        REQUIRE(fs_nodes_ref(&t, d, name, &f[i]) == 0);
+    }
+    check_victims(&t, 64, d, (int[]){ 10, 11, 12, 13 }, 4);
+    /* f10 is kept by the kernel (no FORGET): it counts as on its way out,
+       and is asked for again only after every other. */
+    for (int i = 11; i < 14; i++) fs_nodes_forget(&t, f[i], 1);
+    fs_nodes_set_max(&t, 2);                     /* 15 held, 1 asked for */
+    check_victims(&t, 64, d, (int[]){ 14, 15, 16, 17, 18, 19, 8, 9, 20, 21, 22, 23 }, 12);
+    fs_nodes_forget(&t, f[9], 2);
+    for (int i = 14; i < 24; i++) fs_nodes_forget(&t, f[i], 1);
+    fs_nodes_forget(&t, f[8], 1);
+    CHECK_EQ(fs_nodes_count(&t), (size_t)3);     /* root, d, f10 */
+    check_victims(&t, 64, d, NULL, 0);
+    fs_nodes_set_max(&t, 1);
+    check_victims(&t, 64, d, (int[]){ 10 }, 1);
+    /* Once f10 goes, d is a leaf. */
+    fs_nodes_forget(&t, f[10], 1);
+    check_victims(&t, 64, d, (int[]){ -1 }, 1);
+    fs_nodes_free(&t);
+}
+
 int main(void)
 {
     for (unsigned seed = 1; seed <= 20; seed++) random_ops(seed, 600);
     grow_and_forget();
+    lru_order();
     return test_finish("test_fs_nodes");
 }
