@@ -41,9 +41,10 @@ struct fs_dirh;
 typedef struct fs_rowmemo fs_rowmemo;
 typedef struct fs_evictor fs_evictor;
 
-/* -o max_nodes's default: some 13 MiB of the node table (about 130 bytes
-   a name), the names of a few walks of a 30,000-row table. */
-#define FS_MAX_NODES_DEFAULT 100000
+/* -o max_nodes's default: some 60 MiB of the node table (about 150 bytes
+   a name), near the store's write buffer; the names of a walk out of and
+   back into a 100,000-row table (3 a row each way) before any is dropped. */
+#define FS_MAX_NODES_DEFAULT 400000
 typedef struct fs_families fs_families;
 
 /* Bounds on what the daemon keeps in memory besides the store. */

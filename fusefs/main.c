@@ -88,7 +88,7 @@ static void usage(const char *prog)
            "    -o max_value=BYTES     largest cell value (default 64 MiB; EFBIG above)\n"
            "    -o cache_size=BYTES    block cache of the store (default 64 MiB)\n"
            "    -o write_buffer=BYTES  memory buffers before a flush (default 64 MiB)\n"
-           "    -o max_nodes=N         names the daemon keeps for the kernel (default 100000;\n"
+           "    -o max_nodes=N         names the daemon keeps for the kernel (default 400000;\n"
            "                           0: as many as the kernel holds)\n"
            "    -o timeout=SECONDS     kernel entry/attribute cache time for everything\n"
            "                           (default: until changed, for a local store; 1 s else)\n"
