@@ -151,6 +151,8 @@ struct kv_engine_scan {
     size_t row_fam;             /* the family it stopped in */
     size_t row_len;             /* the row's unescaped length */
     bool row_started;           /* a part of this row was returned */
+    bool row_plain;             /* next_row_key: row_key's row holds no
+                                   zero byte (its bytes need no decoding) */
 
     /* ---- kept by scan_reset for the next scan (buffers emptied) ---- */
     kv_buf bounds;              /* owned copies of start/stop/prefix */
@@ -1144,6 +1146,7 @@ static bool row_at(const kv_iter *it, const uint8_t *row_key, size_t len) {
 static kv_status next_row_key(kv_engine_scan *sc) {
     const uint8_t *best = NULL;
     size_t best_len = 0;
+    bool best_plain = false;
     for (size_t i = 0; i < sc->nfams; i++) {
         kv_iter *it = sc->fams[i].it;
         if (sc->opts.reversed) it->seek_before(it, sc->have_upper ? sc->upper.data : NULL,
@@ -1157,7 +1160,8 @@ static kv_status next_row_key(kv_engine_scan *sc) {
         }
         size_t klen;
         const uint8_t *key = it->key(it, &klen);
-        size_t rl = kv_row_prefix_len(key, klen);
+        bool plain;
+        size_t rl = kv_row_prefix_len_plain(key, klen, &plain);
         if (rl == 0)
             return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s",
                            sc->fams[i].desc.name);
@@ -1165,9 +1169,11 @@ static kv_status next_row_key(kv_engine_scan *sc) {
         if (!best || (sc->opts.reversed ? c > 0 : c < 0)) {
             best = key;
             best_len = rl;
+            best_plain = plain;
         }
     }
     if (!best) return KV_END;
+    sc->row_plain = best_plain;
     sc->row_key.len = 0;
     if (buf_add(&sc->row_key, best, best_len)) return KV_NO_MEMORY;
     if (sc->opts.reversed) {
@@ -1265,9 +1271,15 @@ static kv_status start_row(kv_engine_scan *sc, size_t *row_len, bool *want, bool
         sc->ncells = 0;
         if (kv_buf_reserve(&sc->bytes, sc->row_key.len)) return KV_NO_MEMORY;
         /* esc(row) without its terminator: runs without 0x00 are copied
-           whole, 0x00 0xFF becomes 0x00 (locals: no reloads through sc) */
+           whole, 0x00 0xFF becomes 0x00 (locals: no reloads through sc);
+           a row without zero bytes is one run, known to next_row_key */
         const uint8_t *src = sc->row_key.data, *end = src + sc->row_key.len - 2;
         uint8_t *dst = sc->bytes.data;
+        if (sc->row_plain) {
+            memcpy(dst, src, (size_t)(end - src));
+            dst += end - src;
+            src = end;
+        }
         while (src < end) {
             const uint8_t *z = memchr(src, 0, (size_t)(end - src));
             size_t run = z ? (size_t)(z - src) + 1 : (size_t)(end - src);
