@@ -899,6 +899,28 @@ static bool same_column_entry(kv_key_parts *kp, const uint8_t *key, size_t klen,
     return true;
 }
 
+/* kv_key_decode of key, which starts with esc(row) of r bytes for a row
+   without zero bytes (sc->row_key when sc->row_plain): only the rest is
+   decoded. False when the qualifier holds a zero byte or the key is not
+   well formed (kv_key_decode then decodes it, or reports it). */
+static inline bool decode_in_row(kv_key_parts *kp, const uint8_t *key, size_t klen, size_t r) {
+    if (klen < r + 1 + 2 + KV_KEY_SUFFIX_LEN) return false;
+    size_t qend = klen - KV_KEY_SUFFIX_LEN;   /* just past esc(qualifier) */
+    size_t qlen = qend - 2 - (r + 1);
+    uint8_t kind = key[r];
+    if (key[qend - 2] != 0x00 || key[qend - 1] != 0x01 || (qlen && memchr(key + r + 1, 0x00, qlen)) ||
+        (kind != KV_KIND_FAMILY_MARKER && kind != KV_KIND_COLUMN))
+        return false;
+    kp->kind = kind;
+    kp->row_prefix_len = r;
+    kp->column_prefix_len = qend;
+    kp->row_len = r - 2;
+    kp->qualifier_len = qlen;
+    kp->qualifier = key + r + 1;
+    kp->row = key;
+    return same_column_entry(kp, key, klen, SIZE_MAX);
+}
+
 /* Feeds family fi's entries that start with prefix (the iterator is at the
    first of them or past them) to the matcher, adding kept cells, and stops
    at the first entry without the prefix. Skips the rest of a column once
@@ -920,6 +942,9 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
     /* prefix is a get's whole column prefix (scan_open's coltg): an entry
        with it is of that column, and its parts but the suffix are known */
     bool col_known = sc->have_coltg && prefix == sc->coltg.data && prefix_len == sc->col_parts.column_prefix_len;
+    /* every prefix read starts with the row's esc(row), sc->row_key */
+    bool row_plain = sc->row_plain;
+    size_t row_len = sc->row_key.len;
     while (it->valid(it)) {
         /* a full part: stop here, after the entry of its last cell */
         if (sc->paused) {
@@ -941,6 +966,10 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
                 return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
             have_kp = true;
             qoff = SIZE_MAX;
+        } else if (row_plain && decode_in_row(&kp, key, klen, row_len)) {
+            /* the row is known (key has prefix, which starts with it) */
+            have_kp = true;
+            qoff = (size_t)(kp.qualifier - key);
         } else if (kv_key_decode(&kp, key, klen, &sc->scratch) != KV_OK) {
             return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
         } else {
@@ -1255,6 +1284,7 @@ static kv_status start_row(kv_engine_scan *sc, size_t *row_len, bool *want, bool
         if (buf_add(&sc->row_key, sc->point.data, sc->point.len) ||
             buf_add(&sc->bytes, sc->opts.start_row, sc->opts.start_row_len))
             return KV_NO_MEMORY;
+        sc->row_plain = false;   /* not looked at: its entries decode in full */
         *row_len = sc->opts.start_row_len;
     } else {
         kv_status nst = next_row_key(sc);
