@@ -855,28 +855,31 @@ static bool column_done(const kv_matcher *m, int64_t ts) {
    family of VERSIONS 1 (where a source holds one version of a column, so
    the next entry is most often another column's or row's, in the unit at
    hand: a seek of every source again costs more), none in others (the
-   next may be an old version of any size, in a unit of its own). */
-static void skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_t len) {
+   next may be an old version of any size, in a unit of its own). Returns
+   the key of the entry a step stopped at (*at_len its length: the caller
+   need not ask the iterator again), else NULL. */
+static const uint8_t *skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_t len,
+                                  size_t *at_len) {
     kv_iter *it = sc->fams[fi].it;
     const fam_reader *fr = &sc->fams[fi];
     int steps = sc->point.len == 0 ? SKIP_NEXTS : fr->desc.versions == 1 && !fr->matcher.raw ? 1 : 0;
     /* key is the scan's own copy (colkey, row_key): next() leaves it be */
     for (int i = 0; i < steps; i++) {
         it->next(it);
-        if (!it->valid(it)) return;
-        size_t klen;
-        const uint8_t *k = it->key(it, &klen);
-        if (!has_prefix(k, klen, key, len)) return;
+        if (!it->valid(it)) return NULL;
+        const uint8_t *k = it->key(it, at_len);
+        if (!has_prefix(k, *at_len, key, len)) return k;
     }
     kv_buf *tg = &sc->skip;
     tg->len = 0;
     if (buf_add(tg, key, len)) {
         it->next(it); /* out of memory: step on instead */
-        return;
+        return NULL;
     }
     /* esc() ends 0x00 0x01: with 0x02 it is just past the prefix's keys */
     tg->data[tg->len - 1] = 0x02;
     it->seek(it, tg->data, tg->len);
+    return NULL;
 }
 
 /* Takes key, of the same column as the key kp was decoded from (the same
@@ -945,15 +948,21 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
     /* every prefix read starts with the row's esc(row), sc->row_key */
     bool row_plain = sc->row_plain;
     size_t row_len = sc->row_key.len;
-    while (it->valid(it)) {
+    const uint8_t *key = NULL;   /* the iterator's key, when skip_prefix gave it */
+    size_t klen = 0;
+    for (;;) {
+        if (!key) {
+            /* a valid iterator has met no error */
+            if (!it->valid(it)) return iter_failed(sc, fi, it->status(it));
+            key = it->key(it, &klen);
+        }
         /* a full part: stop here, after the entry of its last cell */
         if (sc->paused) {
             sc->col_prefix_len = col_prefix_len;
             return KV_OK;
         }
-        size_t klen, vlen;
-        const uint8_t *key = it->key(it, &klen);
-        if (!has_prefix(key, klen, prefix, prefix_len)) break;
+        size_t vlen;
+        if (!has_prefix(key, klen, prefix, prefix_len)) return KV_OK;
         bool same_column = have_kp && !other_column && klen == col_prefix_len + KV_KEY_SUFFIX_LEN &&
                            has_prefix(key, klen, colkey->data, col_prefix_len);
         if (same_column) {
@@ -977,7 +986,7 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
             /* decoded in place (the row at the key's start) or in scratch */
             qoff = kp.row == key ? (size_t)(kp.qualifier - key) : SIZE_MAX;
         }
-        if (kp.row_prefix_len != sc->row_key.len) break;
+        if (kp.row_prefix_len != sc->row_key.len) return KV_OK;
         if (!same_column && (other_column || kp.column_prefix_len != col_prefix_len ||
                              !has_prefix(key, klen, colkey->data, col_prefix_len))) {
             other_column = false;
@@ -1008,14 +1017,13 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
                 sc->col_finished = true;
                 return KV_OK;
             }
-            skip_prefix(sc, fi, colkey->data, col_prefix_len);
+            key = skip_prefix(sc, fi, colkey->data, col_prefix_len, &klen);
             other_column = true;
             continue;
         }
         it->next(it);
+        key = NULL;
     }
-    /* a valid iterator has met no error */
-    return it->valid(it) ? KV_OK : iter_failed(sc, fi, it->status(it));
 }
 
 /* Whether the iterator is at an entry starting with prefix. */
@@ -1070,7 +1078,10 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
     if (fr->ncols == 0) {
         kv_status st = read_entries(sc, fi, sc->row_key.data, sc->row_key.len, false, resume, &done);
         if (st == KV_OK && sc->paused) fr->resume = true;
-        else if (st == KV_OK && done && sc->point.len == 0) skip_prefix(sc, fi, sc->row_key.data, sc->row_key.len);
+        else if (st == KV_OK && done && sc->point.len == 0) {
+            size_t at_len;
+            skip_prefix(sc, fi, sc->row_key.data, sc->row_key.len, &at_len);
+        }
         return st;
     }
     kv_buf *tg = &sc->target;
