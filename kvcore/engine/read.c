@@ -76,6 +76,12 @@ static inline int buf_add(kv_buf *b, const void *p, size_t n) {
     return 0;
 }
 
+/* kv_buf_reserve without a call when b has room (a scan's row, cell by
+   cell). */
+static inline int buf_room(kv_buf *b, size_t n) {
+    return n <= b->cap - b->len ? 0 : kv_buf_reserve(b, n);
+}
+
 /* Sorted files a get may leave out at first (fam_reader.deferred). */
 #define MAX_DEFERRED 4
 
@@ -767,7 +773,7 @@ static int add_cell(kv_engine_scan *sc, size_t fam, const kv_key_parts *kp, cons
     r->type = kp->type;
     kv_buf *b = &sc->bytes;
     size_t copied = pinned ? 0 : vlen;
-    if (kv_buf_reserve(b, kp->qualifier_len + copied)) return -1;
+    if (buf_room(b, kp->qualifier_len + copied)) return -1;
     r->qoff = b->len;
     r->qlen = kp->qualifier_len;
     if (kp->qualifier_len) memcpy(b->data + b->len, kp->qualifier, kp->qualifier_len);
@@ -1310,7 +1316,7 @@ static kv_status start_row(kv_engine_scan *sc, size_t *row_len, bool *want, bool
         /* Decode the row bytes; they lead the result's byte buffer. */
         sc->bytes.len = 0;
         sc->ncells = 0;
-        if (kv_buf_reserve(&sc->bytes, sc->row_key.len)) return KV_NO_MEMORY;
+        if (buf_room(&sc->bytes, sc->row_key.len)) return KV_NO_MEMORY;
         /* esc(row) without its terminator: runs without 0x00 are copied
            whole, 0x00 0xFF becomes 0x00 (locals: no reloads through sc);
            a row without zero bytes is one run, known to next_row_key */
