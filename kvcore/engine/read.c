@@ -159,6 +159,12 @@ struct kv_engine_scan {
     bool row_started;           /* a part of this row was returned */
     bool row_plain;             /* next_row_key: row_key's row holds no
                                    zero byte (its bytes need no decoding) */
+    /* One family: the key of its iterator's current entry (valid, and
+       unmoved since), or NULL when not known. Set where a reader has just
+       seen it, cleared wherever the iterator moves: the next reader of the
+       entry (next_row_key, then read_entries) need not ask again. */
+    const uint8_t *peek;
+    size_t peek_len;
 
     /* ---- kept by scan_reset for the next scan (buffers emptied) ---- */
     kv_buf bounds;              /* owned copies of start/stop/prefix */
@@ -499,6 +505,7 @@ static kv_status merge_deferred(kv_engine_scan *sc, fam_reader *fr, bool positio
         kids[n++] = k;
     }
     fr->ndeferred = 0;
+    sc->peek = NULL;
     fr->it = kv_merge_iter_new(kids, n);
     if (!fr->it) return KV_NO_MEMORY;
     if (position) {
@@ -869,6 +876,7 @@ static const uint8_t *skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *
     kv_iter *it = sc->fams[fi].it;
     const fam_reader *fr = &sc->fams[fi];
     int steps = sc->point.len == 0 ? SKIP_NEXTS : fr->desc.versions == 1 && !fr->matcher.raw ? 1 : 0;
+    sc->peek = NULL;
     /* key is the scan's own copy (colkey, row_key): next() leaves it be */
     for (int i = 0; i < steps; i++) {
         it->next(it);
@@ -954,8 +962,10 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
     /* every prefix read starts with the row's esc(row), sc->row_key */
     bool row_plain = sc->row_plain;
     size_t row_len = sc->row_key.len;
-    const uint8_t *key = NULL;   /* the iterator's key, when skip_prefix gave it */
-    size_t klen = 0;
+    /* the iterator's key, when next_row_key or skip_prefix gave it */
+    const uint8_t *key = sc->peek;
+    size_t klen = sc->peek_len;
+    sc->peek = NULL;
     for (;;) {
         if (!key) {
             /* a valid iterator has met no error */
@@ -968,7 +978,14 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
             return KV_OK;
         }
         size_t vlen;
-        if (!has_prefix(key, klen, prefix, prefix_len)) return KV_OK;
+        if (!has_prefix(key, klen, prefix, prefix_len)) {
+            /* the next row's first entry, most often: for next_row_key */
+            if (sc->nfams == 1) {
+                sc->peek = key;
+                sc->peek_len = klen;
+            }
+            return KV_OK;
+        }
         bool same_column = have_kp && !other_column && klen == col_prefix_len + KV_KEY_SUFFIX_LEN &&
                            has_prefix(key, klen, colkey->data, col_prefix_len);
         if (same_column) {
@@ -1133,7 +1150,10 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
         /* a row in parts reads every file from the start */
         if (fr->ndeferred && sc->batch && (st = merge_deferred(sc, fr, true)) != KV_OK) return st;
         size_t ncells = sc->ncells, nbytes = sc->bytes.len;
-        if (!mid) seek_column(fr, tg);
+        if (!mid) {
+            sc->peek = NULL;
+            seek_column(fr, tg);
+        }
         sc->col_finished = false;
         st = read_entries(sc, fi, tg->data, tg->len, true, mid, &done);
         if (st == KV_OK && fr->ndeferred) {
@@ -1173,6 +1193,7 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
 /* Skips the rest of row sc->row_key in family fi. */
 static void skip_family_row(kv_engine_scan *sc, size_t fi) {
     kv_iter *it = sc->fams[fi].it;
+    sc->peek = NULL;
     kv_buf *tg = &sc->target;
     tg->len = 0;
     if (buf_add(tg, sc->row_key.data, sc->row_key.len)) return;
@@ -1191,21 +1212,24 @@ static bool row_at(const kv_iter *it, const uint8_t *row_key, size_t len) {
    another row, KV_CORRUPT for an undecodable key, KV_NO_MEMORY. */
 static kv_status next_row_key(kv_engine_scan *sc) {
     const uint8_t *best = NULL;
-    size_t best_len = 0;
+    size_t best_len = 0, best_klen = 0;
     bool best_plain = false;
+    /* read_entries left the one family's iterator at this key */
+    const uint8_t *peek = sc->nfams == 1 && !sc->opts.reversed ? sc->peek : NULL;
+    sc->peek = NULL;
     for (size_t i = 0; i < sc->nfams; i++) {
         kv_iter *it = sc->fams[i].it;
         if (sc->opts.reversed) it->seek_before(it, sc->have_upper ? sc->upper.data : NULL,
                                                sc->have_upper ? sc->upper.len : 0);
-        if (!it->valid(it)) {
+        if (!peek && !it->valid(it)) {
             /* A family that failed must end the scan now: rows without its
                cells would be returned as if it had none. */
             kv_status st = it->status(it);
             if (st != KV_OK) return iter_failed(sc, i, st);
             continue;
         }
-        size_t klen;
-        const uint8_t *key = it->key(it, &klen);
+        size_t klen = sc->peek_len;
+        const uint8_t *key = peek ? peek : it->key(it, &klen);
         bool plain;
         size_t rl = kv_row_prefix_len_plain(key, klen, &plain);
         if (rl == 0)
@@ -1215,11 +1239,17 @@ static kv_status next_row_key(kv_engine_scan *sc) {
         if (!best || (sc->opts.reversed ? c > 0 : c < 0)) {
             best = key;
             best_len = rl;
+            best_klen = klen;
             best_plain = plain;
         }
     }
     if (!best) return KV_END;
     sc->row_plain = best_plain;
+    if (sc->nfams == 1 && !sc->opts.reversed) {
+        /* the iterator is at the row's first entry: for read_entries */
+        sc->peek = best;
+        sc->peek_len = best_klen;
+    }
     sc->row_key.len = 0;
     if (buf_add(&sc->row_key, best, best_len)) return KV_NO_MEMORY;
     if (sc->opts.reversed) {
