@@ -39,6 +39,7 @@ struct fs_scratch;
 struct fs_rowent;
 struct fs_dirh;
 typedef struct fs_rowmemo fs_rowmemo;
+typedef struct fs_dirtime fs_dirtime;
 typedef struct fs_evictor fs_evictor;
 
 /* -o max_nodes's default: some 60 MiB of the node table (about 150 bytes
@@ -109,6 +110,7 @@ typedef struct cellfs {
     struct fs_gone *schema_gone;     /* tables whose .schema was unlinked */
     struct fs_dirh *dirs;            /* open directory handles (ops_dir.c) */
     struct fs_rowmemo *rowmemo;      /* the keys of the row read last (rowmemo.c) */
+    struct fs_dirtime *dirtime;      /* rows' and families' newest times (dirtime.c) */
     struct {                         /* the cell a commit or a re-stamp changed
                                         last (cells.c, fs_cellmemo_put) */
         char path[1024];             /* "": none */
@@ -247,6 +249,10 @@ int64_t fs_ts_to_ms(const struct timespec *ts);
  *  it. Returns the node the kernel holds for @p path when it found it on
  *  the way (0: none, or not looked up). */
 fs_ino fs_notify_changed(cellfs *fs, const char *path);
+/** fs_notify_changed of a change of the cell @p path that only put a
+ *  version at @p ts (deleting none newer): the kept times of its row and
+ *  family (dirtime.c) rise to @p ts instead of being dropped. */
+fs_ino fs_notify_put(cellfs *fs, const char *path, int64_t ts);
 /** The kernel part of fs_notify_changed alone: drops what the kernel holds
  *  of @p path, of q for q@<ts>, and of every q@<ts> it holds (the change
  *  may have taken versions away). */
@@ -415,6 +421,29 @@ kv_result *fs_rowmemo_put(cellfs *fs, const fs_path *p, fs_rowmemo_mark mark, kv
  *  with the memo locked until fs_rowmemo_done; else NULL. */
 const kv_result *fs_rowmemo_get(cellfs *fs, const fs_path *p);
 void fs_rowmemo_done(cellfs *fs);
+
+/* ---- dirtime.c: rows' and families' newest times ---- */
+#define FS_DIRTIME_SLOTS 4096        /* entries kept, one per hash */
+/** Sets up / frees fs->dirtime: at the mount's init, before any request,
+ *  and at its end. Out of memory: nothing is kept, every question reads. */
+void fs_dirtime_init(cellfs *fs);
+void fs_dirtime_free(cellfs *fs);
+/** The kept answer for the row of @p p (resolved), or its family
+ *  @p family when not NULL: 1 with *ts its newest cell's timestamp, 0 when
+ *  it holds no cell, -1 when nothing valid is kept (read the store). */
+int fs_dirtime_get(cellfs *fs, const fs_path *p, const char *family, int64_t *ts);
+/** Keeps what a read begun at @p mark (fs_rowmemo_now before it) found for
+ *  the row of @p p or its @p family: @p has (1: cells, newest @p ts; 0:
+ *  none; < 0: nothing kept). Kept only where fs_rowmemo_usable and when no
+ *  change was counted and no schema changed since @p mark. */
+void fs_dirtime_put(cellfs *fs, const fs_path *p, const char *family, fs_rowmemo_mark mark,
+                    int has, int64_t ts);
+/** Counts a change in fs->commits (fs_notify_changed), and under the same
+ *  lock updates what is kept: for a cell @p path, its row's and family's
+ *  entries rise to @p ts when @p put (a version put at ts, none newer
+ *  deleted), else are dropped; for any other path (or NULL, or a row
+ *  known only by a hashed name), every entry of its table (or all). */
+void fs_dirtime_count(cellfs *fs, const char *path, bool put, int64_t ts);
 
 /* ---- cells.c: the cell changed last ---- */
 /**

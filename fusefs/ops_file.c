@@ -359,10 +359,13 @@ static int scratch_to_cell(cellfs *fs, const fs_path *pf, fs_path *pt, const cha
     }
     kv_mutation *m = NULL;
     kv_status st = KV_OK;
+    bool rose = true;                /* no version newer than the put deleted */
     if (rc == 0) st = kv_mutation_new(&m, pt->row, pt->row_len);
     for (size_t i = 0; rc == 0 && st == KV_OK && i < ngone; i++)
-        if (gone[i] != ts)
+        if (gone[i] != ts) {
+            rose = rose && gone[i] < ts;
             st = kv_mutation_delete_version(m, pt->family, pt->qual, pt->qual_len, gone[i]);
+        }
     if (rc == 0 && st == KV_OK)
         st = kv_mutation_put(m, pt->family, pt->qual, pt->qual_len, ts, copy, len);
     if (rc == 0 && st == KV_OK) st = kv_mutate(fs->store, pt->table, m, &w);
@@ -372,7 +375,8 @@ static int scratch_to_cell(cellfs *fs, const fs_path *pf, fs_path *pt, const cha
     free(copy);
     if (rc == 0) rc = fs_fail(fs, st, "rename", to);
     if (rc == 0) {
-        fs_notify_changed(fs, to);
+        if (rose) fs_notify_put(fs, to, ts);
+        else fs_notify_changed(fs, to);
         fs_handles_orphan(fs, to);
         fs_pending_remove(fs, pt->table, pt->row, pt->row_len);
         pthread_mutex_lock(&fs->mu);
