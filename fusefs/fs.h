@@ -15,8 +15,9 @@
  * the fs_handles_* helpers take references under fs->mu, drop it, and only
  * then lock each handle. The node table (nodes.h) has its own mutex,
  * innermost of all, as have the families kept (families.c), the row read
- * last (rowmemo.c), the full-disk check's last look (room_mu) and the
- * evicting thread's wait (evict.c): no lock is taken under them.
+ * last (rowmemo.c), the rows' and families' times (dirtime.c, which also
+ * counts fs->commits under it), the full-disk check's last look (room_mu)
+ * and the evicting thread's wait (evict.c): no lock is taken under them.
  */
 #ifndef CELLFS_FS_H
 #define CELLFS_FS_H
