@@ -515,7 +515,8 @@ int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts)
     return 0;
 }
 
-int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m, int *shows)
+int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m, int *shows,
+                         int64_t *removed_max)
 {
     /* Where the store keeps markers, every version is deleted exactly and
        no column marker is left: a value put later at an older time (rsync
@@ -546,8 +547,11 @@ int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m, int *show
     if (shows) *shows = shown > 0;
     if (!exact)
         st = kv_mutation_delete_column(m, p->family, p->qual, p->qual_len, KV_LATEST_TIMESTAMP);
-    for (size_t i = 0; i < n && st == KV_OK; i++)
+    if (removed_max) *removed_max = exact ? INT64_MIN : INT64_MAX;
+    for (size_t i = 0; i < n && st == KV_OK; i++) {
+        if (removed_max && exact && vers[i] > *removed_max) *removed_max = vers[i];
         st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, vers[i]);
+    }
     free(vers);
     return fs_fail(fs, st, "delete", p->table);
 }
@@ -656,21 +660,28 @@ static void notify_walked(cellfs *fs, const char *path, const fs_ino *inos, cons
         if (inos[n - up]) (void)fuse_lowlevel_notify_inval_inode(fs->se, inos[n - up], 0, 0);
 }
 
-static fs_ino notify(cellfs *fs, const char *path, bool put, int64_t ts);
+static fs_ino notify(cellfs *fs, const char *path, const fs_change *c);
 
 fs_ino fs_notify_changed(cellfs *fs, const char *path)
 {
-    return notify(fs, path, false, 0);
+    return notify(fs, path, NULL);
 }
 
 fs_ino fs_notify_put(cellfs *fs, const char *path, int64_t ts)
 {
-    return notify(fs, path, true, ts);
+    fs_change c = { INT64_MIN, true, ts };
+    return notify(fs, path, &c);
 }
 
-static fs_ino notify(cellfs *fs, const char *path, bool put, int64_t ts)
+fs_ino fs_notify_removed(cellfs *fs, const char *path, int64_t removed_max)
 {
-    fs_dirtime_count(fs, path, put, ts);
+    fs_change c = { removed_max, false, 0 };
+    return notify(fs, path, &c);
+}
+
+static fs_ino notify(cellfs *fs, const char *path, const fs_change *c)
+{
+    fs_dirtime_count(fs, path, c);
     if (fs->se && !fs->single_thread && path) {
         fs_ino inos[WALK_MAX];
         size_t offs[WALK_MAX];

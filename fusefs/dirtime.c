@@ -8,7 +8,8 @@
  * only writer, so what such a read found is kept here, per (table, row)
  * and per (table, row, family), and every change the mount commits
  * updates it in place under the lock that counts the change (fs->commits):
- * a put at ts raises the time to it, any other change drops the entries it
+ * a put at ts raises the time to it, a removal of versions all older than
+ * the newest cell leaves it, any other change drops the entries it
  * touches (the next question reads again). A read whose count moved
  * before its answer was kept is not kept. TTL tables and views are never
  * kept (fs_rowmemo_usable: expiry changes the answer with no call); a
@@ -144,9 +145,9 @@ static void drop_table(fs_dirtime *d, const char *table)
     }
 }
 
-/* The entry (table, row of @p p, @p family): raised to @p ts when @p put,
-   else dropped. mu held. */
-static void update(fs_dirtime *d, const fs_path *p, const char *family, bool put, int64_t ts)
+/* The entry (table, row of @p p, @p family) after the change @p c. mu
+   held. */
+static void update(fs_dirtime *d, const fs_path *p, const char *family, const fs_change *c)
 {
     size_t len, tl;
     uint8_t *k = make_key(p->table, p->row, p->row_len, family, &len, &tl);
@@ -157,15 +158,17 @@ static void update(fs_dirtime *d, const fs_path *p, const char *family, bool put
     slot *s = find(d, k, len);
     free(k);
     if (!s) return;
-    if (!put) {
+    /* Versions all older than the newest cell leave that cell: it may be
+       another column's, or a newer version of the same column. */
+    if (!c || (c->removed_max != INT64_MIN && (!s->has || c->removed_max >= s->newest))) {
         clear_slot(s);
-    } else if (!s->has || ts > s->newest) {
+    } else if (c->put && (!s->has || c->put_ts > s->newest)) {
         s->has = true;
-        s->newest = ts;
+        s->newest = c->put_ts;
     }
 }
 
-void fs_dirtime_count(cellfs *fs, const char *path, bool put, int64_t ts)
+void fs_dirtime_count(cellfs *fs, const char *path, const fs_change *c)
 {
     fs_dirtime *d = fs->dirtime;
     if (!d) {
@@ -181,8 +184,8 @@ void fs_dirtime_count(cellfs *fs, const char *path, bool put, int64_t ts)
     pthread_mutex_lock(&d->mu);
     atomic_fetch_add(&fs->commits, 1);
     if (cell) {
-        update(d, &p, p.family, put, ts);
-        update(d, &p, "", put, ts);
+        update(d, &p, p.family, c);
+        update(d, &p, "", c);
     } else {
         drop_table(d, parsed && p.kind >= FS_TABLE ? p.table : NULL);
     }

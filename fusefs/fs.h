@@ -236,9 +236,13 @@ int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts);
  * *shows (when @p shows is not NULL): 1 when the read found a version that
  * a get shows (fs_cell_get would find the column), 0 when none, -1 when
  * the raw read cannot tell (no raw reads, a family with
- * NEW_VERSION_BEHAVIOR or a TTL). fs->stamp_mu held. 0 or -errno.
+ * NEW_VERSION_BEHAVIOR or a TTL). *removed_max (when not NULL, and on
+ * success): the newest version deleted (INT64_MIN: none), INT64_MAX where
+ * the whole column is deleted (no raw reads); left alone when the table
+ * has no such family. fs->stamp_mu held. 0 or -errno.
  */
-int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m, int *shows);
+int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m, int *shows,
+                         int64_t *removed_max);
 /** Write options with the mount's durability (or @p fsync). */
 void fs_wopts(const cellfs *fs, bool fsync, kv_write_options *w);
 /** Milliseconds -> timespec and back. */
@@ -254,6 +258,10 @@ fs_ino fs_notify_changed(cellfs *fs, const char *path);
  *  version at @p ts (deleting none newer): the kept times of its row and
  *  family (dirtime.c) rise to @p ts instead of being dropped. */
 fs_ino fs_notify_put(cellfs *fs, const char *path, int64_t ts);
+/** fs_notify_changed of a removal of versions of the cell @p path, none
+ *  newer than @p removed_max (INT64_MAX: not known): the kept times of
+ *  its row and family (dirtime.c) stay where their newest cell is newer. */
+fs_ino fs_notify_removed(cellfs *fs, const char *path, int64_t removed_max);
 /** The kernel part of fs_notify_changed alone: drops what the kernel holds
  *  of @p path, of q for q@<ts>, and of every q@<ts> it holds (the change
  *  may have taken versions away). */
@@ -439,12 +447,22 @@ int fs_dirtime_get(cellfs *fs, const fs_path *p, const char *family, int64_t *ts
  *  change was counted and no schema changed since @p mark. */
 void fs_dirtime_put(cellfs *fs, const fs_path *p, const char *family, fs_rowmemo_mark mark,
                     int has, int64_t ts);
+/** What a change of one cell did, as far as its row's and family's times
+ *  go: removed versions of the column, none newer than @p removed_max
+ *  (INT64_MIN: none removed), and, when @p put, a version put at
+ *  @p put_ts, the removals counted first. */
+typedef struct fs_change {
+    int64_t removed_max;
+    bool put;
+    int64_t put_ts;
+} fs_change;
 /** Counts a change in fs->commits (fs_notify_changed), and under the same
  *  lock updates what is kept: for a cell @p path, its row's and family's
- *  entries rise to @p ts when @p put (a version put at ts, none newer
- *  deleted), else are dropped; for any other path (or NULL, or a row
- *  known only by a hashed name), every entry of its table (or all). */
-void fs_dirtime_count(cellfs *fs, const char *path, bool put, int64_t ts);
+ *  entries after @p c (NULL: a change not described, which drops them):
+ *  a removal that reached their newest time drops them, else a put raises
+ *  them; for any other path (or NULL, or a row known only by a hashed
+ *  name), every entry of its table (or all) goes. */
+void fs_dirtime_count(cellfs *fs, const char *path, const fs_change *c);
 
 /* ---- cells.c: the cell changed last ---- */
 /**

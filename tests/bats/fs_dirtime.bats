@@ -3,9 +3,9 @@
 # cells below it (cellfs(1), FILES), kept by the mount between changes
 # (fusefs/dirtime.c) rather than found by reading the row again: each
 # test asks first (so that the mount keeps an answer), changes, and checks
-# that the answer followed the change. The last test checks that a create
-# beside big cells reads none of their bytes (the daemon's read bytes,
-# /proc/PID/io).
+# that the answer followed the change. The last test checks that a create,
+# and a removal of a cell older than the newest, beside big cells read
+# none of their bytes (the daemon's read bytes, /proc/PID/io).
 
 load helpers/mount
 
@@ -49,6 +49,13 @@ times() {
     [ "$(mt "$R/g")" = 1100000000 ]
     rm "$R/cf/c"
     [ "$(times "$R/cf" "$R/g" "$R")" = "900000000 1100000000 1100000000 " ]
+    # a removal of a cell older than the newest leaves the times
+    echo d > "$R/cf/d"
+    touch -d @800000000 "$R/cf/d"
+    [ "$(times "$R/cf" "$R/g" "$R")" = "900000000 1100000000 1100000000 " ]
+    rm "$R/cf/d"
+    [ "$(times "$R/cf" "$R/g" "$R")" = "900000000 1100000000 1100000000 " ]
+    [ ! -e "$R/cf/d" ]
     rm "$R/g/b"
     [ "$(times "$R/cf" "$R/g" "$R")" = "900000000 0 900000000 " ]
 }
@@ -60,6 +67,10 @@ times() {
     echo v > "$R/cf/a@1300000000000"
     [ "$(times "$R/cf" "$R/g" "$R")" = "1300000000 0 1300000000 " ]
     echo w > "$R/g/b@1250000000000"
+    [ "$(times "$R/cf" "$R/g" "$R")" = "1300000000 1250000000 1300000000 " ]
+    echo u > "$R/cf/a@1100000000000"
+    [ "$(times "$R/cf" "$R/g" "$R")" = "1300000000 1250000000 1300000000 " ]
+    rm "$R/cf/a@1100000000000"
     [ "$(times "$R/cf" "$R/g" "$R")" = "1300000000 1250000000 1300000000 " ]
     rm "$R/cf/a@1300000000000"
     [ "$(times "$R/cf" "$R/g" "$R")" = "1000000000 1250000000 1250000000 " ]
@@ -118,7 +129,7 @@ times() {
 # bytes the daemon $FS_PID has read (read(2), pread(2)) so far
 rchar() { awk '$1 == "rchar:" { print $2 }' "/proc/$FS_PID/io"; }
 
-@test "a create beside big cells, and the stats of its family and row after it, read none of their bytes" {
+@test "a create or a removal beside big cells, and the stats of its family and row after it, read none of their bytes" {
     for i in 1 2 3; do head -c $((4 << 20)) /dev/urandom > "$R/cf/big$i"; done
     fs_unmount "$MNT"
     fs_mount "$STORE" "$MNT"
@@ -129,9 +140,14 @@ rchar() { awk '$1 == "rchar:" { print $2 }' "/proc/$FS_PID/io"; }
         echo x > "$R/cf/n$i"
         stat "$R/cf" "$R" > /dev/null
     done
+    # and the removals of cells older than the newest (n5), the same
+    for i in 1 2 3 4; do
+        rm "$R/cf/n$i"
+        stat "$R/cf" "$R" > /dev/null
+    done
     after=$(rchar)
     echo "read $(( after - before )) bytes"
     [ $(( after - before )) -lt $((1 << 20)) ]
-    [ "$(mt "$R/cf")" -ge "$now" ]
+    [ "$(mt "$R/cf")" = "$(mt "$R/cf/n5")" ]
     [ "$(mt "$R")" -ge "$now" ]
 }
