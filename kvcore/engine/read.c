@@ -337,6 +337,11 @@ static kv_iter *family_iterator(fam_sources *src, const kv_family_desc *desc, kv
             kids[n++] = kv_sstfile_iter(file, fill_cache && desc->blockcache, desc->in_memory);
         }
         it = kv_merge_iter_new(kids, n);
+        /* a get wants nothing past its row, a forward scan nothing from
+           its stop row on: a sorted file stops at a unit beyond them,
+           unread (iter.h set_upper) */
+        if (it && it->set_upper && (point_row || stop_key))
+            it->set_upper(it, point_row ? hi : stop_key->data, point_row ? hi_len : stop_key->len);
     }
     if (kids && kids != stack_kids) free(kids);
     if (hi && hi != hi_stack) free(hi);
@@ -493,6 +498,14 @@ static kv_status merge_deferred(kv_engine_scan *sc, fam_reader *fr, bool positio
     fr->ndeferred = 0;
     fr->it = kv_merge_iter_new(kids, n);
     if (!fr->it) return KV_NO_MEMORY;
+    /* the files merged now stop at the get's row end too (family_iterator):
+       its keys are [esc(row), esc(row) with 0x02 last) */
+    kv_buf *pt = &sc->point;
+    if (fr->it->set_upper && pt->len) {
+        pt->data[pt->len - 1] = 0x02;
+        fr->it->set_upper(fr->it, pt->data, pt->len);
+        pt->data[pt->len - 1] = 0x01;
+    }
     if (position) {
         kv_buf *ct = &sc->coltg;
         size_t len = ct->len;

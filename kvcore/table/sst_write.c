@@ -371,10 +371,20 @@ kv_status kv_sst_add(kv_sst_writer *w, const uint8_t *key, size_t klen, const ui
         size_t alen = w->last_key.len, p = 0;
         while (p < alen && p < klen && a[p] == key[p])
             p++;
-        size_t seplen = alen;
+        size_t seplen = alen, rl;
         if (p < alen && p < klen && a[p] < 0xff && a[p] + 1 < key[p]) {
             w->last_key.data[p]++;
             seplen = p + 1;
+        } else if ((rl = kv_key_row_prefix_len(a, alen)) >= 2 && p < rl && a[rl - 1] == 0x01) {
+            /* A unit that ends its row: its row's end bound E = esc(row)
+               with 0x02 for the terminator's 0x01 (above every key of the
+               row) when E < key, so that a read bounded by the row's end
+               stops at this separator without reading the next unit. */
+            w->last_key.data[rl - 1] = 0x02;
+            if (kv_bytes_compare(w->last_key.data, rl, key, klen) < 0)
+                seplen = rl;
+            else
+                w->last_key.data[rl - 1] = 0x01;
         }
         kv_status st = end_unit(w, w->last_key.data, seplen, false);
         if (st != KV_OK)
