@@ -714,11 +714,17 @@ static kv_status counting_read_at_around(kv_file *f, uint64_t offset, void *buf,
     return st;
 }
 
+/* A get of row's column cf:q (q NULL: of the whole row; "": of family cf,
+   all versions, raw), *bytes: what it read. */
 static size_t bytes_of_get(kv_store *s, const char *row, const char *q, uint64_t *bytes, size_t *vlen) {
-    kv_column col = {"cf", q, strlen(q)};
+    kv_column col = {"cf", q && *q ? q : NULL, q ? strlen(q) : 0};
     kv_read_options ro = KV_READ_OPTIONS_INIT;
-    ro.columns = &col;
-    ro.ncolumns = 1;
+    ro.columns = q ? &col : NULL;
+    ro.ncolumns = q ? 1 : 0;
+    if (q && !*q) {
+        ro.max_versions = INT32_MAX;
+        ro.raw = true;
+    }
     uint64_t before = bytes_read;
     kv_result *r = NULL;
     REQUIRE(kv_get(&r, s, "t", row, strlen(row), &ro) == KV_OK);
@@ -779,6 +785,14 @@ static void check_stops_at_row_end(void) {
             fprintf(stderr, "pass %d: gets in row a read %" PRIu64 " bytes (a column before its first), %" PRIu64
                     " (its cell), %" PRIu64 " (a column after its last)\n", pass, before, hit, after);
         CHECK(after < big && hit < big && before < big);
+        /* the whole row, and its family raw with all versions */
+        uint64_t row, fam;
+        CHECK_EQ(bytes_of_get(s, "a", NULL, &row, &vlen), 1u);
+        CHECK_EQ(bytes_of_get(s, "a", "", &fam, &vlen), 1u);
+        if (row >= big || fam >= big)
+            fprintf(stderr, "pass %d: gets of row a read %" PRIu64 " bytes (whole), %" PRIu64 " (family, raw)\n",
+                    pass, row, fam);
+        CHECK(row < big && fam < big);
         /* a scan of row a alone (stop row b) */
         CHECK_EQ(bytes_of_scan(s, "a", "b", &scan), 1u);
         /* the next row reads as it did */
