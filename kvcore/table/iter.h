@@ -34,7 +34,8 @@ struct kv_iter {
        call: the iterator may then end (invalid, status KV_OK) instead of
        reading on to such an entry, though it may still show some. A sorted
        file's iterator stops before a unit whose keys all lie at or above
-       the bound, unread. The bytes are copied. A merging iterator passes
+       the bound, unread. The bytes are not copied: they must stay as they
+       are until the next set_upper or destroy. A merging iterator passes
        the bound to its children. */
     void (*set_upper)(kv_iter *it, const uint8_t *bound, size_t len);
 };

@@ -721,7 +721,8 @@ typedef struct sst_iter {
     unsigned seq;                /* units entered by next() since the last seek */
     kv_block_iter bit;
     kv_status status;            /* sticky: set by the first error */
-    kv_buf upper;                /* set_upper's bound; len 0: none */
+    const uint8_t *upper;        /* set_upper's bound (the caller's bytes) */
+    size_t upper_len;            /* 0: none */
 } sst_iter;
 
 static void iter_error(sst_iter *it, kv_status st, const char *msg) {
@@ -861,7 +862,7 @@ static bool block_ok(sst_iter *it) {
    they are above its separator (doc/sorted_file_format.md), which is. */
 static bool past_upper(const sst_iter *it, size_t i) {
     const idx_entry *e = &it->r->idx[i];
-    return it->upper.len && kv_bytes_compare(e->key, e->klen, it->upper.data, it->upper.len) >= 0;
+    return it->upper_len && kv_bytes_compare(e->key, e->klen, it->upper, it->upper_len) >= 0;
 }
 
 /* Moves past the ends of blocks to the next entry, if any: none when the
@@ -934,8 +935,7 @@ static void it_seek(kv_iter *base, const uint8_t *target, size_t len) {
     sst_iter *it = (sst_iter *)base;
     it->seq = 0;
     size_t i = len == 0 ? 0 : find_block(it->r, target, len);
-    /* past unit i-1's separator, hence at or above the bound: nothing wanted */
-    if (i >= it->r->nunits || (i > 0 && past_upper(it, i - 1))) {
+    if (i >= it->r->nunits) {
         drop_block(it);
         return;
     }
@@ -998,9 +998,8 @@ static void it_next(kv_iter *base) {
 
 static void it_set_upper(kv_iter *base, const uint8_t *bound, size_t len) {
     sst_iter *it = (sst_iter *)base;
-    it->upper.len = 0;
-    if (len && kv_buf_append(&it->upper, bound, len) != 0)
-        it->upper.len = 0;   /* out of memory: no bound, read on */
+    it->upper = bound;
+    it->upper_len = bound ? len : 0;
 }
 
 static bool it_valid(const kv_iter *base) {
@@ -1027,7 +1026,6 @@ static kv_status it_status(const kv_iter *base) {
 /* Frees an iterator and its buffers. */
 static void iter_free(sst_iter *it) {
     kv_block_iter_free(&it->bit);
-    kv_buf_free(&it->upper);
     free(it->rb.p);
     free(it->db.p);
     free(it->ra.p);
@@ -1058,8 +1056,6 @@ static void it_destroy(kv_iter *base) {
     keep_small(&it->db);
     if (it->bit.kbuf.cap > ITER_POOL_KEEP_BYTES)
         kv_buf_free(&it->bit.kbuf);
-    if (it->upper.cap > ITER_POOL_KEEP_BYTES)
-        kv_buf_free(&it->upper);
     for (size_t i = 0; i < ITER_POOL; i++) {
         sst_iter *expect = NULL;
         if (atomic_compare_exchange_strong_explicit(&r->pool[i], &expect, it, memory_order_release,
@@ -1084,10 +1080,9 @@ kv_iter *kv_sst_iter(kv_sst_reader *r, bool fill_cache, bool high_priority) {
         it = atomic_exchange_explicit(&r->pool[i], NULL, memory_order_acquire);
     if (it) {
         /* a closed one: its buffers stay, the rest starts afresh */
-        kv_buf kbuf = it->bit.kbuf, upper = it->upper;
+        kv_buf kbuf = it->bit.kbuf;
         growbuf rb = it->rb, db = it->db;
         memset(it, 0, sizeof *it);
-        it->upper = (kv_buf){upper.data, 0, upper.cap};
         kv_block_iter_init(&it->bit);
         it->bit.kbuf = (kv_buf){kbuf.data, 0, kbuf.cap};
         it->rb = rb;
