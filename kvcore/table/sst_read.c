@@ -14,7 +14,9 @@
  * (read_ahead) and checks
  * each unit from those bytes as it enters it; such a unit is cached only
  * while the cache has room, else used where it lies in the read-ahead
- * buffer (a long scan evicts no one's blocks and copies nothing).
+ * buffer (a long scan evicts no one's blocks and copies nothing). An
+ * iterator given an upper bound (iter.h set_upper: a get's row end) does
+ * not enter a unit whose separator before it is at or above the bound.
  *
  * Memory of a fetched block: one buffer whose byte 0 is not part of the
  * block (it is the on-disk type byte of a raw block, and padding in a

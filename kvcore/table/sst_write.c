@@ -4,7 +4,8 @@
  * full block is compressed when that saves at least 1/8, framed with a
  * type byte and checksum, and buffered; its index entry is added when the
  * next key arrives, so that a short separator between the two blocks can
- * stand in for the last key. finish() appends the bloom, index and meta
+ * stand in for the last key; between two rows it is at least the earlier
+ * row's end bound, so that a get stops there (sst_read.c, set_upper). finish() appends the bloom, index and meta
  * blocks and the footer, then syncs and closes.
  *
  * Read units (format version 2): a data block of the family's BLOCKSIZE
