@@ -640,7 +640,10 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
     pthread_mutex_unlock(&s->mu);
     bool built = true;
     /* a get wants nothing past its row, a forward scan nothing from its
-       stop row on: a sorted file stops at a unit beyond them, unread */
+       stop row on: a sorted file stops at a unit beyond them, unread.
+       The bound: the row's end, esc(row) 0x02; the stop row's start,
+       esc(stop) 0x00 (every key at or above it is the stop row's or a
+       later row's: no key has 0x00 0x00 in its row) */
     kv_buf *sb = &sc->stop_bound;
     sb->len = 0;
     bool has_stop = o->stop_row && o->stop_row_len > 0 && !o->reversed && !single_row;
@@ -650,6 +653,7 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
         if (buf_add(sb, point_row->data, point_row->len)) sb->len = 0;   /* no memory: no bound */
         else sb->data[sb->len - 1] = 0x02;
     }
+    size_t bound_len = has_stop ? sb->len - 1 : sb->len;
     for (size_t i = 0; i < sc->nfams; i++) {
         fam_reader *fr = &sc->fams[i];
         fr->matcher.snapshot = sc->snapshot;
@@ -667,7 +671,7 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
                                      &fr->range_seek, &fr->no_family_markers, may_defer ? fr : NULL,
                                      i == 0 ? sc->mem_keep : NULL);
             built = fr->it != NULL;
-            if (built && fr->it->set_upper && sb->len) fr->it->set_upper(fr->it, sb->data, sb->len);
+            if (built && fr->it->set_upper && bound_len) fr->it->set_upper(fr->it, sb->data, bound_len);
         } else {
             kv_memstore_unref(srcs[i].mem);
             kv_memstore_unref(srcs[i].imm);
@@ -693,7 +697,11 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
         } else if (lo && kv_key_encode_row(tg, lo, lolen) != 0) {
             goto nomem;
         }
-        if (lo) tg->len -= 2; /* esc(lo) without terminator: before all of lo's keys */
+        /* a row prefix: esc(lo) without terminator, before all keys of the
+           rows that start with it; a start row: esc(lo) and terminator,
+           above the separator a sorted file has before lo's first unit
+           (esc(lo) 0x00), so that the seek does not enter the unit before */
+        if (lo && lo != sc->opts.start_row) tg->len -= 2;
         fam_reader *f0 = sc->nfams == 1 ? &sc->fams[0] : NULL;
         if (point_row && lo == sc->opts.start_row && f0 && f0->no_family_markers && f0->ncols == 1) {
             /* a get of one column and no family marker to read: straight

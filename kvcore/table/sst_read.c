@@ -15,7 +15,7 @@
  * each unit from those bytes as it enters it; such a unit is cached only
  * while the cache has room, else used where it lies in the read-ahead
  * buffer (a long scan evicts no one's blocks and copies nothing). An
- * iterator given an upper bound (iter.h set_upper: a get's row end) does
+ * iterator given an upper bound (iter.h set_upper: a get's row end, a scan's stop row) does
  * not enter a unit whose separator before it is at or above the bound.
  *
  * Memory of a fetched block: one buffer whose byte 0 is not part of the

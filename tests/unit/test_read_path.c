@@ -695,7 +695,8 @@ static void check_catalog_changes(void) {
    that sorts after the last cell of its row, and a scan that stops before
    the next row, read no unit of the next row, whatever that row holds (a
    4 MiB value here, a unit of its own, read whole and checksummed if it
-   were touched). (A scan that stops before the next row still reads it.) Counted in bytes by an env that wraps the POSIX one,
+   were touched); nor does a get or a scan of the next row read a unit
+   of the row before. Counted in bytes by an env that wraps the POSIX one,
    without a block cache, in a sorted file written by a flush and by a
    major compaction; every read still returns what it did. */
 static uint64_t bytes_read;   /* by counting_env's reads */
@@ -795,10 +796,20 @@ static void check_stops_at_row_end(void) {
         CHECK(row < big && fam < big);
         /* a scan of row a alone (stop row b) */
         CHECK_EQ(bytes_of_scan(s, "a", "b", &scan), 1u);
-        /* the next row reads as it did */
+        if (scan >= big)
+            fprintf(stderr, "pass %d: a scan of [a, b) read %" PRIu64 " bytes\n", pass, scan);
+        CHECK(scan < big);
+        /* the next row reads as it did, and no unit of row a */
         CHECK_EQ(bytes_of_get(s, "b", "big", &hit, &vlen), 1u);
         CHECK_EQ(vlen, big);
         CHECK(hit >= big);
+        CHECK_EQ(bytes_of_get(s, "b", NULL, &row, &vlen), 1u);
+        if (row != hit)
+            fprintf(stderr, "pass %d: a get of row b read %" PRIu64 " bytes, of its column %" PRIu64 "\n",
+                    pass, row, hit);
+        CHECK_EQ(row, hit);
+        CHECK_EQ(bytes_of_scan(s, "b", "c", &scan), 1u);
+        CHECK_EQ(scan, hit);
         CHECK_EQ(bytes_of_scan(s, "a", "c", &scan), 2u);
         CHECK(scan >= big);
     }
