@@ -115,6 +115,9 @@ static int newest_of(const kv_result *r, const char *family, int64_t *ts)
 
 int fs_row_has_cells(cellfs *fs, const fs_path *p, const char *family)
 {
+    int64_t kept_ts;
+    int kept = fs_dirtime_get(fs, p, family, &kept_ts);
+    if (kept >= 0) return kept;
     kv_result *own;
     const kv_result *m = memo_row(fs, p, false, &own);
     if (m) {
@@ -129,7 +132,9 @@ int fs_row_has_cells(cellfs *fs, const fs_path *p, const char *family)
     return has;
 }
 
-int fs_row_newest(cellfs *fs, const fs_path *p, const char *family, int64_t *ts)
+/* fs_row_newest from the store: the row's kept keys (rowmemo.c), or a
+   read of the row's or the family's keys. */
+static int newest_read(cellfs *fs, const fs_path *p, const char *family, int64_t *ts)
 {
     kv_result *own;
     const kv_result *m = memo_row(fs, p, true, &own);
@@ -143,6 +148,16 @@ int fs_row_newest(cellfs *fs, const fs_path *p, const char *family, int64_t *ts)
     if (rc <= 0) return rc;
     int has = newest_of(r, NULL, ts);
     kv_result_free(r);
+    return has;
+}
+
+int fs_row_newest(cellfs *fs, const fs_path *p, const char *family, int64_t *ts)
+{
+    int kept = fs_dirtime_get(fs, p, family, ts);
+    if (kept >= 0) return kept;
+    fs_rowmemo_mark mark = fs_rowmemo_now(fs);
+    int has = newest_read(fs, p, family, ts);
+    fs_dirtime_put(fs, p, family, mark, has, has > 0 ? *ts : 0);
     return has;
 }
 
@@ -500,7 +515,8 @@ int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts)
     return 0;
 }
 
-int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m, int *shows)
+int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m, int *shows,
+                         int64_t *removed_max)
 {
     /* Where the store keeps markers, every version is deleted exactly and
        no column marker is left: a value put later at an older time (rsync
@@ -531,8 +547,11 @@ int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m, int *show
     if (shows) *shows = shown > 0;
     if (!exact)
         st = kv_mutation_delete_column(m, p->family, p->qual, p->qual_len, KV_LATEST_TIMESTAMP);
-    for (size_t i = 0; i < n && st == KV_OK; i++)
+    if (removed_max) *removed_max = exact ? INT64_MIN : INT64_MAX;
+    for (size_t i = 0; i < n && st == KV_OK; i++) {
+        if (removed_max && exact && vers[i] > *removed_max) *removed_max = vers[i];
         st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, vers[i]);
+    }
     free(vers);
     return fs_fail(fs, st, "delete", p->table);
 }
@@ -641,17 +660,36 @@ static void notify_walked(cellfs *fs, const char *path, const fs_ino *inos, cons
         if (inos[n - up]) (void)fuse_lowlevel_notify_inval_inode(fs->se, inos[n - up], 0, 0);
 }
 
+static fs_ino notify(cellfs *fs, const char *path, const fs_change *c);
+
 fs_ino fs_notify_changed(cellfs *fs, const char *path)
 {
-    atomic_fetch_add(&fs->commits, 1);
+    return notify(fs, path, NULL);
+}
+
+fs_ino fs_notify_put(cellfs *fs, const char *path, int64_t ts)
+{
+    fs_change c = { INT64_MIN, true, ts };
+    return notify(fs, path, &c);
+}
+
+fs_ino fs_notify_removed(cellfs *fs, const char *path, int64_t removed_max)
+{
+    fs_change c = { removed_max, false, 0 };
+    return notify(fs, path, &c);
+}
+
+static fs_ino notify(cellfs *fs, const char *path, const fs_change *c)
+{
+    fs_dirtime_count(fs, path, c);
     if (fs->se && !fs->single_thread && path) {
         fs_ino inos[WALK_MAX];
         size_t offs[WALK_MAX];
         size_t n = fs_nodes_walk(&fs->nodes, path, inos, offs, WALK_MAX);
         const char *last = n >= 1 && n <= WALK_MAX ? path + offs[n - 1] : NULL;
         size_t base;
-        int64_t ts;
-        if (last && fs_name_split_version(last, strlen(last), &base, &ts) != 1) {
+        int64_t vts;
+        if (last && fs_name_split_version(last, strlen(last), &base, &vts) != 1) {
             notify_walked(fs, path, inos, offs, n);
             return inos[n - 1];
         }

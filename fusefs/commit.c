@@ -150,8 +150,9 @@ static int commit_gone(fs_handle *h, int64_t ts, int64_t **gone, size_t *n)
     return 0;
 }
 
-/* fs->stamp_mu held. */
-static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *w)
+/* fs->stamp_mu held. *rose: the commit deleted no version newer than the
+   one it put (a row's and a family's newest time can only rise). */
+static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *w, bool *rose)
 {
     const fs_path *p = &h->ref;
     int64_t ts;
@@ -163,6 +164,8 @@ static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *
         free(gone);
         return rc;
     }
+    *rose = true;
+    for (size_t i = 0; i < ngone; i++) *rose = *rose && gone[i] <= ts;
     kv_status st = KV_OK;
     if (h->whole) {
         kv_mutation *m = NULL;
@@ -238,7 +241,7 @@ static int commit_cell_locked(cellfs *fs, fs_handle *h, const kv_write_options *
     return 0;
 }
 
-static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
+static int commit_cell(cellfs *fs, fs_handle *h, bool fsync, bool *rose)
 {
     const fs_path *p = &h->ref;
     kv_write_options w;
@@ -248,7 +251,7 @@ static int commit_cell(cellfs *fs, fs_handle *h, bool fsync)
     bool placeholder = h->whole && !h->written && h->len == 0 && !p->has_version;
     pthread_mutex_lock(&fs->stamp_mu);
     fs_handle_settle(fs, h);     /* a row move since its last commit */
-    int rc = commit_cell_locked(fs, h, &w);
+    int rc = commit_cell_locked(fs, h, &w, rose);
     pthread_mutex_unlock(&fs->stamp_mu);
     if (rc) return rc;
     h->placeholder = placeholder;
@@ -362,6 +365,7 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
     pthread_mutex_unlock(&fs->mu);
     int rc = 0;
     bool changed = false;
+    bool rose = false;               /* a put that only raised the newest time */
     uint8_t *stored = NULL;          /* the committed value, for store_pages */
     size_t stored_len = 0;
     uint64_t before = atomic_load(&fs->commits);
@@ -383,7 +387,7 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
         }
     } else {
         bool store = may_store(fs, h, flush);
-        rc = commit_cell(fs, h, fsync);
+        rc = commit_cell(fs, h, fsync, &rose);
         if (rc == 0 && store && (stored = malloc(h->len)) != NULL) {
             memcpy(stored, h->buf, h->len);
             stored_len = h->len;
@@ -416,7 +420,8 @@ int fs_handle_commit(cellfs *fs, fs_handle *h, bool fsync, bool flush)
     /* A paged writer's bytes are in the kernel's pages: when its commit
        failed they were never stored, and readers must not be served them. */
     fs_ino ino = 0;                  /* the file's node, found by the notification */
-    if ((changed || (rc != 0 && h->paged)) && path) ino = fs_notify_changed(fs, path);
+    if (changed && rose && path) ino = fs_notify_put(fs, path, memo_ts);
+    else if ((changed || (rc != 0 && h->paged)) && path) ino = fs_notify_changed(fs, path);
     if (changed) {
         /* Its buffer is the committed value now, unless another change
            came since it opened or meanwhile (fs_handle_release). */

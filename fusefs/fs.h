@@ -15,8 +15,9 @@
  * the fs_handles_* helpers take references under fs->mu, drop it, and only
  * then lock each handle. The node table (nodes.h) has its own mutex,
  * innermost of all, as have the families kept (families.c), the row read
- * last (rowmemo.c), the full-disk check's last look (room_mu) and the
- * evicting thread's wait (evict.c): no lock is taken under them.
+ * last (rowmemo.c), the rows' and families' times (dirtime.c, which also
+ * counts fs->commits under it), the full-disk check's last look (room_mu)
+ * and the evicting thread's wait (evict.c): no lock is taken under them.
  */
 #ifndef CELLFS_FS_H
 #define CELLFS_FS_H
@@ -39,6 +40,7 @@ struct fs_scratch;
 struct fs_rowent;
 struct fs_dirh;
 typedef struct fs_rowmemo fs_rowmemo;
+typedef struct fs_dirtime fs_dirtime;
 typedef struct fs_evictor fs_evictor;
 
 /* -o max_nodes's default: some 60 MiB of the node table (about 150 bytes
@@ -109,6 +111,7 @@ typedef struct cellfs {
     struct fs_gone *schema_gone;     /* tables whose .schema was unlinked */
     struct fs_dirh *dirs;            /* open directory handles (ops_dir.c) */
     struct fs_rowmemo *rowmemo;      /* the keys of the row read last (rowmemo.c) */
+    struct fs_dirtime *dirtime;      /* rows' and families' newest times (dirtime.c) */
     struct {                         /* the cell a commit or a re-stamp changed
                                         last (cells.c, fs_cellmemo_put) */
         char path[1024];             /* "": none */
@@ -233,9 +236,13 @@ int fs_next_ts(cellfs *fs, const fs_path *p, int64_t *ts);
  * *shows (when @p shows is not NULL): 1 when the read found a version that
  * a get shows (fs_cell_get would find the column), 0 when none, -1 when
  * the raw read cannot tell (no raw reads, a family with
- * NEW_VERSION_BEHAVIOR or a TTL). fs->stamp_mu held. 0 or -errno.
+ * NEW_VERSION_BEHAVIOR or a TTL). *removed_max (when not NULL, and on
+ * success): the newest version deleted (INT64_MIN: none), INT64_MAX where
+ * the whole column is deleted (no raw reads); left alone when the table
+ * has no such family. fs->stamp_mu held. 0 or -errno.
  */
-int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m, int *shows);
+int fs_delete_column_all(cellfs *fs, const fs_path *p, kv_mutation *m, int *shows,
+                         int64_t *removed_max);
 /** Write options with the mount's durability (or @p fsync). */
 void fs_wopts(const cellfs *fs, bool fsync, kv_write_options *w);
 /** Milliseconds -> timespec and back. */
@@ -247,6 +254,14 @@ int64_t fs_ts_to_ms(const struct timespec *ts);
  *  it. Returns the node the kernel holds for @p path when it found it on
  *  the way (0: none, or not looked up). */
 fs_ino fs_notify_changed(cellfs *fs, const char *path);
+/** fs_notify_changed of a change of the cell @p path that only put a
+ *  version at @p ts (deleting none newer): the kept times of its row and
+ *  family (dirtime.c) rise to @p ts instead of being dropped. */
+fs_ino fs_notify_put(cellfs *fs, const char *path, int64_t ts);
+/** fs_notify_changed of a removal of versions of the cell @p path, none
+ *  newer than @p removed_max (INT64_MAX: not known): the kept times of
+ *  its row and family (dirtime.c) stay where their newest cell is newer. */
+fs_ino fs_notify_removed(cellfs *fs, const char *path, int64_t removed_max);
 /** The kernel part of fs_notify_changed alone: drops what the kernel holds
  *  of @p path, of q for q@<ts>, and of every q@<ts> it holds (the change
  *  may have taken versions away). */
@@ -415,6 +430,39 @@ kv_result *fs_rowmemo_put(cellfs *fs, const fs_path *p, fs_rowmemo_mark mark, kv
  *  with the memo locked until fs_rowmemo_done; else NULL. */
 const kv_result *fs_rowmemo_get(cellfs *fs, const fs_path *p);
 void fs_rowmemo_done(cellfs *fs);
+
+/* ---- dirtime.c: rows' and families' newest times ---- */
+#define FS_DIRTIME_SLOTS 4096        /* entries kept, one per hash */
+/** Sets up / frees fs->dirtime: at the mount's init, before any request,
+ *  and at its end. Out of memory: nothing is kept, every question reads. */
+void fs_dirtime_init(cellfs *fs);
+void fs_dirtime_free(cellfs *fs);
+/** The kept answer for the row of @p p (resolved), or its family
+ *  @p family when not NULL: 1 with *ts its newest cell's timestamp, 0 when
+ *  it holds no cell, -1 when nothing valid is kept (read the store). */
+int fs_dirtime_get(cellfs *fs, const fs_path *p, const char *family, int64_t *ts);
+/** Keeps what a read begun at @p mark (fs_rowmemo_now before it) found for
+ *  the row of @p p or its @p family: @p has (1: cells, newest @p ts; 0:
+ *  none; < 0: nothing kept). Kept only where fs_rowmemo_usable and when no
+ *  change was counted and no schema changed since @p mark. */
+void fs_dirtime_put(cellfs *fs, const fs_path *p, const char *family, fs_rowmemo_mark mark,
+                    int has, int64_t ts);
+/** What a change of one cell did, as far as its row's and family's times
+ *  go: removed versions of the column, none newer than @p removed_max
+ *  (INT64_MIN: none removed), and, when @p put, a version put at
+ *  @p put_ts, the removals counted first. */
+typedef struct fs_change {
+    int64_t removed_max;
+    bool put;
+    int64_t put_ts;
+} fs_change;
+/** Counts a change in fs->commits (fs_notify_changed), and under the same
+ *  lock updates what is kept: for a cell @p path, its row's and family's
+ *  entries after @p c (NULL: a change not described, which drops them):
+ *  a removal that reached their newest time drops them, else a put raises
+ *  them; for any other path (or NULL, or a row known only by a hashed
+ *  name), every entry of its table (or all) goes. */
+void fs_dirtime_count(cellfs *fs, const char *path, const fs_change *c);
 
 /* ---- cells.c: the cell changed last ---- */
 /**

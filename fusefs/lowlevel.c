@@ -562,6 +562,7 @@ static void ll_destroy(void *userdata)
     fs_pending_clear(fs);
     fs_dirs_free(fs);
     fs_rowmemo_free(fs);
+    fs_dirtime_free(fs);
     fs_cellmemo_free(fs);
     if (fs->store) {
         kv_status st = kv_store_close(fs->store);
@@ -583,6 +584,7 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
     cellfs *fs = userdata;
     if (fs->cache_long) conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
     fs_rowmemo_init(fs);
+    fs_dirtime_init(fs);
     int rc = fs_evict_start(fs);
     if (rc) fs_log(fs, "max_nodes: cannot start the evicting thread (%s): the node table is "
                    "not capped", strerror(-rc));

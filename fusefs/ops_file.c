@@ -201,11 +201,12 @@ static int unlink_cell(cellfs *fs, const char *path, fs_path *p)
     pthread_mutex_lock(&fs->stamp_mu);
     kv_status st = kv_mutation_new(&m, p->row, p->row_len);
     int shows = 1;
+    int64_t removed = p->has_version ? p->version : INT64_MAX;    /* the newest version gone */
     if (st == KV_OK) {
         if (p->has_version)
             st = kv_mutation_delete_version(m, p->family, p->qual, p->qual_len, p->version);
         else
-            rc = fs_delete_column_all(fs, p, m, &shows);
+            rc = fs_delete_column_all(fs, p, m, &shows, &removed);
     }
     if (rc == 0 && shows < 0) {
         /* The raw read could not tell whether the cell shows: ask. */
@@ -223,7 +224,7 @@ static int unlink_cell(cellfs *fs, const char *path, fs_path *p)
         return unlink_uncommitted(fs, path);
     }
     if (rc == 0) rc = fs_fail(fs, st, "unlink", path);
-    if (rc == 0) fs_notify_changed(fs, path);
+    if (rc == 0) fs_notify_removed(fs, path, removed);
     fs_write_end(fs, lease);
     /* The row directory stays (in memory) until rmdir, as on a disk. It is
        kept whether or not cells are left (a row with cells shows anyway),
@@ -359,10 +360,13 @@ static int scratch_to_cell(cellfs *fs, const fs_path *pf, fs_path *pt, const cha
     }
     kv_mutation *m = NULL;
     kv_status st = KV_OK;
+    bool rose = true;                /* no version newer than the put deleted */
     if (rc == 0) st = kv_mutation_new(&m, pt->row, pt->row_len);
     for (size_t i = 0; rc == 0 && st == KV_OK && i < ngone; i++)
-        if (gone[i] != ts)
+        if (gone[i] != ts) {
+            rose = rose && gone[i] < ts;
             st = kv_mutation_delete_version(m, pt->family, pt->qual, pt->qual_len, gone[i]);
+        }
     if (rc == 0 && st == KV_OK)
         st = kv_mutation_put(m, pt->family, pt->qual, pt->qual_len, ts, copy, len);
     if (rc == 0 && st == KV_OK) st = kv_mutate(fs->store, pt->table, m, &w);
@@ -372,7 +376,8 @@ static int scratch_to_cell(cellfs *fs, const fs_path *pf, fs_path *pt, const cha
     free(copy);
     if (rc == 0) rc = fs_fail(fs, st, "rename", to);
     if (rc == 0) {
-        fs_notify_changed(fs, to);
+        if (rose) fs_notify_put(fs, to, ts);
+        else fs_notify_changed(fs, to);
         fs_handles_orphan(fs, to);
         fs_pending_remove(fs, pt->table, pt->row, pt->row_len);
         pthread_mutex_lock(&fs->mu);
@@ -514,7 +519,7 @@ static int rename_cell(cellfs *fs, const char *from, const char *to, fs_path *pf
         else if (paired == 0)
             rc = fs_delete_versions(fs, pf, m, src_vers, nsrc);
         else
-            rc = fs_delete_column_all(fs, pf, m, NULL);
+            rc = fs_delete_column_all(fs, pf, m, NULL, NULL);
     }
     if (rc == 0 && st == KV_OK) st = kv_mutate(fs->store, pt->table, m, &w);
     pthread_mutex_unlock(&fs->stamp_mu);

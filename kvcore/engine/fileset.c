@@ -118,7 +118,7 @@ kv_iter *kv_sstfile_iter(kv_sstfile *f, bool fill_cache, bool high_priority) {
     broken_iter *b = calloc(1, sizeof *b);
     if (!b) return NULL;
     b->base = (kv_iter){broken_seek, broken_seek_before, broken_next, broken_valid, broken_bytes,
-                        broken_bytes, broken_status, broken_destroy, NULL};
+                        broken_bytes, broken_status, broken_destroy, NULL, NULL};
     kv_sstfile_ref(f);
     b->file = f;
     b->status = KV_CORRUPT;

@@ -179,6 +179,10 @@ struct kv_engine_scan {
     /* A get of one column of one family without family markers: the
        column's prefix esc(row) 0x01 esc(q), built once by scan_open. */
     kv_buf coltg;
+    /* What the families' iterators may stop at (iter.h set_upper; they
+       keep the pointer): a get's row end, esc(row) with 0x02 last, or a
+       forward scan's encoded stop row; empty: no bound. */
+    kv_buf stop_bound;
     kv_key_parts col_parts;     /* have_coltg: the parts of the column's
                                    keys but their suffix (read_entries) */
     /* The first family's memstore iterators of a get (memstore and
@@ -416,6 +420,7 @@ static void scan_reset(kv_engine_scan *sc) {
     keep_buf(&sc->point);
     keep_buf(&sc->skip);
     keep_buf(&sc->coltg);
+    keep_buf(&sc->stop_bound);
     if (sc->cap > POOL_KEEP_CELLS) {
         free(sc->refs);
         free(sc->cells);
@@ -457,6 +462,7 @@ static void scan_free(kv_engine_scan *sc) {
     kv_buf_free(&sc->bytes);
     kv_buf_free(&sc->point);
     kv_buf_free(&sc->skip);
+    kv_buf_free(&sc->stop_bound);
     kv_buf_free(&sc->coltg);
     kv_buf_free(&sc->ctx_name);
     kv_memstore_iter_free(sc->mem_keep[0]);
@@ -508,6 +514,8 @@ static kv_status merge_deferred(kv_engine_scan *sc, fam_reader *fr, bool positio
     sc->peek = NULL;
     fr->it = kv_merge_iter_new(kids, n);
     if (!fr->it) return KV_NO_MEMORY;
+    /* the files merged now stop at the get's row end too (scan_open) */
+    if (fr->it->set_upper && sc->stop_bound.len) fr->it->set_upper(fr->it, sc->stop_bound.data, sc->stop_bound.len);
     if (position) {
         kv_buf *ct = &sc->coltg;
         size_t len = ct->len;
@@ -646,9 +654,21 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
     for (size_t i = 0; i < sc->nfams; i++) grab_sources(sc->fams[i].fam, &srcs[i]);
     pthread_mutex_unlock(&s->mu);
     bool built = true;
-    kv_buf stop_key = {0};   /* the encoded stop row of a forward scan */
+    /* a get wants nothing past its row, a forward scan nothing from its
+       stop row on: a sorted file stops at a unit beyond them, unread.
+       The bound: the row's end, esc(row) 0x02; the stop row's start,
+       esc(stop) 0x00 (every key at or above it is the stop row's or a
+       later row's: no key has 0x00 0x00 in its row) */
+    kv_buf *sb = &sc->stop_bound;
+    sb->len = 0;
     bool has_stop = o->stop_row && o->stop_row_len > 0 && !o->reversed && !single_row;
-    if (has_stop && kv_key_encode_row(&stop_key, o->stop_row, o->stop_row_len)) has_stop = false;
+    if (has_stop && kv_key_encode_row(sb, o->stop_row, o->stop_row_len)) has_stop = false;
+    if (!has_stop) sb->len = 0;
+    if (point_row && !o->reversed) {
+        if (buf_add(sb, point_row->data, point_row->len)) sb->len = 0;   /* no memory: no bound */
+        else sb->data[sb->len - 1] = 0x02;
+    }
+    size_t bound_len = has_stop ? sb->len - 1 : sb->len;
     for (size_t i = 0; i < sc->nfams; i++) {
         fam_reader *fr = &sc->fams[i];
         fr->matcher.snapshot = sc->snapshot;
@@ -661,11 +681,12 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
             fr->fill_cache = o->fill_cache;
             /* a raw read shows what lies above the range too */
             fr->it = family_iterator(&srcs[i], &fr->desc, &fr->files, point_row, &rh,
-                                     has_stop ? &stop_key : NULL, fr->cols, fr->ncols, o->fill_cache,
+                                     has_stop ? sb : NULL, fr->cols, fr->ncols, o->fill_cache,
                                      &sc->colkey, o->raw ? KV_TIME_MAX : fr->matcher.time_max,
                                      &fr->range_seek, &fr->no_family_markers, may_defer ? fr : NULL,
                                      i == 0 ? sc->mem_keep : NULL);
             built = fr->it != NULL;
+            if (built && fr->it->set_upper && bound_len) fr->it->set_upper(fr->it, sb->data, bound_len);
         } else {
             kv_memstore_unref(srcs[i].mem);
             kv_memstore_unref(srcs[i].imm);
@@ -673,7 +694,6 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
         }
     }
     if (srcs != stack_srcs) free(srcs);
-    kv_buf_free(&stop_key);
     if (!built) goto nomem;
     /* Position every family. */
     if (!o->reversed) {
@@ -692,7 +712,11 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
         } else if (lo && kv_key_encode_row(tg, lo, lolen) != 0) {
             goto nomem;
         }
-        if (lo) tg->len -= 2; /* esc(lo) without terminator: before all of lo's keys */
+        /* a row prefix: esc(lo) without terminator, before all keys of the
+           rows that start with it; a start row: esc(lo) and terminator,
+           above the separator a sorted file has before lo's first unit
+           (esc(lo) 0x00), so that the seek does not enter the unit before */
+        if (lo && lo != sc->opts.start_row) tg->len -= 2;
         fam_reader *f0 = sc->nfams == 1 ? &sc->fams[0] : NULL;
         if (point_row && lo == sc->opts.start_row && f0 && f0->no_family_markers && f0->ncols == 1) {
             /* a get of one column and no family marker to read: straight

@@ -29,6 +29,15 @@ struct kv_iter {
        it moves (a memstore's nodes do), so that a reader may keep the
        pointer instead of copying the bytes. */
     bool (*value_pinned)(const kv_iter *it);
+    /* Optional (NULL: the iterator has no use for it). Says that no entry
+       with key >= bound (len 0: none, the default) is wanted until the next
+       call: the iterator may then end (invalid, status KV_OK) instead of
+       reading on to such an entry, though it may still show some. A sorted
+       file's iterator stops before a unit whose keys all lie at or above
+       the bound, unread. The bytes are not copied: they must stay as they
+       are until the next set_upper or destroy. A merging iterator passes
+       the bound to its children. */
+    void (*set_upper)(kv_iter *it, const uint8_t *bound, size_t len);
 };
 
 /* Merges @p n children (taking ownership) into one iterator in key order.

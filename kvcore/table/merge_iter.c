@@ -216,6 +216,13 @@ static bool mg_value_pinned(const kv_iter *it) {
     return k && k->value_pinned && k->value_pinned(k);
 }
 
+static void mg_set_upper(kv_iter *it, const uint8_t *bound, size_t len) {
+    merge_iter *m = mg(it);
+    for (size_t i = 0; i < m->n; i++)
+        if (m->kids[i]->set_upper)
+            m->kids[i]->set_upper(m->kids[i], bound, len);
+}
+
 static kv_status mg_status(const kv_iter *it) {
     const merge_iter *m = cmg(it);
     for (size_t i = 0; i < m->n; i++) {
@@ -270,6 +277,7 @@ kv_iter *kv_merge_iter_new(kv_iter **children, size_t n) {
         .status = mg_status,
         .destroy = mg_destroy,
         .value_pinned = mg_value_pinned,
+        .set_upper = mg_set_upper,
     };
     m->kids = kids;
     m->n = n;

@@ -14,7 +14,9 @@
  * (read_ahead) and checks
  * each unit from those bytes as it enters it; such a unit is cached only
  * while the cache has room, else used where it lies in the read-ahead
- * buffer (a long scan evicts no one's blocks and copies nothing).
+ * buffer (a long scan evicts no one's blocks and copies nothing). An
+ * iterator given an upper bound (iter.h set_upper: a get's row end, a scan's stop row) does
+ * not enter a unit whose separator before it is at or above the bound.
  *
  * Memory of a fetched block: one buffer whose byte 0 is not part of the
  * block (it is the on-disk type byte of a raw block, and padding in a
@@ -721,6 +723,8 @@ typedef struct sst_iter {
     unsigned seq;                /* units entered by next() since the last seek */
     kv_block_iter bit;
     kv_status status;            /* sticky: set by the first error */
+    const uint8_t *upper;        /* set_upper's bound (the caller's bytes) */
+    size_t upper_len;            /* 0: none */
 } sst_iter;
 
 static void iter_error(sst_iter *it, kv_status st, const char *msg) {
@@ -856,9 +860,21 @@ static bool block_ok(sst_iter *it) {
     return false;
 }
 
-/* Moves past the ends of blocks to the next entry, if any. */
+/* Whether the keys after unit i all lie at or above the iterator's bound:
+   they are above its separator (doc/sorted_file_format.md), which is. */
+static bool past_upper(const sst_iter *it, size_t i) {
+    const idx_entry *e = &it->r->idx[i];
+    return it->upper_len && kv_bytes_compare(e->key, e->klen, it->upper, it->upper_len) >= 0;
+}
+
+/* Moves past the ends of blocks to the next entry, if any: none when the
+   next unit lies wholly at or above the bound (it is not read). */
 static void skip_forward(sst_iter *it) {
     while (!it->bit.valid && block_ok(it) && it->bi + 1 < it->r->nunits) {
+        if (past_upper(it, it->bi)) {
+            drop_block(it);
+            return;
+        }
         it->seq++;
         if (!load_block(it, it->bi + 1))
             return;
@@ -982,6 +998,12 @@ static void it_next(kv_iter *base) {
     skip_forward(it);
 }
 
+static void it_set_upper(kv_iter *base, const uint8_t *bound, size_t len) {
+    sst_iter *it = (sst_iter *)base;
+    it->upper = bound;
+    it->upper_len = bound ? len : 0;
+}
+
 static bool it_valid(const kv_iter *base) {
     const sst_iter *it = (const sst_iter *)base;
     return it->status == KV_OK && it->bi < it->r->nunits && it->bit.valid;
@@ -1074,7 +1096,7 @@ kv_iter *kv_sst_iter(kv_sst_reader *r, bool fill_cache, bool high_priority) {
         kv_block_iter_init(&it->bit);
     }
     it->base = (kv_iter){ it_seek, it_seek_before, it_next, it_valid, it_key, it_value, it_status,
-                          it_destroy, NULL };
+                          it_destroy, NULL, it_set_upper };
     it->r = r;
     it->fill = fill_cache;
     it->high = high_priority;

@@ -4,7 +4,9 @@
  * full block is compressed when that saves at least 1/8, framed with a
  * type byte and checksum, and buffered; its index entry is added when the
  * next key arrives, so that a short separator between the two blocks can
- * stand in for the last key. finish() appends the bloom, index and meta
+ * stand in for the last key; between two rows it is the next row's start
+ * bound, so that a get, or a scan with a stop row, stops there without
+ * reading the next unit (sst_read.c, set_upper). finish() appends the bloom, index and meta
  * blocks and the footer, then syncs and closes.
  *
  * Read units (format version 2): a data block of the family's BLOCKSIZE
@@ -366,17 +368,29 @@ kv_status kv_sst_add(kv_sst_writer *w, const uint8_t *key, size_t klen, const ui
         }
     }
     if (w->pending) {
-        /* The shortest s with last <= s < key replaces the last key. */
+        /* Between two rows: the next row's start bound, esc(next row) and
+           the first byte of its terminator (0x00): above every key of the
+           earlier row and of any row between, below every key of the next
+           one. A read bounded by a row's end, or by a stop row at or
+           after the next row, stops at it without reading the next unit
+           (set_upper). Else the shortest s with last <= s < key replaces
+           the last key. */
         const uint8_t *a = w->last_key.data;
-        size_t alen = w->last_key.len, p = 0;
+        size_t alen = w->last_key.len, p = 0, nrl;
         while (p < alen && p < klen && a[p] == key[p])
             p++;
+        const uint8_t *sep = a;
         size_t seplen = alen;
-        if (p < alen && p < klen && a[p] < 0xff && a[p] + 1 < key[p]) {
+        if (p < kv_key_row_prefix_len(a, alen) && (nrl = kv_key_row_prefix_len(key, klen)) >= 2 &&
+            key[nrl - 2] == 0x00 && key[nrl - 1] == 0x01 &&
+            kv_bytes_compare(a, alen, key, nrl - 1) < 0) {
+            sep = key;
+            seplen = nrl - 1;
+        } else if (p < alen && p < klen && a[p] < 0xff && a[p] + 1 < key[p]) {
             w->last_key.data[p]++;
             seplen = p + 1;
         }
-        kv_status st = end_unit(w, w->last_key.data, seplen, false);
+        kv_status st = end_unit(w, sep, seplen, false);
         if (st != KV_OK)
             return st;
     }

@@ -480,7 +480,7 @@ static void fi_destroy(kv_iter *it) { free(it); }
 static kv_iter *fail_iter_new(kv_status st) {
     fail_iter *f = malloc(sizeof *f);
     REQUIRE(f != NULL);
-    f->it = (kv_iter){fi_seek, fi_seek, fi_next, fi_valid, fi_kv, fi_kv, fi_status, fi_destroy, NULL};
+    f->it = (kv_iter){fi_seek, fi_seek, fi_next, fi_valid, fi_kv, fi_kv, fi_status, fi_destroy, NULL, NULL};
     f->st = st;
     return &f->it;
 }

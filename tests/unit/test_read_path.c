@@ -731,6 +731,134 @@ static void check_catalog_changes(void) {
     free(dir);
 }
 
+/* A read stops at its row's end (issue 9, kvnextrow): a get of a column
+   that sorts after the last cell of its row, and a scan that stops before
+   the next row, read no unit of the next row, whatever that row holds (a
+   4 MiB value here, a unit of its own, read whole and checksummed if it
+   were touched); nor does a get or a scan of the next row read a unit
+   of the row before. Counted in bytes by an env that wraps the POSIX one,
+   without a block cache, in a sorted file written by a flush and by a
+   major compaction; every read still returns what it did. */
+static uint64_t bytes_read;   /* by counting_env's reads */
+
+static kv_status counting_read_at(kv_file *f, uint64_t offset, void *buf, size_t n, size_t *got, char *err,
+                                  size_t errlen) {
+    kv_status st = kv_env_posix()->read_at(f, offset, buf, n, got, err, errlen);
+    if (st == KV_OK) bytes_read += *got;
+    return st;
+}
+
+static kv_status counting_read_at_around(kv_file *f, uint64_t offset, void *buf, size_t n, uint64_t around_off,
+                                         size_t around_len, size_t *got, char *err, size_t errlen) {
+    kv_status st = kv_env_posix()->read_at_around(f, offset, buf, n, around_off, around_len, got, err, errlen);
+    if (st == KV_OK) bytes_read += *got;
+    return st;
+}
+
+/* A get of row's column cf:q (q NULL: of the whole row; "": of family cf,
+   all versions, raw), *bytes: what it read. */
+static size_t bytes_of_get(kv_store *s, const char *row, const char *q, uint64_t *bytes, size_t *vlen) {
+    kv_column col = {"cf", q && *q ? q : NULL, q ? strlen(q) : 0};
+    kv_read_options ro = KV_READ_OPTIONS_INIT;
+    ro.columns = q ? &col : NULL;
+    ro.ncolumns = q ? 1 : 0;
+    if (q && !*q) {
+        ro.max_versions = INT32_MAX;
+        ro.raw = true;
+    }
+    uint64_t before = bytes_read;
+    kv_result *r = NULL;
+    REQUIRE(kv_get(&r, s, "t", row, strlen(row), &ro) == KV_OK);
+    *bytes = bytes_read - before;
+    size_t n = r->ncells;
+    *vlen = n ? r->cells[0].value_len : 0;
+    kv_result_free(r);
+    return n;
+}
+
+static size_t bytes_of_scan(kv_store *s, const char *start, const char *stop, uint64_t *bytes) {
+    kv_read_options ro = KV_READ_OPTIONS_INIT;
+    ro.start_row = start;
+    ro.start_row_len = strlen(start);
+    ro.stop_row = stop;
+    ro.stop_row_len = strlen(stop);
+    uint64_t before = bytes_read;
+    kv_scan *sc = NULL;
+    REQUIRE(kv_scan_open(&sc, s, "t", &ro) == KV_OK);
+    size_t cells = 0;
+    const kv_result *r = NULL;
+    kv_status st;
+    while ((st = kv_scan_next(&r, sc)) == KV_OK) cells += r->ncells;
+    CHECK_EQ(st, KV_END);
+    kv_scan_close(sc);
+    *bytes = bytes_read - before;
+    return cells;
+}
+
+static void check_stops_at_row_end(void) {
+    char *dir = test_tmpdir("readpath-rowend");
+    kv_env env = *kv_env_posix();
+    env.read_at = counting_read_at;
+    if (env.read_at_around) env.read_at_around = counting_read_at_around;
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+    lo.env = &env;
+    lo.block_cache_size = 0;
+    lo.compaction = KV_COMPACTION_MANUAL;
+    kv_family_desc f = KV_FAMILY_DESC_INIT;
+    snprintf(f.name, sizeof f.name, "cf");
+    kv_store *s = open_table(dir, &lo, &f);
+    size_t big = (size_t)4 << 20;
+    char *v = malloc(big);
+    REQUIRE(v != NULL);
+    memset(v, 'b', big);
+    put(s, "a", "m", 10, "small");
+    CHECK_EQ(kv_put(s, "t", "b", 1, "cf", "big", 3, 10, v, big, NULL), KV_OK);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 0) CHECK_EQ(kv_flush(s, "t"), KV_OK);
+        else CHECK_EQ(kv_compact(s, "t", true), KV_OK);
+        uint64_t before, hit, after, scan;
+        size_t vlen;
+        CHECK_EQ(bytes_of_get(s, "a", "0before", &before, &vlen), 0u);
+        CHECK_EQ(bytes_of_get(s, "a", "m", &hit, &vlen), 1u);
+        CHECK_EQ(vlen, 5u);
+        CHECK_EQ(bytes_of_get(s, "a", "zafter", &after, &vlen), 0u);
+        if (after >= big || hit >= big || before >= big)
+            fprintf(stderr, "pass %d: gets in row a read %" PRIu64 " bytes (a column before its first), %" PRIu64
+                    " (its cell), %" PRIu64 " (a column after its last)\n", pass, before, hit, after);
+        CHECK(after < big && hit < big && before < big);
+        /* the whole row, and its family raw with all versions */
+        uint64_t row, fam;
+        CHECK_EQ(bytes_of_get(s, "a", NULL, &row, &vlen), 1u);
+        CHECK_EQ(bytes_of_get(s, "a", "", &fam, &vlen), 1u);
+        if (row >= big || fam >= big)
+            fprintf(stderr, "pass %d: gets of row a read %" PRIu64 " bytes (whole), %" PRIu64 " (family, raw)\n",
+                    pass, row, fam);
+        CHECK(row < big && fam < big);
+        /* a scan of row a alone (stop row b) */
+        CHECK_EQ(bytes_of_scan(s, "a", "b", &scan), 1u);
+        if (scan >= big)
+            fprintf(stderr, "pass %d: a scan of [a, b) read %" PRIu64 " bytes\n", pass, scan);
+        CHECK(scan < big);
+        /* the next row reads as it did, and no unit of row a */
+        CHECK_EQ(bytes_of_get(s, "b", "big", &hit, &vlen), 1u);
+        CHECK_EQ(vlen, big);
+        CHECK(hit >= big);
+        CHECK_EQ(bytes_of_get(s, "b", NULL, &row, &vlen), 1u);
+        if (row != hit)
+            fprintf(stderr, "pass %d: a get of row b read %" PRIu64 " bytes, of its column %" PRIu64 "\n",
+                    pass, row, hit);
+        CHECK_EQ(row, hit);
+        CHECK_EQ(bytes_of_scan(s, "b", "c", &scan), 1u);
+        CHECK_EQ(scan, hit);
+        CHECK_EQ(bytes_of_scan(s, "a", "c", &scan), 2u);
+        CHECK(scan >= big);
+    }
+    free(v);
+    CHECK_EQ(kv_store_close(s), KV_OK);
+    test_rmtree(dir);
+    free(dir);
+}
+
 int main(void) {
     check_catalog_changes();
     check_row_hash_across_files();
@@ -739,6 +867,7 @@ int main(void) {
     check_column_seek();
     check_versions_one_row_get();
     check_timestamp_skip();
+    check_stops_at_row_end();
     for (int mode = 0; mode < 3; mode++) {
         char *dir = test_tmpdir("readpath");
         kv_store *s = open_store(dir);

@@ -1057,6 +1057,109 @@ static void test_units_reads(void) {
     free_dataset(&d);
 }
 
+/* A unit that ends a row has the next row's start bound (esc(next row)
+   0x00) for separator, and an iterator given an upper bound (iter.h
+   set_upper) stops before a unit wholly at or above it, unread
+   (kvnextrow): iterating a row bounded by its end E (esc(row) with 0x02
+   for its terminator's 0x01; a get) or by the next row's start bound (a
+   scan's stop row) reads nothing once the row's last entry is current,
+   and a seek past the row's last key reads at most the row's own last
+   unit and finds nothing. Without the
+   bound the iterator goes on into the next row. Counted at the env, no
+   cache; units (64 KiB blocks) and one unit a block (4 KiB). */
+static void test_upper_bound(void) {
+    for (int pass = 0; pass < 2; pass++) {
+        dataset d;
+        kv_sst_meta meta;
+        char *path = write_units_file(&d, 59 + pass, pass ? 4096 : 65536, "upper.sst", &meta);
+        kv_fault_env *fe = kv_fault_env_new(kv_env_posix());
+        REQUIRE(fe);
+        kv_sst_reader *r;
+        char err[256];
+        REQUIRE(kv_sst_open(&r, kv_fault_env_env(fe), path, 600, NULL, err, sizeof err) == KV_OK);
+        kv_iter *it = kv_sst_iter(r, false, false);
+        REQUIRE(it->set_upper != NULL);
+        size_t rows = 0, late_reads = 0, seek_reads = 0, found_past = 0, wrong = 0;
+        kv_buf bound = {0}, past = {0};
+        for (size_t lo = 0; lo < d.n;) {
+            size_t kl, rl;
+            const uint8_t *k = key_at(&d, lo, &kl);
+            rl = kv_key_row_prefix_len(k, kl);
+            REQUIRE(rl >= 2);
+            size_t hi = lo + 1;
+            for (size_t l2; hi < d.n && d.len[hi] >= rl && memcmp(key_at(&d, hi, &l2), k, rl) == 0;) hi++;
+            bound.len = 0;
+            if (rows % 2 && hi < d.n) {
+                /* a scan's stop at the next row: esc(next row) 0x00 */
+                size_t nl;
+                const uint8_t *nk = key_at(&d, hi, &nl);
+                REQUIRE(kv_buf_append(&bound, nk, kv_key_row_prefix_len(nk, nl) - 1) == 0);
+            } else {
+                REQUIRE(kv_buf_append(&bound, k, rl) == 0);
+                bound.data[rl - 1] = 0x02;
+            }
+            it->set_upper(it, bound.data, bound.len);
+            /* the row, bounded: every entry, then nothing read */
+            it->seek(it, k, kl);
+            for (size_t i = lo; i < hi; i++) {
+                wrong += !key_is(it, &d, i) || !value_is(it, i);
+                if (i + 1 < hi) it->next(it);
+            }
+            uint64_t before = kv_fault_env_calls(fe, "read_at");
+            for (it->next(it); it->valid(it); it->next(it)) {
+                size_t l;
+                const uint8_t *key = it->key(it, &l);
+                wrong += kv_bytes_compare(key, l, bound.data, bound.len) < 0;
+            }
+            late_reads += kv_fault_env_calls(fe, "read_at") - before;
+            wrong += it->status(it) != KV_OK;
+            /* a seek past the row's last key, from elsewhere: at most one
+               read (the row's last unit), nothing found */
+            size_t ll;
+            const uint8_t *last = key_at(&d, hi - 1, &ll);
+            past.len = 0;
+            REQUIRE(kv_buf_append(&past, last, ll) == 0 && kv_buf_append(&past, "\xff", 1) == 0);
+            it->seek(it, NULL, 0);
+            before = kv_fault_env_calls(fe, "read_at");
+            it->seek(it, past.data, past.len);
+            if (kv_fault_env_calls(fe, "read_at") - before > 1) seek_reads++;
+            while (it->valid(it)) {
+                size_t l;
+                const uint8_t *key = it->key(it, &l);
+                found_past += kv_bytes_compare(key, l, bound.data, bound.len) < 0;
+                it->next(it);
+            }
+            /* unbounded, the same seek finds the next row */
+            it->set_upper(it, NULL, 0);
+            it->seek(it, past.data, past.len);
+            if (hi < d.n)
+                wrong += !key_is(it, &d, hi);
+            else
+                wrong += it->valid(it);
+
+            rows++;
+            lo = hi;
+        }
+        CHECK(rows > 1000);
+        CHECK_EQ(wrong, 0);
+        CHECK_EQ(found_past, 0);
+        if (late_reads || seek_reads)
+            fprintf(stderr, "pass %d: %zu reads after a row's last entry, %zu seeks past a row read twice\n",
+                    pass, late_reads, seek_reads);
+        CHECK_EQ(late_reads, 0);
+        CHECK_EQ(seek_reads, 0);
+        it->destroy(it);
+        kv_buf_free(&bound);
+        kv_buf_free(&past);
+        kv_sst_close(r);
+        kv_sst_meta_clear(&meta);
+        kv_fault_env_free(fe);
+        remove(path);
+        free(path);
+        free_dataset(&d);
+    }
+}
+
 /* The reads a recording env saw through read_at_around. */
 static struct {
     size_t n;
@@ -1389,6 +1492,7 @@ int main(void) {
     test_units_every_byte_checked();
     test_units_forged_index();
     test_units_reads();
+    test_upper_bound();
     test_units_read_around();
     test_units_within_pages();
     test_scan_keeps_cache();
