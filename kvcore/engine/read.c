@@ -76,6 +76,12 @@ static inline int buf_add(kv_buf *b, const void *p, size_t n) {
     return 0;
 }
 
+/* kv_buf_reserve without a call when b has room (a scan's row, cell by
+   cell). */
+static inline int buf_room(kv_buf *b, size_t n) {
+    return n <= b->cap - b->len ? 0 : kv_buf_reserve(b, n);
+}
+
 /* Sorted files a get may leave out at first (fam_reader.deferred). */
 #define MAX_DEFERRED 4
 
@@ -151,6 +157,14 @@ struct kv_engine_scan {
     size_t row_fam;             /* the family it stopped in */
     size_t row_len;             /* the row's unescaped length */
     bool row_started;           /* a part of this row was returned */
+    bool row_plain;             /* next_row_key: row_key's row holds no
+                                   zero byte (its bytes need no decoding) */
+    /* One family: the key of its iterator's current entry (valid, and
+       unmoved since), or NULL when not known. Set where a reader has just
+       seen it, cleared wherever the iterator moves: the next reader of the
+       entry (next_row_key, then read_entries) need not ask again. */
+    const uint8_t *peek;
+    size_t peek_len;
 
     /* ---- kept by scan_reset for the next scan (buffers emptied) ---- */
     kv_buf bounds;              /* owned copies of start/stop/prefix */
@@ -497,6 +511,7 @@ static kv_status merge_deferred(kv_engine_scan *sc, fam_reader *fr, bool positio
         kids[n++] = k;
     }
     fr->ndeferred = 0;
+    sc->peek = NULL;
     fr->it = kv_merge_iter_new(kids, n);
     if (!fr->it) return KV_NO_MEMORY;
     /* the files merged now stop at the get's row end too (scan_open) */
@@ -789,7 +804,7 @@ static int add_cell(kv_engine_scan *sc, size_t fam, const kv_key_parts *kp, cons
     r->type = kp->type;
     kv_buf *b = &sc->bytes;
     size_t copied = pinned ? 0 : vlen;
-    if (kv_buf_reserve(b, kp->qualifier_len + copied)) return -1;
+    if (buf_room(b, kp->qualifier_len + copied)) return -1;
     r->qoff = b->len;
     r->qlen = kp->qualifier_len;
     if (kp->qualifier_len) memcpy(b->data + b->len, kp->qualifier, kp->qualifier_len);
@@ -877,28 +892,32 @@ static bool column_done(const kv_matcher *m, int64_t ts) {
    family of VERSIONS 1 (where a source holds one version of a column, so
    the next entry is most often another column's or row's, in the unit at
    hand: a seek of every source again costs more), none in others (the
-   next may be an old version of any size, in a unit of its own). */
-static void skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_t len) {
+   next may be an old version of any size, in a unit of its own). Returns
+   the key of the entry a step stopped at (*at_len its length: the caller
+   need not ask the iterator again), else NULL. */
+static const uint8_t *skip_prefix(kv_engine_scan *sc, size_t fi, const uint8_t *key, size_t len,
+                                  size_t *at_len) {
     kv_iter *it = sc->fams[fi].it;
     const fam_reader *fr = &sc->fams[fi];
     int steps = sc->point.len == 0 ? SKIP_NEXTS : fr->desc.versions == 1 && !fr->matcher.raw ? 1 : 0;
+    sc->peek = NULL;
     /* key is the scan's own copy (colkey, row_key): next() leaves it be */
     for (int i = 0; i < steps; i++) {
         it->next(it);
-        if (!it->valid(it)) return;
-        size_t klen;
-        const uint8_t *k = it->key(it, &klen);
-        if (!has_prefix(k, klen, key, len)) return;
+        if (!it->valid(it)) return NULL;
+        const uint8_t *k = it->key(it, at_len);
+        if (!has_prefix(k, *at_len, key, len)) return k;
     }
     kv_buf *tg = &sc->skip;
     tg->len = 0;
     if (buf_add(tg, key, len)) {
         it->next(it); /* out of memory: step on instead */
-        return;
+        return NULL;
     }
     /* esc() ends 0x00 0x01: with 0x02 it is just past the prefix's keys */
     tg->data[tg->len - 1] = 0x02;
     it->seek(it, tg->data, tg->len);
+    return NULL;
 }
 
 /* Takes key, of the same column as the key kp was decoded from (the same
@@ -919,6 +938,28 @@ static bool same_column_entry(kv_key_parts *kp, const uint8_t *key, size_t klen,
         kp->qualifier = key + qoff;
     }
     return true;
+}
+
+/* kv_key_decode of key, which starts with esc(row) of r bytes for a row
+   without zero bytes (sc->row_key when sc->row_plain): only the rest is
+   decoded. False when the qualifier holds a zero byte or the key is not
+   well formed (kv_key_decode then decodes it, or reports it). */
+static inline bool decode_in_row(kv_key_parts *kp, const uint8_t *key, size_t klen, size_t r) {
+    if (klen < r + 1 + 2 + KV_KEY_SUFFIX_LEN) return false;
+    size_t qend = klen - KV_KEY_SUFFIX_LEN;   /* just past esc(qualifier) */
+    size_t qlen = qend - 2 - (r + 1);
+    uint8_t kind = key[r];
+    if (key[qend - 2] != 0x00 || key[qend - 1] != 0x01 || (qlen && memchr(key + r + 1, 0x00, qlen)) ||
+        (kind != KV_KIND_FAMILY_MARKER && kind != KV_KIND_COLUMN))
+        return false;
+    kp->kind = kind;
+    kp->row_prefix_len = r;
+    kp->column_prefix_len = qend;
+    kp->row_len = r - 2;
+    kp->qualifier_len = qlen;
+    kp->qualifier = key + r + 1;
+    kp->row = key;
+    return same_column_entry(kp, key, klen, SIZE_MAX);
 }
 
 /* Feeds family fi's entries that start with prefix (the iterator is at the
@@ -942,15 +983,33 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
     /* prefix is a get's whole column prefix (scan_open's coltg): an entry
        with it is of that column, and its parts but the suffix are known */
     bool col_known = sc->have_coltg && prefix == sc->coltg.data && prefix_len == sc->col_parts.column_prefix_len;
-    while (it->valid(it)) {
+    /* every prefix read starts with the row's esc(row), sc->row_key */
+    bool row_plain = sc->row_plain;
+    size_t row_len = sc->row_key.len;
+    /* the iterator's key, when next_row_key or skip_prefix gave it */
+    const uint8_t *key = sc->peek;
+    size_t klen = sc->peek_len;
+    sc->peek = NULL;
+    for (;;) {
+        if (!key) {
+            /* a valid iterator has met no error */
+            if (!it->valid(it)) return iter_failed(sc, fi, it->status(it));
+            key = it->key(it, &klen);
+        }
         /* a full part: stop here, after the entry of its last cell */
         if (sc->paused) {
             sc->col_prefix_len = col_prefix_len;
             return KV_OK;
         }
-        size_t klen, vlen;
-        const uint8_t *key = it->key(it, &klen);
-        if (!has_prefix(key, klen, prefix, prefix_len)) break;
+        size_t vlen;
+        if (!has_prefix(key, klen, prefix, prefix_len)) {
+            /* the next row's first entry, most often: for next_row_key */
+            if (sc->nfams == 1) {
+                sc->peek = key;
+                sc->peek_len = klen;
+            }
+            return KV_OK;
+        }
         bool same_column = have_kp && !other_column && klen == col_prefix_len + KV_KEY_SUFFIX_LEN &&
                            has_prefix(key, klen, colkey->data, col_prefix_len);
         if (same_column) {
@@ -963,6 +1022,10 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
                 return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
             have_kp = true;
             qoff = SIZE_MAX;
+        } else if (row_plain && decode_in_row(&kp, key, klen, row_len)) {
+            /* the row is known (key has prefix, which starts with it) */
+            have_kp = true;
+            qoff = (size_t)(kp.qualifier - key);
         } else if (kv_key_decode(&kp, key, klen, &sc->scratch) != KV_OK) {
             return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s", fr->desc.name);
         } else {
@@ -970,7 +1033,7 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
             /* decoded in place (the row at the key's start) or in scratch */
             qoff = kp.row == key ? (size_t)(kp.qualifier - key) : SIZE_MAX;
         }
-        if (kp.row_prefix_len != sc->row_key.len) break;
+        if (kp.row_prefix_len != sc->row_key.len) return KV_OK;
         if (!same_column && (other_column || kp.column_prefix_len != col_prefix_len ||
                              !has_prefix(key, klen, colkey->data, col_prefix_len))) {
             other_column = false;
@@ -1001,14 +1064,13 @@ static kv_status read_entries(kv_engine_scan *sc, size_t fi, const uint8_t *pref
                 sc->col_finished = true;
                 return KV_OK;
             }
-            skip_prefix(sc, fi, colkey->data, col_prefix_len);
+            key = skip_prefix(sc, fi, colkey->data, col_prefix_len, &klen);
             other_column = true;
             continue;
         }
         it->next(it);
+        key = NULL;
     }
-    /* a valid iterator has met no error */
-    return it->valid(it) ? KV_OK : iter_failed(sc, fi, it->status(it));
 }
 
 /* Whether the iterator is at an entry starting with prefix. */
@@ -1063,7 +1125,10 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
     if (fr->ncols == 0) {
         kv_status st = read_entries(sc, fi, sc->row_key.data, sc->row_key.len, false, resume, &done);
         if (st == KV_OK && sc->paused) fr->resume = true;
-        else if (st == KV_OK && done && sc->point.len == 0) skip_prefix(sc, fi, sc->row_key.data, sc->row_key.len);
+        else if (st == KV_OK && done && sc->point.len == 0) {
+            size_t at_len;
+            skip_prefix(sc, fi, sc->row_key.data, sc->row_key.len, &at_len);
+        }
         return st;
     }
     kv_buf *tg = &sc->target;
@@ -1109,7 +1174,10 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
         /* a row in parts reads every file from the start */
         if (fr->ndeferred && sc->batch && (st = merge_deferred(sc, fr, true)) != KV_OK) return st;
         size_t ncells = sc->ncells, nbytes = sc->bytes.len;
-        if (!mid) seek_column(fr, tg);
+        if (!mid) {
+            sc->peek = NULL;
+            seek_column(fr, tg);
+        }
         sc->col_finished = false;
         st = read_entries(sc, fi, tg->data, tg->len, true, mid, &done);
         if (st == KV_OK && fr->ndeferred) {
@@ -1149,6 +1217,7 @@ static kv_status read_family_row(kv_engine_scan *sc, size_t fi) {
 /* Skips the rest of row sc->row_key in family fi. */
 static void skip_family_row(kv_engine_scan *sc, size_t fi) {
     kv_iter *it = sc->fams[fi].it;
+    sc->peek = NULL;
     kv_buf *tg = &sc->target;
     tg->len = 0;
     if (buf_add(tg, sc->row_key.data, sc->row_key.len)) return;
@@ -1167,21 +1236,26 @@ static bool row_at(const kv_iter *it, const uint8_t *row_key, size_t len) {
    another row, KV_CORRUPT for an undecodable key, KV_NO_MEMORY. */
 static kv_status next_row_key(kv_engine_scan *sc) {
     const uint8_t *best = NULL;
-    size_t best_len = 0;
+    size_t best_len = 0, best_klen = 0;
+    bool best_plain = false;
+    /* read_entries left the one family's iterator at this key */
+    const uint8_t *peek = sc->nfams == 1 && !sc->opts.reversed ? sc->peek : NULL;
+    sc->peek = NULL;
     for (size_t i = 0; i < sc->nfams; i++) {
         kv_iter *it = sc->fams[i].it;
         if (sc->opts.reversed) it->seek_before(it, sc->have_upper ? sc->upper.data : NULL,
                                                sc->have_upper ? sc->upper.len : 0);
-        if (!it->valid(it)) {
+        if (!peek && !it->valid(it)) {
             /* A family that failed must end the scan now: rows without its
                cells would be returned as if it had none. */
             kv_status st = it->status(it);
             if (st != KV_OK) return iter_failed(sc, i, st);
             continue;
         }
-        size_t klen;
-        const uint8_t *key = it->key(it, &klen);
-        size_t rl = kv_row_prefix_len(key, klen);
+        size_t klen = sc->peek_len;
+        const uint8_t *key = peek ? peek : it->key(it, &klen);
+        bool plain;
+        size_t rl = kv_row_prefix_len_plain(key, klen, &plain);
         if (rl == 0)
             return kv_fail(sc->store, KV_CORRUPT, "undecodable key in family %s",
                            sc->fams[i].desc.name);
@@ -1189,9 +1263,17 @@ static kv_status next_row_key(kv_engine_scan *sc) {
         if (!best || (sc->opts.reversed ? c > 0 : c < 0)) {
             best = key;
             best_len = rl;
+            best_klen = klen;
+            best_plain = plain;
         }
     }
     if (!best) return KV_END;
+    sc->row_plain = best_plain;
+    if (sc->nfams == 1 && !sc->opts.reversed) {
+        /* the iterator is at the row's first entry: for read_entries */
+        sc->peek = best;
+        sc->peek_len = best_klen;
+    }
     sc->row_key.len = 0;
     if (buf_add(&sc->row_key, best, best_len)) return KV_NO_MEMORY;
     if (sc->opts.reversed) {
@@ -1273,6 +1355,7 @@ static kv_status start_row(kv_engine_scan *sc, size_t *row_len, bool *want, bool
         if (buf_add(&sc->row_key, sc->point.data, sc->point.len) ||
             buf_add(&sc->bytes, sc->opts.start_row, sc->opts.start_row_len))
             return KV_NO_MEMORY;
+        sc->row_plain = false;   /* not looked at: its entries decode in full */
         *row_len = sc->opts.start_row_len;
     } else {
         kv_status nst = next_row_key(sc);
@@ -1287,11 +1370,17 @@ static kv_status start_row(kv_engine_scan *sc, size_t *row_len, bool *want, bool
         /* Decode the row bytes; they lead the result's byte buffer. */
         sc->bytes.len = 0;
         sc->ncells = 0;
-        if (kv_buf_reserve(&sc->bytes, sc->row_key.len)) return KV_NO_MEMORY;
+        if (buf_room(&sc->bytes, sc->row_key.len)) return KV_NO_MEMORY;
         /* esc(row) without its terminator: runs without 0x00 are copied
-           whole, 0x00 0xFF becomes 0x00 (locals: no reloads through sc) */
+           whole, 0x00 0xFF becomes 0x00 (locals: no reloads through sc);
+           a row without zero bytes is one run, known to next_row_key */
         const uint8_t *src = sc->row_key.data, *end = src + sc->row_key.len - 2;
         uint8_t *dst = sc->bytes.data;
+        if (sc->row_plain) {
+            memcpy(dst, src, (size_t)(end - src));
+            dst += end - src;
+            src = end;
+        }
         while (src < end) {
             const uint8_t *z = memchr(src, 0, (size_t)(end - src));
             size_t run = z ? (size_t)(z - src) + 1 : (size_t)(end - src);

@@ -283,5 +283,12 @@ kv_iter *kv_merge_iter_new(kv_iter **children, size_t n) {
     m->n = n;
     m->heap = heap;
     m->back = NONE;
+    /* values are pinned only where a child pins them (iter.h): with none
+       that does, a reader need not ask for each entry */
+    bool pins = false;
+    for (size_t i = 0; i < n; i++)
+        pins |= kids[i]->value_pinned != NULL;
+    if (!pins)
+        m->it.value_pinned = NULL;
     return &m->it;
 }
