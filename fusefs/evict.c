@@ -76,14 +76,7 @@ static void *evict_main(void *arg)
                                                                    : EVICT_IDLE_PERIOD_MS;
         pthread_mutex_lock(&e->mu);
         if (full) continue;      /* more beyond the cap: at once */
-        struct timespec at;
-        clock_gettime(CLOCK_MONOTONIC, &at);
-        at.tv_sec += ms / 1000;
-        at.tv_nsec += (ms % 1000) * 1000000L;
-        if (at.tv_nsec >= 1000000000L) {
-            at.tv_sec++;
-            at.tv_nsec -= 1000000000L;
-        }
+        struct timespec at = fs_deadline_in(ms);
         if (!e->stop) (void)pthread_cond_timedwait(&e->wake, &e->mu, &at);
     }
     pthread_mutex_unlock(&e->mu);

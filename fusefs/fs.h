@@ -35,6 +35,21 @@
 #include "nodes.h"
 #include "path.h"
 
+/** The time @p ms from now on CLOCK_MONOTONIC, for pthread_cond_timedwait
+    on a condition variable made with that clock (leases.c, evict.c). */
+static inline struct timespec fs_deadline_in(long ms)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += ms / 1000;
+    t.tv_nsec += (ms % 1000) * 1000000L;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
 struct fs_handle;
 struct fs_scratch;
 struct fs_rowent;

@@ -66,21 +66,6 @@ bool fs_lease_alone(cellfs *fs, const fs_handle *h, const char *path)
     return true;
 }
 
-/* The time @p ms from now, for pthread_cond_timedwait on a monotonic
-   clock. */
-static struct timespec deadline_in(long ms)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    t.tv_sec += ms / 1000;
-    t.tv_nsec += (ms % 1000) * 1000000L;
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    return t;
-}
-
 /* Other writers of @p w's cell: 0 none, 1 only closed ones (their release
    is on its way), 2 one still in use. fs->mu held. */
 static int other_writers(cellfs *fs, const fs_handle *w)
@@ -98,7 +83,7 @@ bool fs_lease_page(cellfs *fs, fs_handle *w, int flags, const fs_path *p)
     if (!fs->se || fs->single_thread) return false;   /* no invalidation, one thread */
     if (w->kind != FS_H_CELL || (flags & O_ACCMODE) != O_RDWR || w->append || p->has_version)
         return false;
-    struct timespec deadline = deadline_in(FS_PAGED_WAIT_MS);
+    struct timespec deadline = fs_deadline_in(FS_PAGED_WAIT_MS);
     int others;
     while ((others = other_writers(fs, w)) == 1)
         if (pthread_cond_timedwait(&fs->readers_gone, &fs->mu, &deadline) == ETIMEDOUT) break;
@@ -118,7 +103,7 @@ static void lease_take(cellfs *fs, fs_handle *w, bool *broken)
     w->next = fs->handles;
     fs->handles = w;
     *broken = false;
-    struct timespec deadline = deadline_in(FS_LEASE_WAIT_MS);
+    struct timespec deadline = fs_deadline_in(FS_LEASE_WAIT_MS);
     while (cached_readers(fs, w->path, false)) {
         if (pthread_cond_timedwait(&fs->readers_gone, &fs->mu, &deadline) == ETIMEDOUT) {
             *broken = cached_readers(fs, w->path, true);
