@@ -54,6 +54,16 @@ remount_same() {
     diff "$FS_TMP/before" "$FS_TMP/after"
 }
 
+# stress_ok SECONDS ARGS...: stress-ng with ARGS in the namespace
+# "default" of the mount, its output shown without the metrics lines,
+# and exit status 0 asked for.
+stress_ok() {
+    local limit=$1; shift
+    run timeout "$limit" stress-ng "$@" --temp-path "$MNT/default"
+    echo "$output" | grep -vE 'metrc|info:' || true
+    [ "$status" -eq 0 ]
+}
+
 # fio_run NAME ARGS...: one fio job in F that verifies what it wrote (the
 # --verify method in ARGS; fatal); then, after a remount that checks every
 # file's bytes, fio's verification alone.
@@ -152,13 +162,11 @@ seed_cells() {
     seed_cells
     # Each stressor makes its directory in the namespace (a table) and its
     # files beside that table's rows: scratch files, at most 32 at a time.
-    run timeout 40 stress-ng --hdd 1 --hdd-bytes 1m --hdd-write-size 4k \
+    stress_ok 40 --hdd 1 --hdd-bytes 1m --hdd-write-size 4k \
         --fallocate 1 --fallocate-bytes 1m --readahead 1 --readahead-bytes 1m \
         --seek 1 --seek-size 1m --sync-file 1 --sync-file-bytes 1m \
         --mmap 1 --mmap-file --mmap-bytes 1m --file-ioctl 1 --lockf 1 --flock 1 \
-        --utime 1 --chmod 1 --timeout 3 --verify --temp-path "$MNT/default"
-    echo "$output" | grep -vE 'metrc|info:' || true
-    [ "$status" -eq 0 ]
+        --utime 1 --chmod 1 --timeout 3 --verify
     [ "$(ls "$MNT/default")" = t ]
     remount_same
 }
@@ -168,12 +176,8 @@ seed_cells() {
     seed_cells
     # dentry fills the 32 scratch files a mount keeps (ENOSPC beyond, which
     # it tolerates): run alone, as another stressor would meet that limit.
-    run timeout 40 stress-ng --dir 1 --rename 1 --timeout 3 --verify --temp-path "$MNT/default"
-    echo "$output" | grep -vE 'metrc|info:' || true
-    [ "$status" -eq 0 ]
-    run timeout 40 stress-ng --dentry 1 --timeout 2 --verify --temp-path "$MNT/default"
-    echo "$output" | grep -vE 'metrc|info:' || true
-    [ "$status" -eq 0 ]
+    stress_ok 40 --dir 1 --rename 1 --timeout 3 --verify
+    stress_ok 40 --dentry 1 --timeout 2 --verify
     [ "$(ls "$MNT/default")" = t ]
     remount_same
 }
@@ -287,9 +291,7 @@ dbench_tables() {
 @test "stress-ng --filename (names of every byte, newlines included): it passes, and each log line stays one line" {
     need stress-ng
     seed_cells
-    run timeout 30 stress-ng --filename 1 --timeout 2 --verify --temp-path "$MNT/default"
-    echo "$output" | grep -vE 'metrc|info:' || true
-    [ "$status" -eq 0 ]
+    stress_ok 30 --filename 1 --timeout 2 --verify
     [ "$(ls "$MNT/default")" = t ]
     [ -s "$FS_TMP/cellfs.log" ]
     run grep -cav '^cellfs: ' "$FS_TMP/cellfs.log"
