@@ -8,10 +8,14 @@
  */
 #include "open_file.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fuse_lowlevel.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -21,8 +25,7 @@
 typedef struct fs_args {
     char *store;
     int create, versions, sync, ro, allow_other, show_help, show_version;
-    unsigned long max_value, cache_size, write_buffer, max_nodes;
-    char *timeout;
+    char *max_value, *cache_size, *write_buffer, *max_nodes, *timeout;
 } fs_args;
 
 enum { KEY_HELP, KEY_VERSION, KEY_RO, KEY_ALLOW_OTHER };
@@ -32,10 +35,12 @@ static const struct fuse_opt cellfs_opts[] = {
     OPT("create", create),
     OPT("versions", versions),
     OPT("sync", sync),
-    { "max_value=%lu", offsetof(fs_args, max_value), 0 },
-    { "cache_size=%lu", offsetof(fs_args, cache_size), 0 },
-    { "write_buffer=%lu", offsetof(fs_args, write_buffer), 0 },
-    { "max_nodes=%lu", offsetof(fs_args, max_nodes), 0 },
+    /* Numbers are taken as text and checked below: fuse_opt's "%lu" would
+       read max_value=64M as 64 and max_nodes=-5 as a huge cap, silently. */
+    { "max_value=%s", offsetof(fs_args, max_value), 0 },
+    { "cache_size=%s", offsetof(fs_args, cache_size), 0 },
+    { "write_buffer=%s", offsetof(fs_args, write_buffer), 0 },
+    { "max_nodes=%s", offsetof(fs_args, max_nodes), 0 },
     { "timeout=%s", offsetof(fs_args, timeout), 0 },
     FUSE_OPT_KEY("ro", KEY_RO),
     FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
@@ -85,7 +90,8 @@ static void usage(const char *prog)
            "    -o versions            list every retained version as q@<ts>\n"
            "    -o sync                fsync the log on every write (power-loss safe)\n"
            "    -o ro                  read-only mount (store opened read-only)\n"
-           "    -o max_value=BYTES     largest cell value (default 64 MiB; EFBIG above)\n"
+           "    -o max_value=BYTES     largest cell value (default 64 MiB; EFBIG above;\n"
+           "                           sizes may end in K, M or G: 64M)\n"
            "    -o cache_size=BYTES    block cache of the store (default 64 MiB)\n"
            "    -o write_buffer=BYTES  memory buffers before a flush (default 64 MiB)\n"
            "    -o max_nodes=N         names the daemon keeps for the kernel (default 400000;\n"
@@ -149,7 +155,56 @@ static void args_free(struct fuse_args *args, fs_args *a)
 {
     fuse_opt_free_args(args);
     free(a->store);
+    free(a->max_value);
+    free(a->cache_size);
+    free(a->write_buffer);
+    free(a->max_nodes);
     free(a->timeout);
+}
+
+/* A count, or with sizes a byte count that may end in K, M or G (KiB, MiB,
+   GiB; an optional B or iB after it). NULL text keeps *out. */
+static int parse_count(const char *name, const char *text, bool size_suffix, size_t *out)
+{
+    if (!text) return 0;
+    static const struct { char letter; unsigned shift; } units[] = {
+        { 'K', 10 }, { 'M', 20 }, { 'G', 30 },
+    };
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = isdigit((unsigned char)text[0]) ? strtoull(text, &end, 10) : 0;
+    bool ok = end != NULL && errno == 0;
+    unsigned shift = 0;
+    for (size_t i = 0; ok && size_suffix && i < sizeof units / sizeof units[0]; i++)
+        if (toupper((unsigned char)*end) == units[i].letter) {
+            shift = units[i].shift;
+            end++;
+            if (strcmp(end, "iB") == 0) end += 2;
+        }
+    if (ok && size_suffix && *end == 'B') end++;
+    ok = ok && *end == '\0' && v <= (SIZE_MAX >> shift);
+    if (!ok) {
+        fprintf(stderr, "cellfs: -o %s=%s: expected %s\n", name, text,
+                size_suffix ? "a number of bytes (digits, optionally followed by K, M or G)"
+                            : "a whole number (digits only)");
+        return -1;
+    }
+    *out = (size_t)v << shift;
+    return 0;
+}
+
+static int parse_seconds(const char *text, double *out)
+{
+    if (!text) return 0;
+    char *end = NULL;
+    errno = 0;
+    double v = isdigit((unsigned char)text[0]) || text[0] == '.' ? strtod(text, &end) : -1;
+    if (!end || *end || errno || !(v >= 0 && v <= 1e9)) {
+        fprintf(stderr, "cellfs: -o timeout=%s: expected a number of seconds from 0 to 1e9\n", text);
+        return -1;
+    }
+    *out = v;
+    return 0;
 }
 
 int main(int argc, char *argv[])
@@ -157,8 +212,14 @@ int main(int argc, char *argv[])
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
     fs_args a;
     memset(&a, 0, sizeof a);
-    a.max_nodes = FS_MAX_NODES_DEFAULT;
-    if (fuse_opt_parse(&args, &a, cellfs_opts, opt_proc) != 0) {
+    size_t max_value = 0, cache_size = 0, write_buffer = 0, max_nodes = FS_MAX_NODES_DEFAULT;
+    double timeout = FS_CACHE_SHORT;
+    if (fuse_opt_parse(&args, &a, cellfs_opts, opt_proc) != 0
+        || parse_count("max_value", a.max_value, true, &max_value) != 0
+        || parse_count("cache_size", a.cache_size, true, &cache_size) != 0
+        || parse_count("write_buffer", a.write_buffer, true, &write_buffer) != 0
+        || parse_count("max_nodes", a.max_nodes, false, &max_nodes) != 0
+        || parse_seconds(a.timeout, &timeout) != 0) {
         args_free(&args, &a);
         return 2;
     }
@@ -209,12 +270,11 @@ int main(int argc, char *argv[])
     fs->versions = a.versions;
     fs->sync = a.sync;
     fs->read_only = a.ro;
-    fs->max_value = a.max_value;
-    fs->cache_size = a.cache_size;
-    fs->write_buffer = a.write_buffer;
-    fs->max_nodes = a.max_nodes;
-    fs->timeout = a.timeout ? strtod(a.timeout, NULL) : FS_CACHE_SHORT;
-    if (fs->timeout < 0) fs->timeout = 0;
+    fs->max_value = max_value;
+    fs->cache_size = cache_size;
+    fs->write_buffer = write_buffer;
+    fs->max_nodes = max_nodes;
+    fs->timeout = timeout;
     fs->foreground = co.foreground;
     fs->single_thread = co.singlethread;
     fs->uid = getuid();

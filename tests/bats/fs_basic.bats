@@ -220,6 +220,33 @@ teardown() {
     grep -q "EFBIG" "$FS_TMP/cellfs.log"
 }
 
+@test "size options take K, M and G: -o max_value=1K is 1024 bytes" {
+    fs_unmount "$MNT"
+    fs_mount "$STORE" "$MNT" -o max_value=1K
+    mkdir -p "$T/row1/cf"
+    head -c 1024 /dev/zero > "$T/row1/cf/ok"
+    [ "$(stat -c %s "$T/row1/cf/ok")" -eq 1024 ]
+    run bash -c "head -c 1025 /dev/zero > '$T/row1/cf/big'"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"File too large"* ]]
+}
+
+@test "a malformed or out-of-range numeric option is refused, and nothing is mounted" {
+    fs_unmount "$MNT"
+    local opt
+    for opt in max_value=64X max_value=-1 max_value=99999999999999999999999 cache_size=abc \
+               write_buffer=1.5M max_nodes=-5 max_nodes=10K timeout=-1 timeout=abc timeout=1s; do
+        run "$CELLFS" "$STORE" "$MNT" -o "$opt"
+        echo "-o $opt: status $status, $output"
+        [ "$status" -eq 2 ]
+        [[ "$output" == *"-o $opt: expected"* ]]
+        ! mountpoint -q "$MNT"
+    done
+    # the store is untouched: it mounts with its rows
+    fs_mount "$STORE" "$MNT"
+    [ -d "$T" ]
+}
+
 @test "-o versions lists every retained version as q@<ts>" {
     printf "{NAME => 'cf', VERSIONS => '5'}\n" > "$T/.schema"
     printf 'a' > "$T/row1/cf/q@100"
