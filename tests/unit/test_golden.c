@@ -1,10 +1,13 @@
 /*
- * Golden store: tests/golden/store-v1 was written by this program
- * (`test_golden --write DIR`) with format version 1 of the manifest, sorted
+ * Golden stores, written by this program (`test_golden --write DIR`) and
+ * kept: tests/golden/store-v1 with format version 1 of the manifest, sorted
  * files (LZ4, PREFIX and DIFF encodings, ROW and ROWCOL blooms) and the
  * write-ahead log (a process that died without closing left cells only in
- * the log). Every later version must still read it: the test copies it to
- * a temporary directory, opens it and checks every cell.
+ * the log); tests/golden/store-v3 the same with the formats of sorted-file
+ * version 3, plus a family "c" without compression whose 1,500-byte values
+ * make the writer pad units to stay within 4 KiB pages. Every later version
+ * must still read both: the test copies each to a temporary directory,
+ * opens it and checks every cell.
  */
 #include "kvcore.h"
 #include "testutil.h"
@@ -39,9 +42,17 @@ static void put(kv_store *s, const char *t, const char *row, const char *fam, co
     }
 }
 
+enum { GOLDEN_BIG_LEN = 1500 };
+
+/* Row i's value of c:big in the stores that have family c. */
+static void golden_big_value(char *out, int i) {
+    for (int k = 0; k < GOLDEN_BIG_LEN; k++) out[k] = (char)('a' + (i * 7 + k) % 26);
+    out[GOLDEN_BIG_LEN] = '\0';
+}
+
 static int write_golden(const char *dir) {
     kv_store *s = open_store(dir, true);
-    kv_family_desc f[2] = {KV_FAMILY_DESC_INIT, KV_FAMILY_DESC_INIT};
+    kv_family_desc f[3] = {KV_FAMILY_DESC_INIT, KV_FAMILY_DESC_INIT, KV_FAMILY_DESC_INIT};
     strcpy(f[0].name, "a");
     f[0].versions = 3;
     f[0].compression = KV_COMPRESSION_LZ4;
@@ -50,7 +61,8 @@ static int write_golden(const char *dir) {
     f[1].bloom = KV_BLOOM_ROWCOL;
     f[1].encoding = KV_ENCODING_DIFF;
     f[1].compression = KV_COMPRESSION_SNAPPY;
-    if (kv_namespace_create(s, "ns") != KV_OK || kv_table_create(s, "ns:t", f, 2) != KV_OK ||
+    strcpy(f[2].name, "c");
+    if (kv_namespace_create(s, "ns") != KV_OK || kv_table_create(s, "ns:t", f, 3) != KV_OK ||
         kv_namespace_set_property(s, "ns", "owner", "golden") != KV_OK)
         return 1;
     for (int i = 0; i < 50; i++) {
@@ -60,6 +72,9 @@ static int write_golden(const char *dir) {
         put(s, "ns:t", row, "a", "q", 10, v);
         put(s, "ns:t", row, "a", "q", 20, "newer");
         put(s, "ns:t", row, "b", "x", 10, v);
+        char big[GOLDEN_BIG_LEN + 1];
+        golden_big_value(big, i);
+        put(s, "ns:t", row, "c", "big", 10, big);
     }
     kv_mutation *m;
     kv_mutation_new(&m, "row007", 6);
@@ -91,10 +106,13 @@ static void check_golden(const char *src) {
     kv_free_properties(props, np);
     kv_table_desc *d;
     REQUIRE(kv_table_describe(&d, s, "ns:t") == KV_OK);
-    CHECK_EQ(d->nfamilies, 2);
+    bool has_c = d->nfamilies == 3;   /* store-v3 on */
+    CHECK(d->nfamilies == 2 || has_c);
     CHECK_EQ(d->families[0].compression, KV_COMPRESSION_LZ4);
     CHECK_EQ(d->families[1].bloom, KV_BLOOM_ROWCOL);
+    if (has_c) CHECK_EQ(d->families[2].compression, KV_COMPRESSION_NONE);
     kv_table_desc_free(d);
+    size_t cells_per_row = has_c ? 4 : 3;
     kv_read_options all = KV_READ_OPTIONS_INIT;
     all.max_versions = 3;
     kv_scan *sc;
@@ -110,11 +128,19 @@ static void check_golden(const char *src) {
         int i = atoi((const char *)r->row + 3);
         char v[32];
         snprintf(v, sizeof v, "value-%d", i);
+        if (has_c) {
+            REQUIRE(r->ncells >= 2);
+            const kv_cell *c = &r->cells[r->ncells - 1];
+            char big[GOLDEN_BIG_LEN + 1];
+            golden_big_value(big, i);
+            CHECK(strcmp(c->family, "c") == 0);
+            CHECK_BYTES(c->value, c->value_len, big);
+        }
         if (i == 7) {
-            CHECK_EQ(r->ncells, 1);   /* a:q deleted up to 20 */
+            CHECK_EQ(r->ncells, cells_per_row - 2);   /* a:q deleted up to 20 */
             CHECK_BYTES(r->cells[0].value, r->cells[0].value_len, v);
         } else {
-            REQUIRE(r->ncells == 3);
+            REQUIRE(r->ncells == cells_per_row);
             CHECK_BYTES(r->cells[0].value, r->cells[0].value_len, "newer");
             CHECK_EQ(r->cells[0].timestamp, 20);
             CHECK_BYTES(r->cells[1].value, r->cells[1].value_len, v);
@@ -147,7 +173,11 @@ static void check_golden(const char *src) {
 
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "--write") == 0) return write_golden(argv[2]);
-    const char *src = argc > 1 ? argv[1] : GOLDEN_DIR;
-    check_golden(src);
+    if (argc > 1) {
+        check_golden(argv[1]);
+    } else {
+        check_golden(GOLDEN_DIR "/store-v1");
+        check_golden(GOLDEN_DIR "/store-v3");
+    }
     return test_finish("test_golden");
 }
