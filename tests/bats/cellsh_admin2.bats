@@ -4,7 +4,7 @@
 # answers them: alter_async, alter_status, clone_table_schema, disable_all,
 # enable_all, drop_all (with HBase's y/n question, answered on standard
 # input), get_splits, list_regions, locate_region, processlist, balancer,
-# split, get_table and the snapshot commands (errors that say why).
+# compaction_state, split, get_table and the snapshot commands (errors that say why).
 
 load helpers/cellsh
 
@@ -32,7 +32,8 @@ EOF
     expect_each_fails "alter_status" "alter_status 'nope'" "get_splits" "get_splits 'nope'" \
         "get_splits 't', 'x'" "list_regions" "list_regions 'nope'" "locate_region 'nope', 'r'" \
         "locate_region 't'" "alter_async 'nope', 'f'" "clone_table_schema 't'" \
-        "clone_table_schema 'nope', 't2'" "processlist {}" "balancer 'x'" "split"
+        "clone_table_schema 'nope', 't2'" "processlist {}" "balancer 'x'" "split" \
+        "compaction_state" "compaction_state 'nope'"
     run "$CELLSH" "$STORE" -e "get_splits"
     expect_output <<'EOF'
 ERROR: wrong number of arguments (given 0, expected 1)
@@ -145,7 +146,7 @@ EOF
 
 @test "processlist: no tasks, in HBase's words; balancer ran; split is refused, saying why" {
     cellsh_e "create 't', 'f'" "processlist" "processlist 'rpc', 'somehost'" "balancer" \
-        "balancer 'force'"
+        "balancer 'force'" "compaction_state 't'"
     expect_status 0
     printf '%s\n' "$output" | sed -E 's/as of: [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$/as of: DATE/' > "$TEST_DIR/got"
     diff - "$TEST_DIR/got" <<'EOF'
@@ -156,6 +157,7 @@ No general tasks currently running.
 No rpc tasks currently running.
 true
 true
+NONE
 EOF
     run "$CELLSH" "$STORE" -e "split 't'"
     expect_status 1
@@ -290,7 +292,7 @@ EOF
     expect_line "^  Commands: snapshot, list_snapshots, list_table_snapshots, restore_snapshot, clone_snapshot, delete_snapshot$"
     expect_line "^  Commands: .*alter_async, alter_status, clone_table_schema, disable_all, enable_all, drop_all, get_table, list_regions, locate_region"
     expect_line "^  Commands: .*get_splits"
-    expect_line "^  Commands: flush, compact, major_compact, balancer, split$"
+    expect_line "^  Commands: flush, compact, major_compact, balancer, compaction_state, split$"
     run "$CELLSH" "$STORE" -e "help 'get_splits'"
     expect_status 0
     expect_line "^Usage: get_splits 'table'$"

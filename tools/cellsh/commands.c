@@ -301,6 +301,10 @@ static const sh_command_def commands[] = {
     { "balancer", "tools", cmd_balancer, 0, 1, "balancer ['force']",
       "Runs the balancer and prints whether it ran, as HBase does: \"true\". With one server\n"
       "there is nothing to move." },
+    { "compaction_state", "tools", cmd_compaction_state, 1, 1, "compaction_state 'table'",
+      "Prints the compaction state of a table, NONE: compact and major_compact return when\n"
+      "their compaction is done, so none is ever running when another command runs.\n"
+      "  cellsh> compaction_state 't1'" },
     { "split", "tools", cmd_split, 1, 2, "split 'table' | 'region' [, 'split_key']",
       "An error: a local table is one region, held by this process, and is never split." },
 

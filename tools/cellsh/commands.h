@@ -73,6 +73,7 @@ int cmd_locate_region(cellsh *sh, const sh_command *cmd);
 int cmd_processlist(cellsh *sh, const sh_command *cmd);
 int cmd_balancer(cellsh *sh, const sh_command *cmd);
 int cmd_split(cellsh *sh, const sh_command *cmd);
+int cmd_compaction_state(cellsh *sh, const sh_command *cmd);
 /* cmd_snapshot.c */
 int cmd_snapshot(cellsh *sh, const sh_command *cmd);
 int cmd_list_snapshots(cellsh *sh, const sh_command *cmd);
