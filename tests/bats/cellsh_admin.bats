@@ -194,7 +194,7 @@ EOF
 @test "help lists the general commands of HBase 2 and every command has usage and help" {
     cellsh_e "help 'general'"
     expect_status 0
-    for c in status table_help version whoami; do expect_line "^Command: $c$"; done
+    for c in status table_help version whoami processlist; do expect_line "^Command: $c$"; done
     local c
     for c in $("$CELLSH" "$STORE" -e help | sed -n 's/^  Commands: //p' | tr -d ','); do
         run "$CELLSH" "$STORE" -e "help '$c'"

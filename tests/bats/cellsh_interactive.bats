@@ -119,3 +119,29 @@ on_terminal() {
     expect_status 0
     expect_line "^exit status 0$"
 }
+
+@test "disable_all asks at the terminal and takes the typed answer; Tab knows the new commands" {
+    backend_needs disable_tables
+    on_terminal \
+        'expect 001:0> $' \
+        "send create 'mytable', 'cf'\\r" \
+        'expect 002:0> $' \
+        'send disable_a\t' \
+        'expect disable_all $' \
+        "send 'my.*'\\r" \
+        'expect Disable the above 1 tables \(y/n\)\?' \
+        'send y\r' \
+        'expect 1 tables successfully disabled' \
+        'expect 003:0> $' \
+        "send locate_region 'myt\\t" \
+        "expect locate_region 'mytable'\$" \
+        "send , 'r'\\r" \
+        "expect NAME => 'mytable,,1'" \
+        'expect 004:0> $' \
+        "send is_disabled 'mytable'\\r" \
+        'expect true' \
+        'send exit\r' \
+        'wait'
+    expect_status 0
+    expect_line "^exit status 0$"
+}

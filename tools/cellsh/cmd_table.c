@@ -111,6 +111,15 @@ static bool is_table_options(const sh_value *h) {
     return h->kind == SH_HASH && !sh_hash_get(h, "NAME");
 }
 
+/* The ERROR: line of a failed kv_table_create: a missing namespace is
+ * named as HBase names it. */
+static int create_error(cellsh *sh, kv_status st, const char *table) {
+    const char *colon = strchr(table, ':');
+    if (st == KV_NOT_FOUND && colon)
+        return sh_error(sh, "Unknown namespace %.*s!", (int)(colon - table), table);
+    return sh_kv_error(sh, st, table);
+}
+
 int cmd_create(cellsh *sh, const sh_command *cmd) {
     const char *table;
     if (sh_arg_name(sh, &cmd->args[0], "table name", &table) < 0) return -1;
@@ -146,14 +155,7 @@ int cmd_create(cellsh *sh, const sh_command *cmd) {
         return sh_error(sh, "table attribute %s: the %s backend keeps no table attributes",
                         attrs.items[0].key, kv_store_backend(sh->store));
     kv_status st = kv_table_create(sh->store, table, fams, n);
-    if (st != KV_OK) {
-        if (st == KV_NOT_FOUND) {
-            const char *colon = strchr(table, ':');
-            if (colon)
-                return sh_error(sh, "Unknown namespace %.*s!", (int)(colon - table), table);
-        }
-        return sh_kv_error(sh, st, table);
-    }
+    if (st != KV_OK) return create_error(sh, st, table);
     /* Checked above, so this fails only when the store does: the new,
      * empty table is then dropped again, so that create fails as a whole. */
     if (attrs.n && (st = kv_table_set_attributes(sh->store, table, attrs.items, attrs.n)) != KV_OK) {
@@ -275,7 +277,10 @@ static int check_alter(cellsh *sh, const char *table, const kv_table_desc *t, co
     return 0;
 }
 
-int cmd_alter(cellsh *sh, const sh_command *cmd) {
+/* alter waits for the regions to take the schema and says so; alter_async
+ * returns at once, silently, as in HBase. A local table is one region,
+ * changed when the call returns, so the two differ only in what they print. */
+static int alter_table(cellsh *sh, const sh_command *cmd, bool wait) {
     const char *table;
     if (sh_arg_name(sh, &cmd->args[0], "table name", &table) < 0) return -1;
     kv_table_desc *t = NULL;
@@ -298,10 +303,39 @@ int cmd_alter(cellsh *sh, const sh_command *cmd) {
                            : kv_table_alter_family(sh->store, table, &ops[i].desc);
         if (st != KV_OK) rc = sh_kv_error(sh, st, table);
     }
-    /* HBase 2 waits for the regions to take the schema and says so; a local
-     * table is one region, changed when the call returns. */
-    if (rc == 0)
+    if (rc == 0 && wait)
         fprintf(sh->out, "Updating all regions with the new schema...\n1/1 regions updated.\nDone.\n");
+    return rc;
+}
+
+int cmd_alter(cellsh *sh, const sh_command *cmd) { return alter_table(sh, cmd, true); }
+int cmd_alter_async(cellsh *sh, const sh_command *cmd) { return alter_table(sh, cmd, false); }
+
+/* clone_table_schema 'src', 'dst' [, preserve_splits]: a new, empty table
+ * with the families and table attributes of src. There are no split keys to
+ * preserve; the flag is checked and has no effect. An existing dst fails,
+ * as HBase's TableExistsException does. */
+int cmd_clone_table_schema(cellsh *sh, const sh_command *cmd) {
+    const char *src, *dst;
+    bool preserve_splits;
+    if (sh_arg_name(sh, &cmd->args[0], "table name", &src) < 0 ||
+        sh_arg_name(sh, &cmd->args[1], "new table name", &dst) < 0 ||
+        (cmd->nargs > 2 && sh_arg_bool(sh, &cmd->args[2], "preserve_splits", &preserve_splits) < 0))
+        return -1;
+    kv_table_desc *t = NULL;
+    kv_status st = kv_table_describe(&t, sh->store, src);
+    if (st != KV_OK) return sh_kv_error(sh, st, src);
+    st = kv_table_exists(sh->store, dst);
+    int rc = st == KV_OK ? sh_kv_error(sh, KV_EXISTS, dst) : 0;
+    if (rc == 0 && (st = kv_table_create(sh->store, dst, t->families, t->nfamilies)) != KV_OK)
+        rc = create_error(sh, st, dst);
+    if (rc == 0 && t->nattributes &&
+        (st = kv_table_set_attributes(sh->store, dst, t->attributes, t->nattributes)) != KV_OK) {
+        rc = sh_kv_error(sh, st, dst);
+        /* the copy is whole or absent */
+        if (kv_table_disable(sh->store, dst) == KV_OK) (void)kv_table_drop(sh->store, dst);
+    }
+    kv_table_desc_free(t);
     return rc;
 }
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 const char *const sh_command_groups[] = {
-    "general", "ddl", "namespace", "dml", "tools", "transfer", NULL,
+    "general", "ddl", "namespace", "dml", "tools", "snapshots", "transfer", NULL,
 };
 
 #define READ_OPTS_NOTE \
@@ -33,6 +33,12 @@ static const sh_command_def commands[] = {
     { "table_help", "general", cmd_table_help, 0, 0, "table_help",
       "Explains HBase's table references (t = get_table 't'; t.scan) and the commands\n"
       "that stand for them in cellsh, which has none." },
+    { "processlist", "general", cmd_processlist, 0, -1,
+      "processlist ['all' | 'general' | 'handler' | 'rpc' | 'operation'] [, 'server', ...]",
+      "Shows the tasks of the region servers, as HBase 2 does: \"0 tasks as of: DATE\" and\n"
+      "\"No general tasks currently running.\" (or the filter named). The store runs no\n"
+      "background tasks: flushes and compactions run inside the command that asks for them.\n"
+      "  cellsh> processlist\n  cellsh> processlist 'all'" },
     { "version", "general", cmd_version, 0, 0, "version",
       "Prints the version, as HBase's \"VERSION, rREVISION, DATE\" line: \"0.1.0, cellsh,\n"
       "libkvcore 0.1.0\"." },
@@ -84,6 +90,52 @@ static const sh_command_def commands[] = {
       "syntax as HBase takes it: POSIX extended syntax with \\d, \\w, \\s and a leading (?i)).\n"
       "Tables of namespace default are shown without the prefix:\n"
       "  cellsh> list\n  cellsh> list 'abc.*'\n  cellsh> list 'ns:.*'\n  cellsh> list 't\\d+'" },
+    { "alter_async", "ddl", cmd_alter_async, 2, -1,
+      "alter_async 'table', {NAME => 'family', ATTRIBUTE => value} | ... (as alter)",
+      "Same as alter, without waiting for the regions (and so without alter's 'Updating\n"
+      "all regions' lines): a local table is one region, changed when the command returns.\n"
+      "  cellsh> alter_async 't1', NAME => 'f1', VERSIONS => 5" },
+    { "alter_status", "ddl", cmd_alter_status, 1, 1, "alter_status 'table'",
+      "Shows how many regions have taken the last schema change: always '1/1 regions\n"
+      "updated.' and 'Done.', since a local table is one region changed by alter itself.\n"
+      "  cellsh> alter_status 't1'" },
+    { "clone_table_schema", "ddl", cmd_clone_table_schema, 2, 3,
+      "clone_table_schema 'table', 'new_table' [, preserve_splits]",
+      "Creates a new table with the families (and their attributes) and the table\n"
+      "attributes of an existing one, without its cells. The new table must not exist\n"
+      "(\"Table already exists\"). preserve_splits (true) is accepted and has no effect: a\n"
+      "local table has no split keys.\n"
+      "  cellsh> clone_table_schema 't1', 't2'\n  cellsh> clone_table_schema 't1', 'ns1:t2', false" },
+    { "disable_all", "ddl", cmd_disable_all, 1, 1, "disable_all 'regex'",
+      "Disables every table whose whole name matches the regex (as for list): lists them,\n"
+      "asks \"Disable the above N tables (y/n)?\" and reads the answer from standard input\n"
+      "(a line starting with y confirms). At the end of input nothing is done and the\n"
+      "command fails.\n"
+      "  cellsh> disable_all 't.*'\n  cellsh> disable_all 'ns:.*'" },
+    { "enable_all", "ddl", cmd_enable_all, 1, 1, "enable_all 'regex'",
+      "Enables every table whose whole name matches the regex, after asking as\n"
+      "disable_all does:\n  cellsh> enable_all 't.*'" },
+    { "drop_all", "ddl", cmd_drop_all, 1, 1, "drop_all 'regex'",
+      "Drops every table whose whole name matches the regex, after asking as disable_all\n"
+      "does. Enabled tables are not dropped and are named in \"N tables not dropped due to\n"
+      "an exception: t1,t2\".\n  cellsh> disable_all 'tmp.*'\n  cellsh> drop_all 'tmp.*'" },
+    { "get_table", "ddl", cmd_get_table, 1, 1, "get_table 'table'",
+      "An error naming the alternative: HBase returns a table reference (t = get_table 't';\n"
+      "t.scan), and cellsh, which runs no Ruby, has none. Give the table name to each\n"
+      "command instead (see table_help)." },
+    { "list_regions", "ddl", cmd_list_regions, 1, 3,
+      "list_regions 'table' [, 'server' | {SERVER_NAME => 'server', LOCALITY_THRESHOLD => x} "
+      "[, ['SERVER_NAME', 'REGION_NAME', 'START_KEY', 'END_KEY', 'SIZE', 'REQ', 'LOCALITY']]]",
+      "Lists the regions of an enabled table in HBase's table of SERVER_NAME, REGION_NAME,\n"
+      "START_KEY, END_KEY, SIZE (MB), REQ and LOCALITY: one region, 'table,,1', with empty\n"
+      "start and end keys, on this host (port 0, the start code is when the store was\n"
+      "opened); SIZE and REQ are 0 (not counted per table), LOCALITY is 1.0. A server\n"
+      "prefix that does not match shows 0 rows; the array picks columns.\n"
+      "  cellsh> list_regions 't1'\n  cellsh> list_regions 't1', '', ['SERVER_NAME', 'start_key']" },
+    { "locate_region", "ddl", cmd_locate_region, 2, 2, "locate_region 'table', 'row'",
+      "Shows the region that holds a row: the host (host:0) and the one region of the table,\n"
+      "{ENCODED => N, NAME => 'table,,1', STARTKEY => '', ENDKEY => ''}, whatever the row.\n"
+      "  cellsh> locate_region 't1', 'key0'" },
     { "show_filters", "ddl", cmd_show_filters, 0, 0, "show_filters",
       "Lists the filters the FILTER option of get, scan and count takes (HBase's filter\n"
       "language; see FILTERS in cellsh(1)), one a line:\n"
@@ -224,6 +276,10 @@ static const sh_command_def commands[] = {
       "VISIBILITY => '...'}]",
       "Appends bytes to the newest value of a cell (absent: empty) and prints\n"
       "'CURRENT VALUE = ...'." },
+    { "get_splits", "dml", cmd_get_splits, 1, 1, "get_splits 'table'",
+      "Prints the number of regions and the split keys between them: \"Total number of\n"
+      "splits = 1\" and an empty line, since a local table is one region.\n"
+      "  cellsh> get_splits 't1'" },
     { "truncate", "dml", cmd_truncate, 1, 1, "truncate 'table'",
       "Removes every cell of a table, keeping its families and attributes; prints HBase 2's\n"
       "steps (Disabling table... only when it was enabled). The table ends enabled." },
@@ -242,6 +298,35 @@ static const sh_command_def commands[] = {
       "Rewrites each family of a table into one file, dropping delete markers and the cells\n"
       "they mask, expired cells and versions beyond VERSIONS. This can change what reads\n"
       "return, exactly as in HBase." },
+    { "balancer", "tools", cmd_balancer, 0, 1, "balancer ['force']",
+      "Runs the balancer and prints whether it ran, as HBase does: \"true\". With one server\n"
+      "there is nothing to move." },
+    { "compaction_state", "tools", cmd_compaction_state, 1, 1, "compaction_state 'table'",
+      "Prints the compaction state of a table, NONE: compact and major_compact return when\n"
+      "their compaction is done, so none is ever running when another command runs.\n"
+      "  cellsh> compaction_state 't1'" },
+    { "split", "tools", cmd_split, 1, 2, "split 'table' | 'region' [, 'split_key']",
+      "An error: a local table is one region, held by this process, and is never split." },
+
+    /* snapshots */
+    { "snapshot", "snapshots", cmd_snapshot, 2, 3,
+      "snapshot 'table', 'snapshot' [, {SKIP_FLUSH => true}]",
+      "An error: the store has no point-in-time copy of a table (see SNAPSHOTS in\n"
+      "cellsh(1)). export writes a table's cells to a file, import loads them back." },
+    { "list_snapshots", "snapshots", cmd_list_snapshots, 0, 1, "list_snapshots ['regex']",
+      "Lists the snapshots under a SNAPSHOT / TABLE + CREATION TIME header: none, since\n"
+      "cellsh takes none; prints '0 row(s)'." },
+    { "list_table_snapshots", "snapshots", cmd_list_snapshots, 1, 2,
+      "list_table_snapshots 'table_regex' [, 'snapshot_regex']",
+      "As list_snapshots, for the snapshots of the tables matching a regex: none." },
+    { "restore_snapshot", "snapshots", cmd_named_snapshot, 1, 2,
+      "restore_snapshot 'snapshot' [, {RESTORE_ACL => true}]",
+      "Fails as HBase does for a snapshot that does not exist: cellsh takes none." },
+    { "clone_snapshot", "snapshots", cmd_named_snapshot, 2, 3,
+      "clone_snapshot 'snapshot', 'table' [, {RESTORE_ACL => true}]",
+      "Fails as HBase does for a snapshot that does not exist: cellsh takes none." },
+    { "delete_snapshot", "snapshots", cmd_named_snapshot, 1, 1, "delete_snapshot 'snapshot'",
+      "Fails as HBase does for a snapshot that does not exist: cellsh takes none." },
 
     /* transfer */
     { "import", "transfer", cmd_import, 2, 3,

@@ -1,8 +1,9 @@
 /*
  * The command table: every shell command with its group, argument counts,
  * usage line, help text and handler. The table is in commands.c; handlers
- * live in cmd_general.c, cmd_status.c, cmd_table.c, cmd_namespace.c,
- * cmd_write.c, cmd_read.c and cmd_transfer.c. shell.c dispatches through it,
+ * live in cmd_general.c, cmd_status.c, cmd_table.c, cmd_all.c,
+ * cmd_regions.c, cmd_snapshot.c, cmd_namespace.c, cmd_write.c, cmd_read.c
+ * and cmd_transfer.c. shell.c dispatches through it,
  * `help` prints from it and the interactive shell completes its names.
  */
 #ifndef CELLSH_COMMANDS_H
@@ -17,7 +18,7 @@ typedef int (*sh_handler)(cellsh *sh, const sh_command *cmd);
 
 typedef struct sh_command_def {
     const char *name;
-    const char *group;     /* general, ddl, namespace, dml, tools, transfer */
+    const char *group;     /* general, ddl, namespace, dml, tools, snapshots, transfer */
     sh_handler run;        /* returns 0, or -1 after printing ERROR: */
     int min_args;
     int max_args;          /* -1: no limit */
@@ -58,6 +59,26 @@ int cmd_truncate_preserve(cellsh *sh, const sh_command *cmd);
 int cmd_flush(cellsh *sh, const sh_command *cmd);
 int cmd_compact(cellsh *sh, const sh_command *cmd);
 int cmd_major_compact(cellsh *sh, const sh_command *cmd);
+int cmd_alter_async(cellsh *sh, const sh_command *cmd);
+int cmd_clone_table_schema(cellsh *sh, const sh_command *cmd);
+/* cmd_all.c */
+int cmd_disable_all(cellsh *sh, const sh_command *cmd);
+int cmd_enable_all(cellsh *sh, const sh_command *cmd);
+int cmd_drop_all(cellsh *sh, const sh_command *cmd);
+/* cmd_regions.c */
+int cmd_alter_status(cellsh *sh, const sh_command *cmd);
+int cmd_get_splits(cellsh *sh, const sh_command *cmd);
+int cmd_list_regions(cellsh *sh, const sh_command *cmd);
+int cmd_locate_region(cellsh *sh, const sh_command *cmd);
+int cmd_processlist(cellsh *sh, const sh_command *cmd);
+int cmd_balancer(cellsh *sh, const sh_command *cmd);
+int cmd_split(cellsh *sh, const sh_command *cmd);
+int cmd_compaction_state(cellsh *sh, const sh_command *cmd);
+/* cmd_snapshot.c */
+int cmd_snapshot(cellsh *sh, const sh_command *cmd);
+int cmd_list_snapshots(cellsh *sh, const sh_command *cmd);
+int cmd_named_snapshot(cellsh *sh, const sh_command *cmd);
+int cmd_get_table(cellsh *sh, const sh_command *cmd);
 /* cmd_namespace.c */
 int cmd_create_namespace(cellsh *sh, const sh_command *cmd);
 int cmd_drop_namespace(cellsh *sh, const sh_command *cmd);

@@ -34,7 +34,8 @@ static const char *const table_first[] = {
     "alter", "describe", "desc", "exists", "enable", "disable", "is_enabled", "is_disabled",
     "drop", "truncate", "truncate_preserve", "flush", "compact", "major_compact", "put", "get",
     "scan", "count", "delete", "deleteall", "incr", "get_counter", "append", "import", "export",
-    NULL,
+    "alter_async", "alter_status", "clone_table_schema", "get_table", "list_regions",
+    "locate_region", "get_splits", "split", "snapshot", "compaction_state", NULL,
 };
 static const char *const namespace_first[] = {
     "drop_namespace", "alter_namespace", "describe_namespace", "list_namespace_tables", NULL,

@@ -110,6 +110,7 @@ int main(int argc, char **argv) {
     memset(&sh, 0, sizeof sh);
     sh.out = stdout;
     sh.err = stderr;
+    sh.in = stdin;
     sh.store_path = store_path;
     sh.interactive = nexec == 0 && !script && !non_interactive && isatty(STDIN_FILENO);
     sh.timing = timing < 0 ? sh.interactive : timing == 1;

@@ -21,6 +21,8 @@ typedef struct cellsh {
     const char *store_path;
     FILE *out;                 /* command output (stdout) */
     FILE *err;                 /* ERROR: lines, progress (stderr) */
+    FILE *in;                  /* answers to questions (disable_all's y/n):
+                                  stdin, as HBase's gets reads it */
     bool interactive;          /* reading a terminal with readline */
     bool timing;               /* print "Took X.XXXX seconds" after commands */
     bool progress;             /* import/export progress bars on err */
