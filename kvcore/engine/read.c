@@ -1448,7 +1448,8 @@ static kv_status whole_row(kv_engine_scan *sc, size_t *row_len, bool *taken) {
     if (!z || (size_t)(z - key) + 1 >= klen || z[1] != 0x01) return KV_OK;
     size_t rl = (size_t)(z - key) + 2;
     kv_key_parts kp;
-    if (!plain_put(&kp, key, klen, rl) || past_bounds(sc, key, rl - 2)) return KV_OK;
+    if (!plain_put(&kp, key, klen, rl)) return KV_OK;
+    if ((sc->opts.row_prefix || sc->opts.stop_row) && past_bounds(sc, key, rl - 2)) return KV_OK;
     kv_matcher *m = &fr->matcher;
     kv_matcher_start_row(m);
     if (!kv_matcher_match(m, kp.ts, kp.type, kp.seq, false)) return KV_OK;
@@ -1456,14 +1457,16 @@ static kv_status whole_row(kv_engine_scan *sc, size_t *row_len, bool *taken) {
     sc->peek = NULL;
     sc->row_plain = true;
     sc->ncells = 0;
-    sc->bytes.len = sc->row_key.len = 0;
-    if (buf_add(&sc->row_key, key, rl) || buf_add(&sc->bytes, key, rl - 2)) return KV_NO_MEMORY;
+    sc->bytes.len = 0;
+    if (buf_add(&sc->bytes, key, rl - 2)) return KV_NO_MEMORY;
     *row_len = rl - 2;
+    /* the column's prefix, esc(row) first: the row's key while the
+       iterator moves (sc->row_key only for read_entries) */
+    kv_buf *colkey = &sc->colkey;
     for (;;) {
         size_t vlen;
         const uint8_t *v = it->value(it, &vlen);
         bool pinned = vlen && it->value_pinned && it->value_pinned(it);
-        kv_buf *colkey = &sc->colkey;
         colkey->len = 0;
         if (add_cell(sc, 0, &kp, v, vlen, pinned) || buf_add(colkey, key, kp.column_prefix_len))
             return KV_NO_MEMORY;
@@ -1473,12 +1476,14 @@ static kv_status whole_row(kv_engine_scan *sc, size_t *row_len, bool *taken) {
             return st == KV_OK ? KV_OK : iter_failed(sc, 0, st);
         }
         if (!key) key = it->key(it, &klen);
-        if (!has_prefix(key, klen, sc->row_key.data, rl)) break;
+        if (!has_prefix(key, klen, colkey->data, rl)) break;
         kv_matcher_start_column(m);
         if (!plain_put(&kp, key, klen, rl) || !kv_matcher_match(m, kp.ts, kp.type, kp.seq, false)) {
             /* the rest of the row, from this column on */
             sc->peek = key;
             sc->peek_len = klen;
+            sc->row_key.len = 0;
+            if (buf_add(&sc->row_key, colkey->data, rl)) return KV_NO_MEMORY;
             bool done = false;
             return read_entries(sc, 0, sc->row_key.data, rl, false, false, &done);
         }
