@@ -165,6 +165,10 @@ struct kv_engine_scan {
        entry (next_row_key, then read_entries) need not ask again. */
     const uint8_t *peek;
     size_t peek_len;
+    /* A forward scan of one family's whole rows, newest version only, with
+       no filter, column list, raw read or get (scan_open): whole_row may
+       take its rows. */
+    bool whole_rows;
 
     /* ---- kept by scan_reset for the next scan (buffers emptied) ---- */
     kv_buf bounds;              /* owned copies of start/stop/prefix */
@@ -776,6 +780,9 @@ static kv_status scan_open(kv_engine_scan *sc, kv_table *t, const kv_read_option
             kv_buf_free(&succ);
         }
     }
+    sc->whole_rows = !single_row && sc->nfams == 1 && !o->reversed && !sc->filter && !o->raw &&
+                     sc->fams[0].ncols == 0 && sc->fams[0].ndeferred == 0 &&
+                     sc->fams[0].matcher.max_versions == 1;
     return KV_OK;
 nomem:
     return KV_NO_MEMORY;
@@ -1402,6 +1409,102 @@ static kv_status start_row(kv_engine_scan *sc, size_t *row_len, bool *want, bool
     return KV_OK;
 }
 
+/* ---- whole rows of one family (sc->whole_rows) ---- */
+
+/* Whether key, of the row whose esc(row) is the r bytes before it and
+   holds no zero byte, is a put of a column whose qualifier holds none:
+   kp then has its parts. */
+static inline bool plain_put(kv_key_parts *kp, const uint8_t *key, size_t klen, size_t r) {
+    return decode_in_row(kp, key, klen, r) && kp->kind == KV_KIND_COLUMN && kp->type == KV_TYPE_PUT;
+}
+
+/* Takes the next row of a whole_rows scan when its first entry is a put
+   the matcher keeps, in a row and column without zero bytes: with one
+   version wanted a column whose first entry is kept gives that cell and
+   nothing more (column_done), and a row whose first entry is a column's
+   has no family marker (they lead the row), so such a row needs none of
+   the general loop's bookkeeping. A later column whose first entry is
+   anything else is handed, from that entry on, to read_entries, whose
+   result for it is the same as for a row read by it from the start (the
+   matcher saw no family marker and starts each column afresh).
+   *taken false: the row is left as it was (the iterator unmoved, sc->peek
+   at its first entry) for start_row, which also ends the scan at a bound,
+   the limit or the last row. Else KV_OK with the row's cells in sc and
+   *row_len its length, or a failure. */
+static kv_status whole_row(kv_engine_scan *sc, size_t *row_len, bool *taken) {
+    *taken = false;
+    if (sc->opts.limit && sc->rows_returned >= sc->opts.limit) return KV_OK;
+    fam_reader *fr = &sc->fams[0];
+    kv_iter *it = fr->it;
+    const uint8_t *key = sc->peek;
+    size_t klen = sc->peek_len;
+    if (!key) {
+        if (!it->valid(it)) return KV_OK;
+        key = it->key(it, &klen);
+        sc->peek = key;
+        sc->peek_len = klen;
+    }
+    const uint8_t *z = memchr(key, 0x00, klen);
+    if (!z || (size_t)(z - key) + 1 >= klen || z[1] != 0x01) return KV_OK;
+    size_t rl = (size_t)(z - key) + 2;
+    kv_key_parts kp;
+    if (!plain_put(&kp, key, klen, rl)) return KV_OK;
+    if ((sc->opts.row_prefix || sc->opts.stop_row) && past_bounds(sc, key, rl - 2)) return KV_OK;
+    kv_matcher *m = &fr->matcher;
+    kv_matcher_start_row(m);
+    if (!kv_matcher_match(m, kp.ts, kp.type, kp.seq, false)) return KV_OK;
+    *taken = true;
+    sc->peek = NULL;
+    sc->row_plain = true;
+    sc->ncells = 0;
+    sc->bytes.len = 0;
+    if (buf_add(&sc->bytes, key, rl - 2)) return KV_NO_MEMORY;
+    *row_len = rl - 2;
+    /* the column's prefix, esc(row) first: the row's key while the
+       iterator moves (sc->row_key only for read_entries) */
+    kv_buf *colkey = &sc->colkey;
+    for (;;) {
+        size_t vlen;
+        const uint8_t *v = it->value(it, &vlen);
+        bool pinned = vlen && it->value_pinned && it->value_pinned(it);
+        colkey->len = 0;
+        if (add_cell(sc, 0, &kp, v, vlen, pinned) || buf_add(colkey, key, kp.column_prefix_len))
+            return KV_NO_MEMORY;
+        key = skip_prefix(sc, 0, colkey->data, colkey->len, &klen);
+        if (!key && !it->valid(it)) {
+            kv_status st = it->status(it);
+            return st == KV_OK ? KV_OK : iter_failed(sc, 0, st);
+        }
+        if (!key) key = it->key(it, &klen);
+        if (!has_prefix(key, klen, colkey->data, rl)) break;
+        kv_matcher_start_column(m);
+        if (!plain_put(&kp, key, klen, rl) || !kv_matcher_match(m, kp.ts, kp.type, kp.seq, false)) {
+            /* the rest of the row, from this column on */
+            sc->peek = key;
+            sc->peek_len = klen;
+            sc->row_key.len = 0;
+            if (buf_add(&sc->row_key, colkey->data, rl)) return KV_NO_MEMORY;
+            bool done = false;
+            return read_entries(sc, 0, sc->row_key.data, rl, false, false, &done);
+        }
+    }
+    /* the next row's first entry */
+    sc->peek = key;
+    sc->peek_len = klen;
+    return KV_OK;
+}
+
+/* Hands out the row assembled in sc (its n cells judged already). */
+static void give_row(kv_engine_scan *sc, size_t row_len, size_t n, const kv_result **row) {
+    sc->result.row = sc->bytes.data;
+    sc->result.row_len = row_len;
+    sc->result.cells = sc->cells;
+    sc->result.ncells = n;
+    if (!sc->row_started) sc->rows_returned++;   /* limit counts rows, not parts */
+    sc->row_started = true;
+    *row = &sc->result;
+}
+
 kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
     *row = NULL;
     if (sc->error != KV_OK) return sc->error;
@@ -1415,6 +1518,17 @@ kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
             sc->ncells = 0;
             fam0 = sc->row_fam;
         } else {
+            bool taken = false;
+            if (sc->whole_rows && !sc->batch) {
+                kv_status st = whole_row(sc, &row_len, &taken);
+                if (st != KV_OK) return scan_failed(sc, st);
+            }
+            if (taken) {
+                fix_pointers(sc, sc->bytes.data, row_len);
+                sc->row_started = false;
+                give_row(sc, row_len, sc->ncells, row);
+                return KV_OK;
+            }
             kv_status st = start_row(sc, &row_len, &want, &stop);
             if (st == KV_END) break;
             if (st != KV_OK) return scan_failed(sc, st);
@@ -1453,13 +1567,7 @@ kv_status kv_engine_scan_next(kv_engine_scan *sc, const kv_result **row) {
             if (fstop) sc->finished = true;
             if (!keep || n == 0) continue;
         }
-        sc->result.row = sc->bytes.data;
-        sc->result.row_len = row_len;
-        sc->result.cells = sc->cells;
-        sc->result.ncells = n;
-        if (!sc->row_started) sc->rows_returned++;   /* limit counts rows, not parts */
-        sc->row_started = true;
-        *row = &sc->result;
+        give_row(sc, row_len, n, row);
         return KV_OK;
     }
     sc->finished = true;
