@@ -753,6 +753,11 @@ void fs_kernel_forget_below(cellfs *fs, const char *path)
     forget_inodes(fs, v, n);
 }
 
+void fs_kernel_forget_listing(cellfs *fs, const char *path)
+{
+    if (fs->se && !fs->single_thread) forget_inode(fs, path);
+}
+
 char *fs_latest_path(const char *path)
 {
     char *s = strdup(path);

@@ -285,6 +285,9 @@ void fs_kernel_forget(cellfs *fs, const char *path);
  *  (a change of the table's schema may take families, rows and versions
  *  away). Walks the node table: for rare changes. */
 void fs_kernel_forget_below(cellfs *fs, const char *path);
+/** Drops the kernel's attributes and kept listing of the directory
+ *  @p path alone, when it holds it (a row that stopped being young). */
+void fs_kernel_forget_listing(cellfs *fs, const char *path);
 /** The path of the latest-value name of a q@<ts> path (malloc'd). */
 char *fs_latest_path(const char *path);
 

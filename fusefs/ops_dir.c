@@ -425,18 +425,18 @@ int fs_op_opendir(cellfs *fs, const char *path, struct fuse_file_info *fi)
         return rc;
     }
     /* The kernel may keep a listing that only this mount changes (see
-       ops.h), not what changes with the clock (TTL) or a view. A young
-       row's families are not kept either: which ones it shows changes when
-       it stops being young, with the rows made after it (pending.c). Any
-       other row shows every family of the table while it exists, which
-       only a schema change (fs_kernel_forget_below) and its last cell's
-       removal (fs_notify_changed) change; it never becomes young again
-       without going first (a mkdir of one of its families finds it
+       ops.h), not what changes with the clock (TTL) or a view. A row shows
+       every family of the table while it exists, which only a schema
+       change (fs_kernel_forget_below) and its last cell's removal
+       (fs_notify_changed) change; a young row, the families made in it
+       (mkdir, rmdir in it: the kernel's own calls) and those holding
+       cells, until it stops being young with the rows made after it,
+       which tells the kernel (fs_young_add). A row never becomes young
+       again without going first (a mkdir of one of its families finds it
        listed). */
     fs_cache_rule_children(fs, &d->p, &d->rule);
     fi->cache_readdir = fi->keep_cache =
-        fs->cache_long && d->rule.seconds >= FS_CACHE_LONG && d->rule.ttl_ms == 0 &&
-        (d->p.kind != FS_ROW || fs_young_family(fs, &d->p, "") < 0);
+        fs->cache_long && d->rule.seconds >= FS_CACHE_LONG && d->rule.ttl_ms == 0;
     pthread_mutex_init(&d->mu, NULL);
     pthread_mutex_lock(&fs->mu);
     d->next = fs->dirs;

@@ -142,17 +142,37 @@ static bool has_family(const fs_rowent *e, const char *family)
     return false;
 }
 
+/* The mount's path of the row of @p e (malloc'd; NULL when out of memory). */
+static char *row_path(const fs_rowent *e)
+{
+    char name[FS_NAME_MAX + 1];
+    if (fs_name_encode(name, e->key, e->len) == 0) return NULL;
+    const char *colon = strchr(e->table, ':');
+    int ns_len = colon ? (int)(colon - e->table) : (int)strlen("default");
+    const char *ns = colon ? e->table : "default";
+    const char *tname = colon ? colon + 1 : e->table;
+    size_t n = (size_t)ns_len + strlen(tname) + strlen(name) + 4;
+    char *s = malloc(n);
+    if (s) snprintf(s, n, "/%.*s/%s/%s", ns_len, ns, tname, name);
+    return s;
+}
+
 int fs_young_add(cellfs *fs, const fs_path *p, const char *family)
 {
     int rc = 0;
+    char *aged = NULL;   /* the row that stops being young, with no call on it */
     pthread_mutex_lock(&fs->mu);
     fs_rowent *e = rowset_find(&fs->young, p->table, p->row, p->row_len);
     if (e) {
         rowset_unlink(&fs->young, e);           /* the most recently made again */
         rowset_push(&fs->young, e);
     } else {
-        if (fs->young.n >= FS_YOUNG_MAX) rowset_drop(&fs->young, fs->young.oldest);
-        e = rowset_add(&fs->young, p->table, p->row, p->row_len);
+        if (fs->young.n >= FS_YOUNG_MAX) {
+            aged = row_path(fs->young.oldest);
+            if (aged) rowset_drop(&fs->young, fs->young.oldest);
+        }
+        e = fs->young.n < FS_YOUNG_MAX ? rowset_add(&fs->young, p->table, p->row, p->row_len)
+                                       : NULL;
         if (!e) rc = -ENOMEM;
     }
     if (e && family && !has_family(e, family)) {
@@ -167,6 +187,10 @@ int fs_young_add(cellfs *fs, const fs_path *p, const char *family)
         }
     }
     pthread_mutex_unlock(&fs->mu);
+    /* It lists every family of the table from now on: the kernel may keep
+       its listing (ll_opendir) and must read it again. */
+    if (aged) fs_kernel_forget_listing(fs, aged);
+    free(aged);
     return rc;
 }
 

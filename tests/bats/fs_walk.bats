@@ -74,7 +74,7 @@ per() {
     mkdir "$FS_TMP/out"
     W=$(walk_counts rsync -a "$MNT/default/t2/" "$FS_TMP/out/")
     echo "rsync out: $W"
-    per OPENDIR 2.1; per READDIRPLUS 2.1; per READDIR 0; per GETATTR 1.0
+    per OPENDIR 2.1; per READDIRPLUS 0; per READDIR 0; per GETATTR 2.0
     per OPEN 1.4; per READ 1.4; per LOOKUP 0
     mkdir "$MNT/default/t3"
     W=$(walk_counts rsync -a "$FS_TMP/out/" "$MNT/default/t3/")
@@ -120,10 +120,29 @@ per() {
     rm "$R/cf/q" "$R/cf2/x"          # the row stays, empty, as a directory does
     [ "$(ls "$R" | tr '\n' ' ')" = "cf cf2 " ]
     [ -z "$(ls "$R/cf")" ] && [ -z "$(ls "$R/cf2")" ]
-    # a row made with mkdir is young: its listing is not kept
-    mkdir -p "$MNT/default/w/n/cf"
-    [ "$(ls "$MNT/default/w/n")" = cf ]
+}
+
+@test "a young row's listing is kept, and read again once it stops being young" {
+    fs_unmount "$MNT"
+    "$FILL" "$STORE" default:w 1
+    fs_mount "$STORE" "$MNT" -d
+    printf "{NAME => 'cf2'}\n" > "$MNT/default/w/.schema"
+    N="$MNT/default/w/n"
+    mkdir -p "$N/cf"                   # young: lists only the families made in it
+    [ "$(ls "$N")" = cf ]
     mark
-    ls "$MNT/default/w/n" > /dev/null
-    [ "$(count READDIRPLUS)" -ge 1 ]
+    [ "$(ls "$N")" = cf ]              # kept: no READDIR(PLUS) the second time (was read again)
+    r=$(requests)
+    echo "$r"
+    [ "$(count READDIRPLUS)" -eq 0 ]
+    [ "$(count READDIR)" -eq 0 ]
+    mkdir "$N/cf2"
+    [ "$(ls "$N" | tr '\n' ' ')" = "cf cf2 " ]
+    rmdir "$N/cf2"
+    [ "$(ls "$N")" = cf ]
+    echo v > "$N/cf/x"
+    [ "$(ls "$N")" = cf ]
+    # 4,096 rows made after it: it is young no more and lists every family
+    for i in $(seq 1 4096); do echo "$MNT/default/w/m$i"; done | xargs mkdir
+    [ "$(ls "$N" | tr '\n' ' ')" = "cf cf2 " ]
 }
