@@ -98,6 +98,9 @@ struct kv_engine {
     int64_t clock_floor;        /* next implicit timestamp is >= this */
     size_t mem_bytes;           /* bytes added to memstores since the
                                    last switch (mu) */
+    size_t imm_bytes;           /* mem_bytes at the switch whose memstores
+                                   are being flushed, 0 when none (mu) */
+    uint64_t write_stalls;      /* times a write waited for a flush (mu) */
     kv_buf leader_record;       /* the write leader's record buffer */
     kv_buf insert_key;          /* the internal key being inserted (the
                                    leader's, or recovery's) */

@@ -68,6 +68,7 @@ kv_status kv_switch_memstores(kv_engine *s) {
             }
         }
     s->pending_log_number = number;
+    s->imm_bytes = s->mem_bytes;
     s->flush_pending = true;
     /* A new flush starts (none is pending): an earlier failure is stale. */
     s->bg_error = KV_OK;
@@ -189,6 +190,7 @@ static kv_status flush_imm_locked(kv_engine *s) {
                 if (old_sets[i]) kv_fileset_unref(old_sets[i]);
             }
             s->flush_pending = false;
+            s->imm_bytes = 0;
             s->flushes++;
         }
     }

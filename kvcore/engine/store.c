@@ -250,6 +250,7 @@ kv_status kv_engine_stat(kv_engine *s, kv_store_stats *out) {
     if (s->wal) out->disk_bytes += kv_wal_size(s->wal);
     out->flushes = s->flushes;
     out->compactions = s->compactions;
+    out->write_stalls = s->write_stalls;
     out->last_sequence = atomic_load(&s->visible_seq);
     pthread_mutex_unlock(&s->mu);
     pthread_rwlock_unlock(&s->catalog_lock);

@@ -119,14 +119,30 @@ static void prefetch_row(kv_engine *s, const kv_mutation *m, kv_family *const *f
 
 /* ---- the queue ---- */
 
+/* The bytes the active memstores may take while others are flushed: the
+   memstores being flushed count against the budget too, so that both
+   together stay within one and a half write buffers (issue 9: peak memory
+   bounded by the configured buffers; a full active memstore beside a full
+   one being flushed would be two). */
+static size_t active_limit(const kv_engine *s) {
+    size_t wbs = s->local.write_buffer_size;
+    if (!s->flush_pending) return wbs;
+    size_t budget = wbs + wbs / 2;
+    size_t room = budget > s->imm_bytes ? budget - s->imm_bytes : 0;
+    return room < wbs ? room : wbs;
+}
+
 /* Makes sure the memstores can take more writes (mu held, leader). */
 static kv_status make_room(kv_engine *s, bool force) {
     size_t *mem_bytes = &s->mem_bytes;
+    bool stalled = false;
     for (;;) {
         if (s->bg_error != KV_OK && s->flush_pending)
             return kv_fail_background(s, s->bg_error, "memstores are full and cannot be flushed");
-        if (!force && *mem_bytes < s->local.write_buffer_size) return KV_OK;
+        if (!force && *mem_bytes < active_limit(s)) return KV_OK;
         if (s->flush_pending) {
+            if (!stalled && !force) s->write_stalls++;
+            stalled = true;
             pthread_cond_wait(&s->bg_cv, &s->mu);
             continue;
         }

@@ -127,7 +127,11 @@ typedef enum kv_compaction_style {
 typedef struct kv_local_options {
     int version;                  /* KV_LOCAL_OPTIONS_VERSION */
     size_t write_buffer_size;     /* memstore bytes before a flush (all
-                                     families together); default 64 MiB */
+                                     families together); default 64 MiB.
+                                     The memstores being flushed count
+                                     too: while a flush runs, writes wait
+                                     once all memstores hold 1.5 times
+                                     this */
     size_t block_cache_size;      /* block cache byte budget; default 64 MiB */
     /* I/O layer; NULL = POSIX. Kept by pointer; must outlive the store. */
     struct kv_env *env;
@@ -302,6 +306,9 @@ typedef struct kv_store_stats {
     uint64_t flushes;           /* flushes done since open */
     uint64_t compactions;       /* compactions done since open */
     uint64_t last_sequence;     /* sequence number of the newest mutation */
+    uint64_t write_stalls;      /* writes that waited for a flush since
+                                   open: the memstores had reached their
+                                   budget (write_buffer_size) */
 } kv_store_stats;
 
 /** Fills *out with figures about the store (a snapshot; the figures move

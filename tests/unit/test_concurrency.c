@@ -9,6 +9,7 @@
  * Threads count their own failures; main checks the counts.
  */
 #include "kvcore.h"
+#include "testhold.h"
 #include "teststore.h"
 #include "util/env.h"
 
@@ -421,26 +422,12 @@ static void test_increments(const char *dir) {
 typedef struct held_env {
     kv_env base;                /* first: the store calls base's functions */
     kv_env *inner;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool armed, holding, released, timed_out;
+    test_hold hold;
 } held_env;
 
 static kv_status held_sync_dir(kv_env *env, const char *dir, char *err, size_t errlen) {
     held_env *h = (held_env *)env;
-    pthread_mutex_lock(&h->mu);
-    if (h->armed) {
-        h->armed = false;
-        h->holding = true;
-        pthread_cond_broadcast(&h->cv);
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += 10;
-        while (!h->released && !h->timed_out)
-            if (pthread_cond_timedwait(&h->cv, &h->mu, &until) != 0) h->timed_out = true;
-        h->holding = false;
-    }
-    pthread_mutex_unlock(&h->mu);
+    test_hold_here(&h->hold, true, 10);
     return h->inner->sync_dir(h->inner, dir, err, errlen);
 }
 
@@ -455,32 +442,23 @@ static void test_get_during_switch(const char *dir) {
     held_env h = {.inner = kv_env_posix()};
     h.base = *h.inner;
     h.base.sync_dir = held_sync_dir;
-    pthread_mutex_init(&h.mu, NULL);
-    pthread_cond_init(&h.cv, NULL);
+    test_hold_init(&h.hold);
     kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
     lo.env = &h.base;
     lo.compaction = KV_COMPACTION_MANUAL;
     kv_store *s = test_open_store(path, &lo);
     create_table(s, "t", "f", NULL);
     REQUIRE(kv_put(s, "t", "r", 1, "f", "q", 1, 5, "v", 1, NULL) == KV_OK);
-    pthread_mutex_lock(&h.mu);
-    h.armed = true;
-    pthread_mutex_unlock(&h.mu);
+    test_hold_arm(&h.hold);
     pthread_t th;
     REQUIRE(pthread_create(&th, NULL, flusher, s) == 0);
-    pthread_mutex_lock(&h.mu);
-    while (!h.holding && !h.timed_out) pthread_cond_wait(&h.cv, &h.mu);
-    pthread_mutex_unlock(&h.mu);
+    test_hold_wait_holding(&h.hold);
     /* The flush's switch is creating its new log now: a get goes on. */
     kv_result *r = NULL;
     CHECK_EQ(kv_get(&r, s, "t", "r", 1, NULL), KV_OK);
     CHECK(r && r->ncells == 1);
     kv_result_free(r);
-    pthread_mutex_lock(&h.mu);
-    CHECK(!h.timed_out);   /* the get ended while the sync was held */
-    h.released = true;
-    pthread_cond_broadcast(&h.cv);
-    pthread_mutex_unlock(&h.mu);
+    CHECK(test_hold_release(&h.hold));   /* the get ended while the sync was held */
     void *ret = NULL;
     pthread_join(th, &ret);
     CHECK(ret == NULL);
@@ -489,8 +467,7 @@ static void test_get_during_switch(const char *dir) {
     CHECK(r && r->ncells == 1);
     kv_result_free(r);
     CHECK_EQ(kv_store_close(s), KV_OK);
-    pthread_cond_destroy(&h.cv);
-    pthread_mutex_destroy(&h.mu);
+    test_hold_destroy(&h.hold);
 }
 
 int main(void) {

@@ -7,11 +7,14 @@
  */
 #include "engine/memstore.h"
 #include "hbase/keys.h"
+#include "testhold.h"
 #include "teststore.h"
 #include "testutil.h"
+#include "util/env.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct ref_key {
@@ -1012,6 +1015,113 @@ static void test_write_buffer_counts_memory(void) {
     free(dir);
 }
 
+/* ---- the memstore being flushed counts against the budget ---- */
+
+/* An env that holds the first sorted file a flush creates until the test
+   releases it (or 30 s pass: a deadlock guard, not a timing), so that a
+   flush stays pending while writes go on. */
+typedef struct held_flush_env {
+    kv_env base;                /* first: the store calls base's functions */
+    kv_env *inner;
+    test_hold hold;
+} held_flush_env;
+
+static bool is_sorted_file(const char *path) {
+    size_t n = strlen(path);
+    return n > 4 && strcmp(path + n - 4, ".sst") == 0;
+}
+
+static kv_status held_open_append(kv_env *env, const char *path, bool truncate, kv_file **out,
+                                  char *err, size_t errlen) {
+    held_flush_env *h = (held_flush_env *)env;
+    test_hold_here(&h->hold, is_sorted_file(path), 30);
+    return h->inner->open_append(h->inner, path, truncate, out, err, errlen);
+}
+
+enum { BUDGET_WBS = 1 << 20, BUDGET_PUTS = 30000, BUDGET_VALUE = 100 };
+
+typedef struct budget_writer {
+    kv_store *s;
+    atomic_int done;
+    atomic_int failures;
+} budget_writer;
+
+static void *budget_write(void *arg) {
+    budget_writer *w = arg;
+    char value[BUDGET_VALUE];
+    memset(value, 'v', sizeof value);
+    uint64_t seed = 0x0b0d9e7ull;
+    for (int i = 0; i < BUDGET_PUTS; i++) {
+        char row[24];
+        int n = snprintf(row, sizeof row, "%016llx", (unsigned long long)rnd(&seed));
+        if (kv_put(w->s, "t", row, (size_t)n, "f", "q", 1, KV_LATEST_TIMESTAMP, value, sizeof value,
+                   NULL) != KV_OK)
+            atomic_fetch_add(&w->failures, 1);
+    }
+    atomic_store(&w->done, 1);
+    return NULL;
+}
+
+/* Peak memory bounded by the configured buffers (issue 9): while a
+   memstore is being flushed, the next one may take only what is left of
+   1.5 write buffers, so that a full memstore being flushed and a full
+   active one (2 write buffers) are never resident together. The flush is
+   held on its sorted file; a writer goes on until it waits
+   (kv_store_stat's write_stalls), and the memstores together then hold
+   at most 1.5 write buffers plus one put's node and chunk tail. */
+static void test_flushing_memstore_counts(void) {
+    enum { SLACK = 64 << 10 };
+    char *dir = test_tmpdir("membudget");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/store", dir);
+    held_flush_env h = {.inner = kv_env_posix()};
+    h.base = *h.inner;
+    h.base.open_append = held_open_append;
+    test_hold_init(&h.hold);
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+    lo.write_buffer_size = BUDGET_WBS;
+    lo.env = &h.base;
+    lo.compaction = KV_COMPACTION_MANUAL;
+    kv_store *s = test_open_store(path, &lo);
+    test_make_table(s, "t");
+    test_hold_arm(&h.hold);
+    budget_writer w = {.s = s};
+    pthread_t th;
+    REQUIRE(pthread_create(&th, NULL, budget_write, &w) == 0);
+    test_hold_wait_holding(&h.hold);
+    /* The first flush is held: wait for the writer to stop. */
+    kv_store_stats st = {0};
+    for (;;) {
+        REQUIRE(kv_store_stat(&st, s) == KV_OK);
+        if (st.write_stalls > 0 || atomic_load(&w.done)) break;
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+    CHECK(st.write_stalls > 0);
+    CHECK_EQ(st.flushes, 0);
+    if (st.memstore_bytes > BUDGET_WBS + BUDGET_WBS / 2 + SLACK)
+        fprintf(stderr, "memstores held %llu bytes with a flush pending (write_buffer_size %d)\n",
+                (unsigned long long)st.memstore_bytes, BUDGET_WBS);
+    CHECK(st.memstore_bytes >= BUDGET_WBS + BUDGET_WBS / 2);
+    CHECK(st.memstore_bytes <= BUDGET_WBS + BUDGET_WBS / 2 + SLACK);
+    CHECK(test_hold_release(&h.hold));
+    pthread_join(th, NULL);
+    CHECK_EQ(atomic_load(&w.failures), 0);
+    /* Every put landed: the last row written is there. */
+    uint64_t seed = 0x0b0d9e7ull, last = 0;
+    for (int i = 0; i < BUDGET_PUTS; i++) last = rnd(&seed);
+    char row[24];
+    int n = snprintf(row, sizeof row, "%016llx", (unsigned long long)last);
+    kv_result *r = NULL;
+    CHECK_EQ(kv_get(&r, s, "t", row, (size_t)n, NULL), KV_OK);
+    CHECK(r && r->ncells == 1);
+    kv_result_free(r);
+    CHECK_EQ(kv_store_close(s), KV_OK);
+    test_hold_destroy(&h.hold);
+    test_rmtree(dir);
+    free(dir);
+}
+
 int main(void) {
     test_random();
     test_ordered();
@@ -1026,5 +1136,6 @@ int main(void) {
     test_long_shared_prefix();
     test_bytes_are_memory_taken();
     test_write_buffer_counts_memory();
+    test_flushing_memstore_counts();
     return test_finish("test_memstore");
 }
