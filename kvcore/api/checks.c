@@ -5,11 +5,13 @@
  * and options structs of an unknown version.
  */
 #include "api_i.h"
+#include "util/vecstate.h"
 
 #include <ctype.h>
 #include <stdio.h>
 
 void kv_api_begin(kv_store *s) {
+    kv_vector_state_clean();
     if (s) kv_report_begin(&s->report);
 }
 

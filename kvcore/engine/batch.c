@@ -8,6 +8,7 @@
 #include "batch.h"
 #include "errors.h"
 #include "hbase/mutation.h"
+#include "util/copy.h"
 
 #include <string.h>
 
@@ -44,10 +45,10 @@ static uint8_t *put_op(uint8_t *p, uint32_t family_id, kv_cell_type type, int64_
     kv_put_le64(p + 5, (uint64_t)ts);
     p += 13;
     p += put_varint(p, qlen);
-    if (qlen) memcpy(p, q, qlen);
+    kv_copy(p, q, qlen);
     p += qlen;
     p += put_varint(p, vlen);
-    if (vlen) memcpy(p, v, vlen);
+    kv_copy(p, v, vlen);
     return p + vlen;
 }
 
@@ -94,7 +95,7 @@ kv_status kv_batch_add(kv_engine *s, kv_buf *b, const kv_table *t, const kv_muta
     kv_put_le32(p, t->id);
     p += 4;
     p += put_varint(p, m->row_len);
-    memcpy(p, m->bytes.data, m->row_len);
+    kv_copy(p, m->bytes.data, m->row_len);
     p += m->row_len;
     p += put_varint(p, count);
     for (size_t i = 0; i < m->nops; i++) {

@@ -21,6 +21,7 @@
  */
 #include "memstore.h"
 #include "rowkey.h"
+#include "util/copy.h"
 
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -612,10 +613,10 @@ kv_status kv_memstore_add(kv_memstore *m, const uint8_t *key, size_t klen, const
     if (!n)
         return KV_NO_MEMORY;
     if (klen)
-        memcpy((uint8_t *)node_key(n), key, klen);
+        kv_copy((uint8_t *)node_key(n), key, klen);
     node_note_head(m, n);
     if (vlen)
-        memcpy((uint8_t *)node_value(n), value, vlen);
+        kv_copy((uint8_t *)node_value(n), value, vlen);
     int cur = atomic_load_explicit(&m->height, memory_order_relaxed);
     if (h > cur) {
         for (int i = cur; i < h; i++)

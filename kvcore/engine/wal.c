@@ -8,6 +8,7 @@
 #include "wal.h"
 
 #include "util/coding.h"
+#include "util/copy.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -112,7 +113,7 @@ kv_status kv_wal_append(kv_wal_writer *w, const void *data, size_t len, char *er
     uint8_t *p = w->rec.data;
     kv_put_be32(p + 4, (uint32_t)len);
     if (len)
-        memcpy(p + WAL_RECORD_HEADER_LEN, data, len);
+        kv_copy(p + WAL_RECORD_HEADER_LEN, data, len);
     /* The checksum covers the length field too, so a damaged length is seen. */
     kv_put_be32(p, kv_checksum(p + 4, 4 + len));
     w->rec.len = WAL_RECORD_HEADER_LEN + len;

@@ -8,6 +8,7 @@
  * and the byte buffers of util/coding.h.
  */
 #include "mutation.h"
+#include "util/copy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -177,9 +178,9 @@ static kv_status one_cell(kv_mutation_one *o, kv_cell_type type, const char *fam
     size_t n = o->m.row_len + qualifier_len + value_len;
     uint8_t *b = n <= sizeof o->inline_bytes ? o->inline_bytes : malloc(n);
     if (!b) return KV_NO_MEMORY;
-    memcpy(b, o->row, o->m.row_len);
-    if (qualifier_len) memcpy(b + o->m.row_len, qualifier, qualifier_len);
-    if (value_len) memcpy(b + o->m.row_len + qualifier_len, value, value_len);
+    kv_copy(b, o->row, o->m.row_len);
+    kv_copy(b + o->m.row_len, qualifier, qualifier_len);
+    kv_copy(b + o->m.row_len + qualifier_len, value, value_len);
     o->m.bytes = (kv_buf){b, n, n};
     o->op = (kv_op){.family_index = 0, .type = type, .ts = ts,
                     .qoff = (uint32_t)o->m.row_len, .qlen = (uint32_t)qualifier_len,

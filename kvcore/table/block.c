@@ -13,6 +13,7 @@
  * Called by sst_write.c and sst_read.c; calls coding.c.
  */
 #include "block.h"
+#include "util/copy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -144,18 +145,18 @@ int kv_block_builder_add(kv_block_builder *b, const uint8_t *key, size_t klen,
     memcpy(p, hdr, h);
     p += h;
     if (head > shared)
-        memcpy(p, key + shared, head - shared);
+        kv_copy(p, key + shared, head - shared);
     p += head - shared;
     if (sn)
         memcpy(p, sfx, sn);
     p += sn;
     if (vlen)
-        memcpy(p, value, vlen);
+        kv_copy(p, value, vlen);
     b->buf.len += need;
     if (b->encoding == KV_ENCODING_DIFF && klen >= SUFFIX_LEN)
         memcpy(b->suffix, key + klen - SUFFIX_LEN, SUFFIX_LEN);
     if (klen)
-        memcpy(b->last_key.data, key, klen);
+        kv_copy(b->last_key.data, key, klen);
     b->last_key.len = klen;
     b->run++;
     b->count++;
@@ -316,7 +317,7 @@ static bool decode_at(kv_block_iter *it, uint32_t off, bool reset) {
             return false;
         }
         it->kbuf.len = shared;
-        memcpy(it->kbuf.data + shared, p, nonshared);
+        kv_copy(it->kbuf.data + shared, p, nonshared);
         it->kbuf.len += nonshared;
         p += nonshared;
         if (it->b.encoding == KV_ENCODING_DIFF && !(flags & DIFF_NO_SUFFIX)) {

@@ -5,6 +5,7 @@
  * the log, sorted-file, manifest and key modules; calls only libxxhash.
  */
 #include "coding.h"
+#include "copy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +117,7 @@ int kv_buf_append(kv_buf *b, const void *p, size_t n) {
         return 0;
     if (kv_buf_reserve(b, n) != 0)
         return -1;
-    memcpy(b->data + b->len, p, n);
+    kv_copy(b->data + b->len, p, n);
     b->len += n;
     return 0;
 }

@@ -1,9 +1,11 @@
 /**
  * @file test_coding.c
  * Unit tests of coding.c: fixed-width integers, varints (round trips,
- * truncation, overlong encodings), the checksum and kv_buf.
+ * truncation, overlong encodings), the checksum, kv_buf, and copy.h's
+ * kv_copy.
  */
 #include "util/coding.h"
+#include "util/copy.h"
 #include "testutil.h"
 
 static void test_fixed(void) {
@@ -121,10 +123,32 @@ static void test_buf(void) {
     CHECK(b.data == NULL && b.len == 0 && b.cap == 0);
 }
 
+/* kv_copy of every length through the inline paths and past them, at
+   every alignment of source and destination mod 16: the n bytes arrive,
+   and not one byte before or after the destination changes. */
+static void test_copy(void) {
+    enum { GUARD = 40, MAXN = KV_COPY_INLINE_MAX + 40 };
+    uint8_t src[MAXN + 16], dst[GUARD + MAXN + 16 + GUARD], want[sizeof dst];
+    for (size_t i = 0; i < sizeof src; i++) src[i] = (uint8_t)(i * 7 + 1);
+    int bad = 0;
+    for (size_t n = 0; n <= MAXN; n++)
+        for (size_t sa = 0; sa < 16; sa += 3)
+            for (size_t da = 0; da < 16; da += 5) {
+                memset(dst, 0xAA, sizeof dst);
+                memcpy(want, dst, sizeof dst);
+                memcpy(want + GUARD + da, src + sa, n);
+                kv_copy(dst + GUARD + da, src + sa, n);
+                if (memcmp(dst, want, sizeof dst) != 0 && bad++ < 5)
+                    fprintf(stderr, "kv_copy n=%zu src+%zu dst+%zu wrong\n", n, sa, da);
+            }
+    CHECK_EQ(bad, 0);
+}
+
 int main(void) {
     test_fixed();
     test_varint();
     test_checksum();
     test_buf();
+    test_copy();
     return test_finish("test_coding");
 }
