@@ -16,6 +16,7 @@
  * Called by lowlevel.c; calls path.c and kvcore.h.
  */
 #include "fs.h"
+#include "names.h"
 
 #include <string.h>
 
@@ -93,6 +94,33 @@ void fs_cache_rule_of(cellfs *fs, const char *path, fs_cache_rule *rule)
     if (sc > 0) rc = 0;
     fs_cache_rule_parsed(fs, &p, rc, rule);
     fs_path_free(&p);
+}
+
+double fs_cache_negative_seconds(cellfs *fs, const char *path)
+{
+    if (!fs->cache_long) return 0;
+    fs_path p;
+    int rc = fs_path_parse(&p, path);
+    int sc = fs_path_scratch(&p, path, rc);
+    double s = 0;
+    const char *last = strrchr(path, '/');
+    size_t base;
+    int64_t ts;
+    /* What negative.c can drop when it appears with no call on it: rows,
+       families of a row that is not young, cells; no q@<ts> (every write
+       of q makes one), no as-of view, no table-level scratch name. */
+    bool kept = rc == 0 && sc <= 0 && !p.asof && !fs_path_hashed(&p) && last &&
+                fs_name_split_version(last + 1, strlen(last + 1), &base, &ts) == 0 &&
+                (p.kind == FS_ROW || p.kind == FS_CELL ||
+                 (p.kind == FS_FAMILY && fs_young_family(fs, &p, p.family) < 0));
+    if (kept) {
+        fs_cache_rule rule;
+        fs_cache_rule_default(fs, &rule);
+        rule_of_kind(fs, p.kind, p.table, p.family, &rule);
+        s = rule.seconds;
+    }
+    fs_path_free(&p);
+    return s;
 }
 
 double fs_cache_seconds(cellfs *fs, const fs_cache_rule *rule, const struct stat *st)

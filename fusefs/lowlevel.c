@@ -132,13 +132,36 @@ static int reply_new_entry(fuse_req_t req, fuse_ino_t parent, const char *name, 
     return 0;
 }
 
+/* Replies to a lookup of @p path that found nothing: a negative entry
+   (ino 0) the kernel may keep as long as fs_cache_negative_seconds allows,
+   when @p counted (fs_negative_begin, before the store read); else ENOENT.
+   Returns whether one was handed out. */
+static bool reply_absent(fuse_req_t req, const char *path, bool counted)
+{
+    cellfs *fs = fs_of(req);
+    double seconds = counted ? fs_cache_negative_seconds(fs, path) : 0;
+    if (seconds <= 0) {
+        fuse_reply_err(req, ENOENT);
+        return false;
+    }
+    struct fuse_entry_param e;
+    memset(&e, 0, sizeof e);
+    e.entry_timeout = seconds;
+    return fuse_reply_entry(req, &e) == 0;
+}
+
 static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
     cellfs *fs = fs_of(req);
     int rc;
     char *path = fs_nodes_path(&fs->nodes, parent, name, &rc);
+    uint64_t gen = 0;
+    bool counted = path && fs_negative_begin(fs, path, &gen);
     if (path) rc = reply_new_entry(req, parent, name, path, NULL);
-    if (rc) fuse_reply_err(req, -rc);
+    bool handed_out = false;
+    if (rc == -ENOENT && path) handed_out = reply_absent(req, path, counted);
+    else if (rc) fuse_reply_err(req, -rc);
+    if (counted) fs_negative_end(fs, path, gen, handed_out);
     free(path);
 }
 
@@ -583,6 +606,7 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
 {
     cellfs *fs = userdata;
     if (fs->cache_long) conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+    fs_negative_init(fs, conn->proto_major, conn->proto_minor);
     fs_rowmemo_init(fs);
     fs_dirtime_init(fs);
     int rc = fs_evict_start(fs);

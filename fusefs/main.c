@@ -198,6 +198,7 @@ int main(int argc, char *argv[])
     pthread_mutex_init(&fs->mu, NULL);
     pthread_mutex_init(&fs->stamp_mu, NULL);
     pthread_mutex_init(&fs->room_mu, NULL);
+    pthread_mutex_init(&fs->neg.mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);   /* lease deadlines */
@@ -311,6 +312,7 @@ out_free:
     pthread_mutex_destroy(&fs->mu);
     pthread_mutex_destroy(&fs->stamp_mu);
     pthread_mutex_destroy(&fs->room_mu);
+    pthread_mutex_destroy(&fs->neg.mu);
     free(fs);
     return rc;
 }
