@@ -98,7 +98,7 @@ void fs_cache_rule_of(cellfs *fs, const char *path, fs_cache_rule *rule)
 
 double fs_cache_negative_seconds(cellfs *fs, const char *path)
 {
-    if (!fs->cache_long) return 0;
+    if (!fs->cache_long && !fs->timeout_given) return 0;   /* a store others write */
     fs_path p;
     int rc = fs_path_parse(&p, path);
     int sc = fs_path_scratch(&p, path, rc);
@@ -113,7 +113,9 @@ double fs_cache_negative_seconds(cellfs *fs, const char *path)
                 fs_name_split_version(last + 1, strlen(last + 1), &base, &ts) == 0 &&
                 (p.kind == FS_ROW || p.kind == FS_CELL ||
                  (p.kind == FS_FAMILY && fs_young_family(fs, &p, p.family) < 0));
-    if (kept) {
+    if (kept && !fs->cache_long) {
+        s = fs->timeout;                 /* -o timeout: as long as any entry */
+    } else if (kept) {
         fs_cache_rule rule;
         fs_cache_rule_default(fs, &rule);
         rule_of_kind(fs, p.kind, p.table, p.family, &rule);

@@ -107,6 +107,8 @@ typedef struct cellfs {
     size_t max_value;                /* EFBIG above this */
     size_t cache_size, write_buffer;
     double timeout;                  /* -o timeout: entry/attr timeout, seconds */
+    bool timeout_given;              /* -o timeout was given: negative entries
+                                        kept for it on any store (cache_time.c) */
     bool cache_long;                 /* the kernel keeps what it is told until
                                         this mount changes it (cache_time.c) */
     /* Fixed at mount. */

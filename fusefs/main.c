@@ -216,6 +216,7 @@ int main(int argc, char *argv[])
     fs->max_nodes = a.max_nodes;
     fs->timeout = a.timeout ? strtod(a.timeout, NULL) : FS_CACHE_SHORT;
     if (fs->timeout < 0) fs->timeout = 0;
+    fs->timeout_given = a.timeout != NULL;
     fs->foreground = co.foreground;
     fs->single_thread = co.singlethread;
     fs->uid = getuid();

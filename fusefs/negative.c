@@ -32,11 +32,14 @@
  * fs_cache_negative_seconds) leaves out the rest: families of a young row
  * (they appear when the row stops being young, inside a MKDIR of another
  * row, with no way to name them), q@<ts> names (every write of q makes
- * one), as-of views, table-level names, stores others write, -s.
+ * one), as-of views, table-level names, -s, and stores others write
+ * unless -o timeout asks for it (a name made elsewhere then shows once
+ * that timeout has passed).
  * libfuse 3.14 has no call for the epoch: the 16-byte notification is
  * written to the session's device. A kernel whose protocol (its INIT) is
- * older than 7.44 lacks it: then no negative entry is ever handed out. All under neg.mu; called by
- * lowlevel.c (lookup), cells.c (notifications).
+ * older than 7.44 lacks it: then no negative entry is ever handed out.
+ * All under neg.mu; called by lowlevel.c (lookup, INIT) and cells.c
+ * (notifications).
  */
 #include "fs.h"
 #include "names.h"
@@ -92,7 +95,7 @@ void fs_negative_init(cellfs *fs, unsigned proto_major, unsigned proto_minor)
 
 bool fs_negative_begin(cellfs *fs, const char *path, uint64_t *gen)
 {
-    if (!fs->cache_long || !fs->se || fs->single_thread) return false;
+    if ((!fs->cache_long && !fs->timeout_given) || !fs->se || fs->single_thread) return false;
     pthread_mutex_lock(&fs->neg.mu);
     bool on = fs->neg.on;
     if (on) {
