@@ -16,7 +16,6 @@
  * Called by lowlevel.c; calls path.c and kvcore.h.
  */
 #include "fs.h"
-#include "names.h"
 
 #include <string.h>
 
@@ -37,6 +36,19 @@ void fs_cache_rule_default(cellfs *fs, fs_cache_rule *rule)
     rule->seconds = fs->timeout;
     rule->ttl_ms = 0;
     rule->held = -1;
+    rule->absent = FS_ABSENT_NO;
+}
+
+/* What negative.c can drop when it appears with no call on it: rows,
+   families (of a row that is not young), cells and the scratch files
+   beside them, each made only by a call on its name; no q@<ts> (every
+   write of q makes one), no as-of view, no hashed long name. */
+static fs_absent absent_of(const fs_path *p)
+{
+    if (p->asof || p->has_version || fs_path_hashed(p)) return FS_ABSENT_NO;
+    return p->kind == FS_ROW || p->kind == FS_CELL ? FS_ABSENT_KEPT
+           : p->kind == FS_FAMILY                  ? FS_ABSENT_FAMILY
+                                                   : FS_ABSENT_NO;
 }
 
 /* The rule of a name of @p kind in @p table (@p family: its cell's). */
@@ -64,6 +76,7 @@ static void rule_of_kind(cellfs *fs, fs_kind kind, const char *table, const char
 void fs_cache_rule_parsed(cellfs *fs, const fs_path *p, int parse_rc, fs_cache_rule *rule)
 {
     fs_cache_rule_default(fs, rule);
+    if (parse_rc == 0) rule->absent = absent_of(p);
     if (!fs->cache_long) return;
     rule->seconds = FS_CACHE_SHORT;
     if (parse_rc != 0 || p->asof) return;
@@ -96,33 +109,19 @@ void fs_cache_rule_of(cellfs *fs, const char *path, fs_cache_rule *rule)
     fs_path_free(&p);
 }
 
-double fs_cache_negative_seconds(cellfs *fs, const char *path)
+double fs_cache_negative_seconds(cellfs *fs, const char *path, const fs_cache_rule *rule)
 {
-    if (!fs->cache_long && !fs->timeout_given) return 0;   /* a store others write */
-    fs_path p;
-    int rc = fs_path_parse(&p, path);
-    int sc = fs_path_scratch(&p, path, rc);
-    double s = 0;
-    const char *last = strrchr(path, '/');
-    size_t base;
-    int64_t ts;
-    /* What negative.c can drop when it appears with no call on it: rows,
-       families of a row that is not young, cells; no q@<ts> (every write
-       of q makes one), no as-of view, no table-level scratch name. */
-    bool kept = rc == 0 && sc <= 0 && !p.asof && !fs_path_hashed(&p) && last &&
-                fs_name_split_version(last + 1, strlen(last + 1), &base, &ts) == 0 &&
-                (p.kind == FS_ROW || p.kind == FS_CELL ||
-                 (p.kind == FS_FAMILY && fs_young_family(fs, &p, p.family) < 0));
-    if (kept && !fs->cache_long) {
-        s = fs->timeout;                 /* -o timeout: as long as any entry */
-    } else if (kept) {
-        fs_cache_rule rule;
-        fs_cache_rule_default(fs, &rule);
-        rule_of_kind(fs, p.kind, p.table, p.family, &rule);
-        s = rule.seconds;
+    if (rule->absent == FS_ABSENT_NO || (!fs->cache_long && !fs->timeout_given)) return 0;
+    if (rule->absent == FS_ABSENT_FAMILY) {
+        /* The families of a young row appear when it stops being young,
+           inside a MKDIR of another row, with no way to name them. */
+        fs_path p;
+        int rc = fs_path_parse(&p, path);
+        bool young = rc == 0 && fs_young_family(fs, &p, p.family) >= 0;
+        fs_path_free(&p);
+        if (rc != 0 || young) return 0;
     }
-    fs_path_free(&p);
-    return s;
+    return fs->cache_long ? rule->seconds : fs->timeout;
 }
 
 double fs_cache_seconds(cellfs *fs, const fs_cache_rule *rule, const struct stat *st)

@@ -93,26 +93,27 @@ void fs_negative_init(cellfs *fs, unsigned proto_major, unsigned proto_minor)
     pthread_mutex_unlock(&fs->neg.mu);
 }
 
-bool fs_negative_begin(cellfs *fs, const char *path, uint64_t *gen)
+bool fs_negative_begin(cellfs *fs, const char *path, fs_negative_ticket *t)
 {
     if ((!fs->cache_long && !fs->timeout_given) || !fs->se || fs->single_thread) return false;
+    t->slot = slot_of(path);
     pthread_mutex_lock(&fs->neg.mu);
     bool on = fs->neg.on;
     if (on) {
-        fs->neg.count[slot_of(path)]++;
+        fs->neg.count[t->slot]++;
         fs->neg.total++;
     }
-    *gen = fs->neg.gen;
+    t->gen = fs->neg.gen;
     pthread_mutex_unlock(&fs->neg.mu);
     return on;
 }
 
-void fs_negative_end(cellfs *fs, const char *path, uint64_t gen, bool handed_out)
+void fs_negative_end(cellfs *fs, const fs_negative_ticket *t, bool handed_out)
 {
+    if (handed_out) return;                        /* counted until the next raise */
     pthread_mutex_lock(&fs->neg.mu);
-    size_t s = slot_of(path);
-    if (!handed_out && gen == fs->neg.gen) {       /* a raise meanwhile zeroed it */
-        fs->neg.count[s]--;
+    if (t->gen == fs->neg.gen) {                   /* a raise meanwhile zeroed it */
+        fs->neg.count[t->slot]--;
         fs->neg.total--;
     }
     pthread_mutex_unlock(&fs->neg.mu);
