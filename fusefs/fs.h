@@ -327,6 +327,10 @@ void fs_negative_appeared(cellfs *fs, const char *path);
 /** The same for a change that may make any name appear (.schema, a row
  *  moved): raises the epoch when any negative entry may be out. */
 void fs_negative_appeared_any(cellfs *fs);
+/** The young row @p row (@p len bytes) of @p table stopped being young
+ *  (pending.c): every family of the table shows in it now. Call without
+ *  fs->mu held. */
+void fs_negative_row_aged(cellfs *fs, const char *table, const uint8_t *row, size_t len);
 
 /* ---- pending.c: mkdir'ed rows and table-level scratch files ---- */
 /** Adds the row of @p p to the pending set (a row without cells that

@@ -17,8 +17,8 @@
  * already stale. So the epoch is raised, before the call that made a name
  * appear returns, exactly when a negative entry of that name may be out:
  *
- *  - a lookup counts its name in a small table (by a hash of its path)
- *    BEFORE it reads the store, and takes the count back unless it
+ *  - a lookup counts its name in a small table (by a hash of its path; a
+ *    family's by its row's) BEFORE it reads the store, and takes the count back unless it
  *    replied with a negative entry;
  *  - a change that can make a name appear with no call on it checks that
  *    count (or, for .schema changes and row moves, whether any is out)
@@ -28,10 +28,12 @@
  * was counted before the check: the raise makes its reply stale. A hash
  * collision costs one needless raise, never a wrong answer.
  *
- * Which names get negative entries at all (cache_time.c,
- * fs_cache_negative_seconds) leaves out the rest: families of a young row
- * (they appear when the row stops being young, inside a MKDIR of another
- * row, with no way to name them), q@<ts> names (every write of q makes
+ * A young row's families (pending.c) appear when it stops being young,
+ * inside a MKDIR of another row: none of them gets a negative entry while
+ * the row is young, and the aging checks the row's count
+ * (fs_negative_row_aged) for a lookup that read before it and checked
+ * the row's youth after. Which names get negative entries at all
+ * (cache_time.c, fs_cache_negative_seconds) leaves out the rest: q@<ts> names (every write of q makes
  * one), as-of views, table-level names, -s, and stores others write
  * unless -o timeout asks for it (a name made elsewhere then shows once
  * that timeout has passed).
@@ -45,6 +47,7 @@
 #include "names.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,9 +63,19 @@ typedef struct fs_notify_header {
     uint64_t unique;
 } fs_notify_header;
 
+/* The slot of @p path: of its own, or for a family ("/ns/table/row/family")
+   its row's, which is what a young row's aging names (fs_negative_row_aged). */
 static size_t slot_of(const char *path)
 {
-    return (size_t)(fs_name_hash((const uint8_t *)path, strlen(path)) % FS_NEG_SLOTS);
+    size_t len = strlen(path), slashes = 0;
+    const char *last = NULL;
+    for (const char *c = path; *c; c++)
+        if (*c == '/') {
+            slashes++;
+            last = c;
+        }
+    if (slashes == 4) len = (size_t)(last - path);
+    return (size_t)(fs_name_hash((const uint8_t *)path, len) % FS_NEG_SLOTS);
 }
 
 /* Raises the kernel's entry epoch; false when the kernel refused it. */
@@ -133,4 +146,21 @@ void fs_negative_appeared_any(cellfs *fs)
     pthread_mutex_lock(&fs->neg.mu);
     if (fs->neg.on && fs->neg.total > 0) drop_all(fs);
     pthread_mutex_unlock(&fs->neg.mu);
+}
+
+void fs_negative_row_aged(cellfs *fs, const char *table, const uint8_t *row, size_t len)
+{
+    if (!fs->se || fs->single_thread || !fs->neg.on) return;
+    char name[FS_NAME_MAX + 1];
+    if (fs_name_encode(name, row, len) == 0) {
+        fs_negative_appeared_any(fs);            /* out of memory: whatever it was */
+        return;
+    }
+    const char *colon = strchr(table, ':');
+    char path[2 * KV_NAME_MAX + FS_NAME_MAX + 16];
+    if (colon)
+        snprintf(path, sizeof path, "/%.*s/%s/%s", (int)(colon - table), table, colon + 1, name);
+    else
+        snprintf(path, sizeof path, "/default/%s/%s", table, name);
+    fs_negative_appeared(fs, path);
 }

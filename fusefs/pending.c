@@ -75,16 +75,27 @@ static void rowset_push(fs_rowset *s, fs_rowent *e)
     s->newest = e;
 }
 
-/* Takes @p e out of the set and frees it. */
-static void rowset_drop(fs_rowset *s, fs_rowent *e)
+/* Takes @p e out of the set (the caller frees it: rowent_free). */
+static void rowset_remove(fs_rowset *s, fs_rowent *e)
 {
     rowset_unlink(s, e);
     fs_rowent **pp = &s->index[e->bucket];
     while (*pp != e) pp = &(*pp)->hnext;
     *pp = e->hnext;
     s->n--;
+}
+
+static void rowent_free(fs_rowent *e)
+{
     free(e->fams);
     free(e);
+}
+
+/* Takes @p e out of the set and frees it. */
+static void rowset_drop(fs_rowset *s, fs_rowent *e)
+{
+    rowset_remove(s, e);
+    rowent_free(e);
 }
 
 /* A new row in @p s, newest; NULL when out of memory. */
@@ -145,13 +156,17 @@ static bool has_family(const fs_rowent *e, const char *family)
 int fs_young_add(cellfs *fs, const fs_path *p, const char *family)
 {
     int rc = 0;
+    fs_rowent *aged = NULL;
     pthread_mutex_lock(&fs->mu);
     fs_rowent *e = rowset_find(&fs->young, p->table, p->row, p->row_len);
     if (e) {
         rowset_unlink(&fs->young, e);           /* the most recently made again */
         rowset_push(&fs->young, e);
     } else {
-        if (fs->young.n >= FS_YOUNG_MAX) rowset_drop(&fs->young, fs->young.oldest);
+        if (fs->young.n >= FS_YOUNG_MAX) {
+            aged = fs->young.oldest;            /* freed below, once told */
+            rowset_remove(&fs->young, aged);
+        }
         e = rowset_add(&fs->young, p->table, p->row, p->row_len);
         if (!e) rc = -ENOMEM;
     }
@@ -167,6 +182,11 @@ int fs_young_add(cellfs *fs, const fs_path *p, const char *family)
         }
     }
     pthread_mutex_unlock(&fs->mu);
+    if (aged) {
+        /* It lists every family of its table now: none may stay absent. */
+        fs_negative_row_aged(fs, aged->table, aged->key, aged->len);
+        rowent_free(aged);
+    }
     return rc;
 }
 
