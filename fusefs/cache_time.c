@@ -36,6 +36,19 @@ void fs_cache_rule_default(cellfs *fs, fs_cache_rule *rule)
     rule->seconds = fs->timeout;
     rule->ttl_ms = 0;
     rule->held = -1;
+    rule->absent = FS_ABSENT_NO;
+}
+
+/* What negative.c can drop when it appears with no call on it: rows,
+   families (of a row that is not young), cells and the scratch files
+   beside them, each made only by a call on its name; no q@<ts> (every
+   write of q makes one), no as-of view, no hashed long name. */
+static fs_absent absent_of(const fs_path *p)
+{
+    if (p->asof || p->has_version || fs_path_hashed(p)) return FS_ABSENT_NO;
+    return p->kind == FS_ROW || p->kind == FS_CELL ? FS_ABSENT_KEPT
+           : p->kind == FS_FAMILY                  ? FS_ABSENT_FAMILY
+                                                   : FS_ABSENT_NO;
 }
 
 /* The rule of a name of @p kind in @p table (@p family: its cell's). */
@@ -63,6 +76,7 @@ static void rule_of_kind(cellfs *fs, fs_kind kind, const char *table, const char
 void fs_cache_rule_parsed(cellfs *fs, const fs_path *p, int parse_rc, fs_cache_rule *rule)
 {
     fs_cache_rule_default(fs, rule);
+    if (parse_rc == 0) rule->absent = absent_of(p);
     if (!fs->cache_long) return;
     rule->seconds = FS_CACHE_SHORT;
     if (parse_rc != 0 || p->asof) return;
@@ -93,6 +107,21 @@ void fs_cache_rule_of(cellfs *fs, const char *path, fs_cache_rule *rule)
     if (sc > 0) rc = 0;
     fs_cache_rule_parsed(fs, &p, rc, rule);
     fs_path_free(&p);
+}
+
+double fs_cache_negative_seconds(cellfs *fs, const char *path, const fs_cache_rule *rule)
+{
+    if (rule->absent == FS_ABSENT_NO || (!fs->cache_long && !fs->timeout_given)) return 0;
+    if (rule->absent == FS_ABSENT_FAMILY) {
+        /* The families of a young row appear when it stops being young,
+           inside a MKDIR of another row, with no way to name them. */
+        fs_path p;
+        int rc = fs_path_parse(&p, path);
+        bool young = rc == 0 && fs_young_family(fs, &p, p.family) >= 0;
+        fs_path_free(&p);
+        if (rc != 0 || young) return 0;
+    }
+    return fs->cache_long ? rule->seconds : fs->timeout;
 }
 
 double fs_cache_seconds(cellfs *fs, const fs_cache_rule *rule, const struct stat *st)

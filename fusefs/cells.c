@@ -682,6 +682,15 @@ fs_ino fs_notify_removed(cellfs *fs, const char *path, int64_t removed_max)
 static fs_ino notify(cellfs *fs, const char *path, const fs_change *c)
 {
     fs_dirtime_count(fs, path, c);
+    const char *name = path ? strrchr(path, '/') : NULL;
+    size_t base;
+    int64_t vts;
+    if (name && fs_name_split_version(name + 1, strlen(name + 1), &base, &vts) == 1) {
+        /* A change of q@<ts> can make q appear, with no call on q. */
+        char *latest = fs_latest_path(path);
+        if (latest) fs_negative_appeared(fs, latest);
+        free(latest);
+    }
     if (fs->se && !fs->single_thread && path) {
         fs_ino inos[WALK_MAX];
         size_t offs[WALK_MAX];
@@ -742,6 +751,7 @@ void fs_kernel_forget(cellfs *fs, const char *path)
 
 void fs_kernel_forget_below(cellfs *fs, const char *path)
 {
+    fs_negative_appeared_any(fs);   /* families added, a row moved */
     if (!fs->se || fs->single_thread) return;
     fs_ino ino, parent;
     size_t name_off;

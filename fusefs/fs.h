@@ -80,6 +80,17 @@ typedef struct fs_rowset {
     size_t n;
 } fs_rowset;
 
+/** Negative entries the kernel may hold (negative.c): per slot (a hash of
+ *  the name's path), lookups counted that may have replied with one. */
+#define FS_NEG_SLOTS 4096
+typedef struct fs_negatives {
+    pthread_mutex_t mu;
+    bool on;                         /* the kernel takes an epoch raise (INIT) */
+    size_t total;                    /* sum of count */
+    uint64_t gen;                    /* epoch raises so far */
+    uint32_t count[FS_NEG_SLOTS];
+} fs_negatives;
+
 typedef struct cellfs {
     kv_store *store;
     struct fuse_session *se;         /* for cache invalidation */
@@ -96,6 +107,8 @@ typedef struct cellfs {
     size_t max_value;                /* EFBIG above this */
     size_t cache_size, write_buffer;
     double timeout;                  /* -o timeout: entry/attr timeout, seconds */
+    bool timeout_given;              /* -o timeout was given: negative entries
+                                        kept for it on any store (cache_time.c) */
     bool cache_long;                 /* the kernel keeps what it is told until
                                         this mount changes it (cache_time.c) */
     /* Fixed at mount. */
@@ -110,6 +123,7 @@ typedef struct cellfs {
        invalidates the kernel's view of the file at release (see
        fs_handle_release). */
     atomic_uint_fast64_t commits;
+    fs_negatives neg;                /* negative entries out (negative.c) */
     /* Held from choosing a cell mutation's timestamp (fs_next_ts,
        fs_delete_column_all) until the store has the mutation, so that two
        commits never pick the same one. Taken after a handle's mu, never
@@ -290,6 +304,36 @@ void fs_kernel_forget_below(cellfs *fs, const char *path);
 void fs_kernel_forget_listing(cellfs *fs, const char *path);
 /** The path of the latest-value name of a q@<ts> path (malloc'd). */
 char *fs_latest_path(const char *path);
+
+/** At INIT: negative entries only from a kernel whose FUSE protocol
+ *  (@p proto_major.@p proto_minor) has the entry epoch (7.44). */
+void fs_negative_init(cellfs *fs, unsigned proto_major, unsigned proto_minor);
+/** A lookup's count (fs_negative_begin), for fs_negative_end. */
+typedef struct fs_negative_ticket {
+    size_t slot;
+    uint64_t gen;
+} fs_negative_ticket;
+/** Before a lookup of @p path reads the store: counts it as a name that
+ *  may get a negative entry. False when the mount hands out none (then
+ *  nothing was counted and fs_negative_end must not be called); *t is
+ *  for fs_negative_end. */
+bool fs_negative_begin(cellfs *fs, const char *path, fs_negative_ticket *t);
+/** After that lookup replied: @p handed_out, it replied with a negative
+ *  entry (the count stays until the epoch is raised); else it is taken
+ *  back. */
+void fs_negative_end(cellfs *fs, const fs_negative_ticket *t, bool handed_out);
+/** After the store has a change that may have made @p path (a name without
+ *  "@<ts>") appear with no call on it: raises the kernel's entry epoch when
+ *  a negative entry of it may be out. Takes no kernel lock: callable from
+ *  any handler. */
+void fs_negative_appeared(cellfs *fs, const char *path);
+/** The same for a change that may make any name appear (.schema, a row
+ *  moved): raises the epoch when any negative entry may be out. */
+void fs_negative_appeared_any(cellfs *fs);
+/** The young row @p row (@p len bytes) of @p table stopped being young
+ *  (pending.c): every family of the table shows in it now. Call without
+ *  fs->mu held. */
+void fs_negative_row_aged(cellfs *fs, const char *table, const uint8_t *row, size_t len);
 
 /* ---- pending.c: mkdir'ed rows and table-level scratch files ---- */
 /** Adds the row of @p p to the pending set (a row without cells that
@@ -510,6 +554,10 @@ void fs_cellmemo_free(cellfs *fs);
 /* ---- cache_time.c: how long the kernel may keep entries and attributes ---- */
 #define FS_CACHE_LONG 3600.0         /* nothing changes it but this mount */
 #define FS_CACHE_SHORT 1.0           /* it may change without a call here */
+/** Whether a lookup that finds nothing at a path may reply with a negative
+ *  entry (negative.c): never; yes (a row, a cell); a family, which may
+ *  unless its row is young (fs_cache_negative_seconds decides). */
+typedef enum { FS_ABSENT_NO, FS_ABSENT_KEPT, FS_ABSENT_FAMILY } fs_absent;
 /** What applies to the entries at one path (and to every child of one
  *  directory listing, which share table, family and kind). */
 typedef struct fs_cache_rule {
@@ -518,6 +566,7 @@ typedef struct fs_cache_rule {
     int held;                        /* 1: an open file of the path held attributes
                                         not yet committed when fs_op_getattr read
                                         them; 0: none did; -1: not known */
+    fs_absent absent;                /* whether the path's absence may be kept */
 } fs_cache_rule;
 /** The rule for @p path (NULL: the mount's timeout). Reads the table's
  *  description when a TTL could apply. */
@@ -534,6 +583,11 @@ void fs_cache_rule_children(cellfs *fs, const fs_path *dir, fs_cache_rule *rule)
 /** Seconds the kernel may keep the entry and attributes @p st under
  *  @p rule: never past a cell's expiry by TTL. */
 double fs_cache_seconds(cellfs *fs, const fs_cache_rule *rule, const struct stat *st);
+/** How long the kernel may keep the absence of @p path (a negative entry),
+ *  in seconds, given @p rule, the path's (fs_op_getattr's, which found
+ *  nothing): 0 for every name negative.c could not drop when it appears
+ *  with no call on it, and on a store others write without -o timeout. */
+double fs_cache_negative_seconds(cellfs *fs, const char *path, const fs_cache_rule *rule);
 
 /* ---- lowlevel.c ---- */
 /** The low-level FUSE operations of a mount whose session user data is its

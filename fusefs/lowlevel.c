@@ -110,19 +110,19 @@ static int stat_of(fuse_req_t req, const char *path, struct stat *st, struct fus
    once a reply went out (the request is then answered and gone: when the
    kernel refused it, interrupted, the node's reference and the open file
    are taken back here), or -errno when nothing was sent and the caller
-   must answer with that error. */
-static int reply_new_entry(fuse_req_t req, fuse_ino_t parent, const char *name, const char *path,
-                           struct fuse_file_info *fi)
+   must answer with that error. *rule: the path's cache rule, also when
+   nothing was found. */
+static int reply_ruled_entry(fuse_req_t req, fuse_ino_t parent, const char *name,
+                             const char *path, struct fuse_file_info *fi, fs_cache_rule *rule)
 {
     cellfs *fs = fs_of(req);
     struct stat st;
-    fs_cache_rule rule;
-    int rc = stat_of(req, path, &st, fi, &rule);
+    int rc = stat_of(req, path, &st, fi, rule);
     fuse_ino_t ino = 0;
     if (rc == 0) rc = fs_nodes_ref(&fs->nodes, parent, name, &ino);
     if (rc) return rc;
     struct fuse_entry_param e;
-    entry_of(fs, ino, path, &st, &rule, &e);
+    entry_of(fs, ino, path, &st, rule, &e);
     if (fi) set_handle_ino(fs, fi, ino);
     int sent = fi ? fuse_reply_create(req, &e, fi) : fuse_reply_entry(req, &e);
     if (sent != 0) {
@@ -132,13 +132,47 @@ static int reply_new_entry(fuse_req_t req, fuse_ino_t parent, const char *name, 
     return 0;
 }
 
+/* reply_ruled_entry for a caller that needs no rule. */
+static int reply_new_entry(fuse_req_t req, fuse_ino_t parent, const char *name, const char *path,
+                           struct fuse_file_info *fi)
+{
+    fs_cache_rule rule;
+    return reply_ruled_entry(req, parent, name, path, fi, &rule);
+}
+
+/* Replies to a lookup of @p path that found nothing: a negative entry
+   (ino 0) the kernel may keep as long as fs_cache_negative_seconds allows
+   given the path's @p rule, when @p counted (fs_negative_begin, before the
+   store read); else ENOENT. Returns whether one was handed out. */
+static bool reply_absent(fuse_req_t req, const char *path, const fs_cache_rule *rule,
+                         bool counted)
+{
+    cellfs *fs = fs_of(req);
+    double seconds = counted ? fs_cache_negative_seconds(fs, path, rule) : 0;
+    if (seconds <= 0) {
+        fuse_reply_err(req, ENOENT);
+        return false;
+    }
+    struct fuse_entry_param e;
+    memset(&e, 0, sizeof e);
+    e.entry_timeout = seconds;
+    return fuse_reply_entry(req, &e) == 0;
+}
+
 static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
     cellfs *fs = fs_of(req);
     int rc;
     char *path = fs_nodes_path(&fs->nodes, parent, name, &rc);
-    if (path) rc = reply_new_entry(req, parent, name, path, NULL);
-    if (rc) fuse_reply_err(req, -rc);
+    fs_negative_ticket ticket;
+    bool counted = path && fs_negative_begin(fs, path, &ticket);
+    fs_cache_rule rule;
+    fs_cache_rule_default(fs, &rule);
+    if (path) rc = reply_ruled_entry(req, parent, name, path, NULL, &rule);
+    bool handed_out = false;
+    if (rc == -ENOENT && path) handed_out = reply_absent(req, path, &rule, counted);
+    else if (rc) fuse_reply_err(req, -rc);
+    if (counted) fs_negative_end(fs, &ticket, handed_out);
     free(path);
 }
 
@@ -583,6 +617,7 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
 {
     cellfs *fs = userdata;
     if (fs->cache_long) conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+    fs_negative_init(fs, conn->proto_major, conn->proto_minor);
     fs_rowmemo_init(fs);
     fs_dirtime_init(fs);
     int rc = fs_evict_start(fs);

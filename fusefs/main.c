@@ -96,7 +96,8 @@ static void usage(const char *prog)
            "    -o write_buffer=BYTES  memory buffers before a flush (default 64 MiB)\n"
            "    -o max_nodes=N         names the daemon keeps for the kernel (default 400000;\n"
            "                           0: as many as the kernel holds)\n"
-           "    -o timeout=SECONDS     kernel entry/attribute cache time for everything\n"
+           "    -o timeout=SECONDS     kernel entry/attribute cache time for everything,\n"
+           "                           absent names too\n"
            "                           (default: until changed, for a local store; 1 s else)\n"
            "    -h, --help             this help\n"
            "    -V, --version          versions\n"
@@ -259,6 +260,7 @@ int main(int argc, char *argv[])
     pthread_mutex_init(&fs->mu, NULL);
     pthread_mutex_init(&fs->stamp_mu, NULL);
     pthread_mutex_init(&fs->room_mu, NULL);
+    pthread_mutex_init(&fs->neg.mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);   /* lease deadlines */
@@ -275,6 +277,7 @@ int main(int argc, char *argv[])
     fs->write_buffer = write_buffer;
     fs->max_nodes = max_nodes;
     fs->timeout = timeout;
+    fs->timeout_given = a.timeout != NULL;
     fs->foreground = co.foreground;
     fs->single_thread = co.singlethread;
     fs->uid = getuid();
@@ -371,6 +374,7 @@ out_free:
     pthread_mutex_destroy(&fs->mu);
     pthread_mutex_destroy(&fs->stamp_mu);
     pthread_mutex_destroy(&fs->room_mu);
+    pthread_mutex_destroy(&fs->neg.mu);
     free(fs);
     return rc;
 }

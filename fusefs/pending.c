@@ -75,16 +75,27 @@ static void rowset_push(fs_rowset *s, fs_rowent *e)
     s->newest = e;
 }
 
-/* Takes @p e out of the set and frees it. */
-static void rowset_drop(fs_rowset *s, fs_rowent *e)
+/* Takes @p e out of the set (the caller frees it: rowent_free). */
+static void rowset_remove(fs_rowset *s, fs_rowent *e)
 {
     rowset_unlink(s, e);
     fs_rowent **pp = &s->index[e->bucket];
     while (*pp != e) pp = &(*pp)->hnext;
     *pp = e->hnext;
     s->n--;
+}
+
+static void rowent_free(fs_rowent *e)
+{
     free(e->fams);
     free(e);
+}
+
+/* Takes @p e out of the set and frees it. */
+static void rowset_drop(fs_rowset *s, fs_rowent *e)
+{
+    rowset_remove(s, e);
+    rowent_free(e);
 }
 
 /* A new row in @p s, newest; NULL when out of memory. */
@@ -160,7 +171,8 @@ static char *row_path(const fs_rowent *e)
 int fs_young_add(cellfs *fs, const fs_path *p, const char *family)
 {
     int rc = 0;
-    char *aged = NULL;   /* the row that stops being young, with no call on it */
+    fs_rowent *aged = NULL;   /* the row that stops being young, with no call on it */
+    char *aged_path = NULL;
     pthread_mutex_lock(&fs->mu);
     fs_rowent *e = rowset_find(&fs->young, p->table, p->row, p->row_len);
     if (e) {
@@ -168,8 +180,11 @@ int fs_young_add(cellfs *fs, const fs_path *p, const char *family)
         rowset_push(&fs->young, e);
     } else {
         if (fs->young.n >= FS_YOUNG_MAX) {
-            aged = row_path(fs->young.oldest);
-            if (aged) rowset_drop(&fs->young, fs->young.oldest);
+            aged_path = row_path(fs->young.oldest);
+            if (aged_path) {
+                aged = fs->young.oldest;            /* freed below, once told */
+                rowset_remove(&fs->young, aged);
+            }
         }
         e = fs->young.n < FS_YOUNG_MAX ? rowset_add(&fs->young, p->table, p->row, p->row_len)
                                        : NULL;
@@ -187,10 +202,15 @@ int fs_young_add(cellfs *fs, const fs_path *p, const char *family)
         }
     }
     pthread_mutex_unlock(&fs->mu);
-    /* It lists every family of the table from now on: the kernel may keep
-       its listing (ll_opendir) and must read it again. */
-    if (aged) fs_kernel_forget_listing(fs, aged);
-    free(aged);
+    if (aged) {
+        /* It lists every family of its table now: the kernel may keep its
+           listing (ll_opendir) and must read it again, and none of its
+           families may stay absent. */
+        fs_kernel_forget_listing(fs, aged_path);
+        fs_negative_row_aged(fs, aged->table, aged->key, aged->len);
+        rowent_free(aged);
+    }
+    free(aged_path);
     return rc;
 }
 
