@@ -4,7 +4,8 @@
  * the manual compaction style: every file of a family) and keep delete
  * markers, unless they take every file of the family: then, as HBase's
  * (CompactionRequest.isAllFiles, COMPACT_DROP_DELETES), they drop markers
- * as a major one does, though the memstore is not an input; major ones
+ * as a major one does, though the memstore is not an input (a minor pass
+ * takes every file when markers are a tenth of the entries); major ones
  * (kv_compact) first flush, then rewrite each family into one file
  * without markers and without the cells they mask, expired or surplus
  * (retention by matcher.c, files by builder.c).
@@ -70,6 +71,37 @@ static bool pick_minor(const kv_fileset *fs, size_t *lo, size_t *hi) {
     return found;
 }
 
+/* Markers leave the files only in a compaction that takes every file of
+   the family, and the size-ratio rule leaves the large old files out:
+   after many deletes (cellbench's deleterandom: ~200k DeleteColumn
+   markers flushed beside ~1.3M entries) the markers and the puts they mask
+   stayed on disk until some later all-files compaction. When the files'
+   markers are at least 1/MARKER_SHARE_FORCING_ALL_FILES of their entries,
+   every file is compacted (dropping them, as any all-files compaction
+   does): each such rewrite removes at least that share of its entries, so
+   a marker costs at most that many entries rewritten, as LevelDB's
+   ten-fold level sizes bound its rewrites. Only once the files hold at
+   least a write buffer's bytes: below that their markers weigh less than
+   the memstore, and a small store keeps its files as the size-ratio rule
+   leaves them. Not under KEEP_DELETED_CELLS, whose compactions keep
+   markers (the rule would fire again at once). */
+#define MARKER_SHARE_FORCING_ALL_FILES 10
+
+static bool markers_worth_dropping(const kv_fileset *fs, const kv_family_desc *desc, uint64_t write_buffer) {
+    if (desc->keep_deleted != KV_KEEP_DELETED_FALSE) return false;
+    uint64_t markers = 0, entries = 0, bytes = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        const kv_sstfile *f = fs->files[i];
+        uint64_t column = 0, family = 0;
+        int64_t max_ts;
+        /* a file without a reader or that predates the counts adds none */
+        if (f->reader && kv_sst_marker_counts(f->reader, &column, &max_ts, &family)) markers += column + family;
+        entries += f->meta.entries;
+        bytes += f->meta.file_size;
+    }
+    return bytes >= write_buffer && markers > 0 && markers * MARKER_SHARE_FORCING_ALL_FILES >= entries;
+}
+
 /* A close rewrites at most this many write buffers' worth of files (a
    mount of a large store must not take minutes to unmount). */
 #define CLOSE_MERGE_BUFFERS 8
@@ -120,6 +152,11 @@ static kv_status compact_family(kv_engine *s, kv_family *fam, pick_kind kind, bo
     bool go = kind == PICK_CLOSE ? pick_close(fs, close_limit, &lo, &hi)
               : all              ? fs->n > 0
                                  : pick_minor(fs, &lo, &hi);
+    if (kind == PICK_MINOR && markers_worth_dropping(fs, &fam->desc, s->local.write_buffer_size)) {
+        lo = 0;
+        hi = fs->n;
+        go = true;
+    }
     if (!go || fam->dropped) {
         pthread_mutex_unlock(&s->mu);
         return KV_OK;

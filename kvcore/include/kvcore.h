@@ -613,7 +613,10 @@ kv_status kv_table_truncate(kv_store *store, const char *table, bool preserve_sp
 kv_status kv_flush(kv_store *store, const char *table);
 /** Compacts the table's files (NULL: all tables) and waits. Minor merges
  *  files (with KV_COMPACTION_AUTO those picked by the size-ratio policy,
- *  with KV_COMPACTION_MANUAL all of each family) and keeps delete markers,
+ *  or every file of a family when, without KEEP_DELETED_CELLS, its files
+ *  hold a write buffer's bytes or more and DeleteColumn and family markers
+ *  make a tenth or more of their entries; with KV_COMPACTION_MANUAL all of
+ *  each family) and keeps delete markers,
  *  except where it takes every file of a family: then it drops them and
  *  what they mask as major does (HBase's rule), without flushing first;
  *  major first flushes, then rewrites each family into one file and drops

@@ -381,6 +381,81 @@ static void test_some_files_minor_keeps_markers(void) {
     fx_end(&fx);
 }
 
+/* ---- many markers: every file is compacted (AUTO) ---- */
+
+/* Row names r0000, r0001, ... */
+static const char *row_name(int i) {
+    static char buf[16];
+    snprintf(buf, sizeof buf, "r%04d", i);
+    return buf;
+}
+
+/* A store (AUTO, 32 KiB write buffer) with table t, family cf (VERSIONS 1,
+   KEEP_DELETED_CELLS kdc): 1,000 rows of cf:q@100 compacted into one
+   file, then DeleteColumn markers at 200 for the first ndeletes rows,
+   flushed into a second file. */
+static void two_files_with_deletes(fixture *fx, const char *tag, kv_keep_deleted kdc, int ndeletes) {
+    kv_local_options lo = KV_LOCAL_OPTIONS_INIT;
+    lo.write_buffer_size = 32u << 10;
+    fx_open_local(fx, tag, &lo);
+    kv_family_desc f = family("cf", 1);
+    f.keep_deleted = kdc;
+    REQUIRE(kv_table_create(fx->s, "t", &f, 1) == KV_OK);
+    char value[101];
+    incompressible(value, sizeof value, 7);
+    for (int i = 0; i < 1000; i++) put(fx, "t", row_name(i), "cf", "q", 100, value);
+    CHECK_EQ(kv_compact(fx->s, "t", true), KV_OK);
+    for (int i = 0; i < ndeletes; i++) delete_column(fx, "t", row_name(i), "cf", "q", 200);
+    flush(fx);
+}
+
+static uint64_t sorted_files(fixture *fx) {
+    kv_store_stats st;
+    CHECK_EQ(kv_store_stat(&st, fx->s), KV_OK);
+    return st.sorted_files;
+}
+
+static int rows_readable(fixture *fx) {
+    int n = 0;
+    for (int i = 0; i < 1000; i++) n += get_str(fx, "t", row_name(i), NULL)[0] != 0;
+    return n;
+}
+
+/* On two_files_with_deletes' store, a minor compaction leaves the two
+   files, the first row's marker and the put it masks. */
+static void markers_stay(fixture *fx, const char *tag, kv_keep_deleted kdc, int ndeletes) {
+    two_files_with_deletes(fx, tag, kdc, ndeletes);
+    kv_read_options raw = raw_all();
+    CHECK_EQ(kv_compact(fx->s, "t", false), KV_OK);
+    CHECK_EQ(sorted_files(fx), 2u);
+    CHECK(strncmp(get_str(fx, "t", row_name(0), &raw), "cf:q@200#12;cf:q@100=", 21) == 0);
+    CHECK_EQ(rows_readable(fx), 1000 - ndeletes);
+    fx_end(fx);
+}
+
+/* When markers are a tenth of the files' entries (150 of 1,150), a minor
+   pass compacts every file, though the size-ratio rule takes none of two
+   files, and drops the markers and the puts they mask; what reads return
+   is the same before and after. Below a tenth (100 of 1,100), and under
+   KEEP_DELETED_CELLS, the two files stay. */
+static void test_many_markers_compact_all_files(void) {
+    fixture fx;
+    kv_read_options raw = raw_all();
+    two_files_with_deletes(&fx, "manymarkers", KV_KEEP_DELETED_FALSE, 150);
+    CHECK_EQ(rows_readable(&fx), 850);
+    CHECK_STR(get_str(&fx, "t", row_name(149), NULL), "");
+    CHECK_EQ(kv_compact(fx.s, "t", false), KV_OK);
+    CHECK_EQ(sorted_files(&fx), 1u);
+    CHECK_STR(get_str(&fx, "t", row_name(149), &raw), "");
+    CHECK_STR(get_str(&fx, "t", row_name(0), &raw), "");
+    CHECK(strncmp(get_str(&fx, "t", row_name(150), &raw), "cf:q@100=", 9) == 0);
+    CHECK_EQ(rows_readable(&fx), 850);
+    fx_end(&fx);
+
+    markers_stay(&fx, "fewmarkers", KV_KEEP_DELETED_FALSE, 100);
+    markers_stay(&fx, "keptmarkers", KV_KEEP_DELETED_TRUE, 150);
+}
+
 /* A close (AUTO) merges a family's newer files into one when together they
    are no larger than the oldest, so that the store reopens with two sorted
    runs; the merge takes only some files, so a marker stays. When the newer
@@ -1223,6 +1298,7 @@ int main(void) {
     test_minor_compaction_drops_masked();
     test_all_files_minor_drops_markers();
     test_some_files_minor_keeps_markers();
+    test_many_markers_compact_all_files();
     test_close_leaves_two_runs();
     test_new_version_behavior();
     test_implicit_timestamps();
