@@ -11,21 +11,14 @@
  * kvcore.h only.
  */
 #include "kvcore.h"
-#include "testutil.h"
+#include "teststore.h"
 
 #include <time.h>
 
 #define TTL_SECONDS 3600
 
 static kv_store *open_store(const char *dir, int64_t ttl_seconds) {
-    kv_store_options o = KV_STORE_OPTIONS_INIT;
-    o.create_if_missing = true;
-    char msg[300];
-    kv_store *s = NULL;
-    if (kv_store_open(&s, dir, &o, msg, sizeof msg) != KV_OK) {
-        fprintf(stderr, "open %s: %s\n", dir, msg);
-        exit(1);
-    }
+    kv_store *s = test_open_store(dir, NULL);
     kv_family_desc f = KV_FAMILY_DESC_INIT;
     snprintf(f.name, sizeof f.name, "cf");
     f.versions = 3;
